@@ -1,0 +1,94 @@
+"""bubblewrap: unprivileged uid, no network, read-only system dirs, private capped /tmp,
+cleared environment, own pid namespace, die-with-parent, no nested user namespaces."""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from .base import RUNNER, Backend, BackendUnavailable, Mount, Outcome, Slot, run_runner
+
+# System directories the programs need, read-only. /etc is NOT bound whole (shadow, secrets):
+# only what the toolchains read.
+_SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
+_ETC_FILES = ("/etc/alternatives", "/etc/java-17-openjdk", "/etc/ld.so.cache", "/etc/ld.so.conf",
+              "/etc/ld.so.conf.d", "/etc/localtime", "/etc/passwd", "/etc/group")
+GUEST_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for d in _SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    for f in _ETC_FILES:
+        args += ["--ro-bind-try", f, f]
+    return args
+
+
+class BwrapBackend(Backend):
+    name = "bwrap"
+    isolated = True
+
+    @classmethod
+    @functools.lru_cache(maxsize=1)
+    def _probe(cls) -> str | None:
+        if not shutil.which("bwrap"):
+            return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        if not shutil.which("setpriv"):
+            return "setpriv is missing (Debian/Ubuntu: apt-get install util-linux)"
+        if not os.path.exists("/usr/bin/python3"):
+            return "the sandbox runner needs /usr/bin/python3 (apt-get install python3)"
+        argv = cls._launch_prefix(65534) + ["--", "/usr/bin/python3", "-I", "-S", "-c", "print('ok')"]
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"bubblewrap failed to start: {e}"
+        if p.returncode != 0 or p.stdout.strip() != "ok":
+            return ("bubblewrap cannot create an unprivileged sandbox here "
+                    f"(user namespaces disabled?): {p.stderr.strip()[:300]}")
+        return None
+
+    @classmethod
+    def check(cls) -> None:
+        reason = cls._probe()
+        if reason:
+            raise BackendUnavailable(reason)
+
+    @staticmethod
+    def _launch_prefix(uid: int, extra: list[str] | None = None) -> list[str]:
+        # Never uid 0 inside: bwrap started by root maps the sandbox to real root.
+        drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if os.geteuid() == 0 else []
+        return drop + [
+            "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session", "--clearenv",
+            *_system_binds(),
+            "--proc", "/proc", "--dev", "/dev",
+            *(extra or []),
+        ]
+
+    def guest_oom_file(self, slot: Slot) -> str | None:
+        return "/run/oom" if slot.cgroup else None
+
+    def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
+        tmp_bytes = int(spec.pop("tmp_bytes"))
+        extra = ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--ro-bind", str(RUNNER), "/run/runner.py"]
+        for m in mounts:
+            extra += ["--bind" if m.writable else "--ro-bind", str(m.host), m.guest]
+        if slot.cgroup:
+            extra += ["--ro-bind", str(slot.cgroup.oom_file), "/run/oom"]
+        for k, v in GUEST_ENV.items():
+            extra += ["--setenv", k, v]
+        extra += ["--chdir", "/tmp"]
+        argv = self._launch_prefix(slot.uid, extra) + ["--", "/usr/bin/python3", "-I", "-S", "/run/runner.py", "-"]
+        if slot.cgroup:
+            argv = slot.cgroup.attach_prefix() + argv
+        try:
+            return run_runner(argv, spec, timeout)
+        finally:
+            if slot.cgroup:
+                slot.cgroup.kill_all()

@@ -1,0 +1,36 @@
+"""local-unsafe: plain subprocess + rlimits. NOT isolated: only when explicitly chosen."""
+from __future__ import annotations
+
+import sys
+import tempfile
+
+from .base import RUNNER, Backend, Mount, Outcome, Slot, run_runner
+from .bwrap import GUEST_ENV
+
+
+class LocalUnsafeBackend(Backend):
+    name = "local-unsafe"
+    isolated = False
+
+    @classmethod
+    def check(cls) -> None:
+        return None
+
+    def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
+        spec.pop("tmp_bytes", None)
+        # No mount namespace: rewrite guest paths to the host paths they stand for.
+        table = sorted(((m.guest, str(m.host)) for m in mounts), key=lambda gm: -len(gm[0]))
+
+        def host(p: str) -> str:
+            for guest, real in table:
+                if p == guest or p.startswith(guest + "/"):
+                    return real + p[len(guest):]
+            return p
+
+        with tempfile.TemporaryDirectory(prefix="perfalign-scratch-") as scratch:
+            spec["argv"] = [host(a) for a in spec["argv"]]
+            spec["tests"] = [host(t) if t else t for t in spec["tests"]]
+            spec["cwd"] = host(spec["cwd"]) if spec["cwd"] != "/tmp" else scratch
+            spec["scratch"] = scratch
+            spec["env"] = dict(GUEST_ENV, HOME=scratch)
+            return run_runner([sys.executable, "-I", "-S", str(RUNNER), "-"], spec, timeout)

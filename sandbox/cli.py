@@ -1,0 +1,113 @@
+"""`perfalign sandbox ...`: run one submission, or check what this host supports.
+
+The JSON printed by `run --json` is a contract other tools drive: keep it stable.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="Run untrusted C++ / Python 3 / Java programs, isolated and measured.", no_args_is_help=True)
+err = Console(stderr=True)
+
+LANG_CHOICES = ("cpp", "python3", "java")
+
+
+@app.command("run")
+def run_cmd(
+    source: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="Source file to run."),
+    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3 or java."),
+    input: Optional[List[Path]] = typer.Option(None, "--input", exists=True, dir_okay=False, help="Test input file (repeatable)."),
+    expected: Optional[List[Path]] = typer.Option(None, "--expected", exists=True, dir_okay=False, help="Expected output for the --input at the same position (repeatable)."),
+    time_limit: float = typer.Option(2.0, "--time-limit", min=0.01, help="Wall-time limit per test, seconds."),
+    memory_limit: int = typer.Option(256, "--memory-limit", min=8, help="Memory limit, MB."),
+    repeats: int = typer.Option(1, "--repeats", min=1, help="Runs per test; all kept, median reported."),
+    backend: str = typer.Option("auto", "--backend", help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the stable contract)."),
+    keep_output: bool = typer.Option(False, "--show-output", help="Include each test's stdout."),
+) -> None:
+    """Compile SOURCE once and run it on each --input; exit 0 whenever the run happened."""
+    from . import BackendUnavailable, Limits, Sandbox, TestCase, Verdict
+
+    if lang not in LANG_CHOICES:
+        raise typer.BadParameter(f"choose one of {', '.join(LANG_CHOICES)}", param_hint="--lang")
+    inputs, expecteds = list(input or []), list(expected or [])
+    if len(expecteds) > len(inputs) or (expecteds and len(expecteds) != len(inputs)):
+        raise typer.BadParameter("give one --expected per --input (they pair up in order)", param_hint="--expected")
+    tests = [TestCase(p.read_text(errors="surrogateescape"),
+                      expecteds[i].read_text(errors="surrogateescape") if expecteds else None)
+             for i, p in enumerate(inputs)]
+    try:
+        sb = Sandbox(backend=backend)
+    except (BackendUnavailable, ValueError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    with sb:
+        result = sb.run(source.read_text(errors="surrogateescape"), lang, tests or None,
+                        Limits(time_s=time_limit, memory_mb=memory_limit), repeats=repeats, keep_output=keep_output)
+    if as_json:
+        print(json.dumps(result.to_dict()))
+    else:
+        _print_result(result)
+    if result.verdict is Verdict.SANDBOX_ERROR:
+        raise typer.Exit(3)  # infrastructure fault: callers may retry
+
+
+def _print_result(result) -> None:
+    out = Console()
+    colour = "green" if result.ok else "red"
+    iso = "" if result.isolated else " [bold yellow](NOT ISOLATED)[/bold yellow]"
+    out.print(f"[{colour}]{result.verdict.value}[/{colour}] backend={result.backend}{iso} "
+              f"compile={'ok' if result.compile.ok else 'failed'} ({result.compile.seconds:.2f}s"
+              f"{', cached' if result.compile.cached else ''})")
+    if result.compile.message and not result.compile.ok:
+        out.print(result.compile.message)
+    t = Table("test", "verdict", "cpu s (median)", "wall s", "max rss KB", "cpu s (all)")
+    for i, r in enumerate(result.tests):
+        t.add_row(str(i), r.verdict.value, _f(r.cpu_time_s), _f(r.wall_time_s), str(r.max_rss_kb),
+                  " ".join(f"{x:.4f}" for x in r.cpu_times_s))
+    out.print(t)
+    for i, r in enumerate(result.tests):
+        if r.message:
+            out.print(f"test {i}: {r.message}")
+        if r.output is not None:
+            out.print(f"test {i} stdout:\n{r.output}")
+
+
+def _f(x) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
+@app.command("doctor")
+def doctor_cmd(
+    calibrate: bool = typer.Option(True, "--calibrate/--no-calibrate", help="Also measure the host calibration figure."),
+) -> None:
+    """Show which backends and cgroup controls work on this host."""
+    from . import available_backends, detect_backend
+    from .cgroups import probe
+
+    out = Console()
+    t = Table("backend", "status")
+    for name, reason in available_backends().items():
+        t.add_row(name, "[green]available[/green]" if reason is None else f"[red]unavailable[/red]: {reason}")
+    out.print(t)
+    layout = probe()
+    out.print(f"cgroups: {'v%d (memory, pids)' % layout.version if layout else 'not writable: rlimits only'}")
+    try:
+        best = detect_backend()
+        out.print(f"auto-detected backend: [bold]{best}[/bold]")
+    except Exception as e:
+        out.print(f"[red]{e}[/red]")
+        raise typer.Exit(2)
+    if calibrate:
+        from . import Sandbox
+
+        with Sandbox(backend=best) as sb:
+            cal = sb.calibration()
+        out.print(f"calibration: reference program {cal.get('reference_cpu_s')} s CPU on {cal.get('cpu_model')}")
