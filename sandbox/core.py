@@ -325,7 +325,11 @@ def _classify(head: dict, stderr: str, lim: Limits) -> tuple[Verdict, str]:
     sig, code = head["signal"], head["exit_code"]
     if head["timed_out"] or head["wall_s"] > lim.time_s or sig == _signal.SIGXCPU:
         return Verdict.TIME_LIMIT_EXCEEDED, f"exceeded the {lim.time_s:g} s time limit"
-    if head.get("oom_kills", 0) > 0 or head["max_rss_kb"] > lim.memory_mb * 1024:
+    if head.get("oom_kills", 0) > 0:
+        return Verdict.MEMORY_LIMIT_EXCEEDED, f"exceeded the {lim.memory_mb} MB memory limit"
+    # A stack overflow faults at RLIMIT_STACK (= the memory limit) with RSS near the limit:
+    # that is the program's crash, not a memory-limit verdict.
+    if head["max_rss_kb"] > lim.memory_mb * 1024 and sig != _signal.SIGSEGV:
         return Verdict.MEMORY_LIMIT_EXCEEDED, f"exceeded the {lim.memory_mb} MB memory limit"
     if sig == _signal.SIGXFSZ or head.get("out_size", 0) > lim.output_mb * MB:
         return Verdict.OUTPUT_LIMIT_EXCEEDED, f"wrote more than {lim.output_mb} MB"

@@ -93,6 +93,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class TestCase:
+    __test__ = False  # not a pytest test class
     input: str = ""
     # None: no output check (the test only measures / checks it runs).
     expected: str | None = None
