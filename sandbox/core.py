@@ -285,6 +285,8 @@ class Sandbox:
             "limits": limits, "scratch": "/tmp/scratch", "keep_output": keep_output,
             "stop_on_failure": stop_on_failure, "max_output_bytes": limits["fsize_bytes"] + 1,
             "oom_file": self.backend.guest_oom_file(slot),
+            # Without cgroups the rlimits are the only memory/process bound: make them hard.
+            "hard_limits": slot.cgroup is None,
             "tmp_bytes": limits["fsize_bytes"] * 2 + 64 * MB,
         }
         budget = len(tests) * repeats * (float(limits["wall_s"]) + 2.0) + 30.0
