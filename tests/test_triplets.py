@@ -1,0 +1,224 @@
+"""Triplets, SFT prompts and splits (perfdata/triplets.py) on synthetic fixture tables."""
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from alignment.prompts import FENCES, RESPONSE_MARKER, extract_code
+from perfdata.triplets import TRIPLET_SPLITS, TripletConfig, build_triplets, read_table, split_units
+
+
+def write_table(root, name, rows):
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), root / "data" / f"{name}-00000-of-00001.parquet")
+
+
+def make_codecontests(root, n_problems=40, n_heldout=3, seed=1):
+    """Problems with C++ and Python submissions; every Python runtime exceeds every C++ one, so a
+    cross-language comparison would be visible."""
+    rng = random.Random(seed)
+    problems, subs = [], []
+    for i in range(n_problems):
+        pid = f"p{i:03d}"
+        problems.append(dict(problem_id=pid, name=f"{i}_A. Problem {i}", description=f"Statement of problem {i}.",
+                             split="test" if i < n_heldout else "train", held_out=i < n_heldout, time_limit_s=2.0,
+                             memory_limit_mb=256, test_inputs=["1\n"], test_outputs=["1\n"]))
+        for lang, lo, hi in (("cpp", 0.01, 0.2), ("python3", 0.5, 2.0)):
+            n = rng.randint(0, 12) if i % 7 else 1  # some groups too small for a pair
+            for j in range(n):
+                subs.append(dict(submission_id=f"{pid}-{lang}-{j}", problem_id=pid, language=lang,
+                                 solution=f"// {pid} {lang} correct {j}", is_correct=True,
+                                 runtime_s=round(rng.uniform(lo, hi), 5), verdict="OK", status="measured"))
+            for j in range(rng.randint(0, 3)):
+                subs.append(dict(submission_id=f"{pid}-{lang}-bad{j}", problem_id=pid, language=lang,
+                                 solution=f"// {pid} {lang} incorrect {j}", is_correct=False, runtime_s=None,
+                                 verdict="", status="not_run"))
+        # noise that must be ignored: unmeasured correct code, an unsupported language
+        subs.append(dict(submission_id=f"{pid}-cpp-rej", problem_id=pid, language="cpp", solution="// rejected",
+                         is_correct=True, runtime_s=None, verdict="WRONG_ANSWER", status="rejected"))
+        subs.append(dict(submission_id=f"{pid}-py2", problem_id=pid, language="python2", solution="print 1",
+                         is_correct=True, runtime_s=0.001, verdict="OK", status="measured"))
+    write_table(root, "problems", problems)
+    write_table(root, "submissions", subs)
+    return problems, subs
+
+
+def make_synthetic(root, n=20):
+    rows = []
+    for i in range(n):
+        problem = f"Synthetic task {i // 2}: compute something."  # pairs of samples share a problem
+        lang = "cpp" if i % 2 else "python3"
+        rows.append(dict(sample_id=f"s{i:03d}", problem=problem, language=lang, fast=f"fast {i}", slow=f"slow {i}",
+                         fast_runtime_s=0.01, slow_runtime_s=0.05, speedup=5.0))
+    rows.append(dict(sample_id="s-bad", problem="Broken", language="cpp", fast="same", slow="same",
+                     fast_runtime_s=0.01, slow_runtime_s=0.01, speedup=1.0))
+    rows.append(dict(sample_id="s-slower", problem="Inverted", language="cpp", fast="a()", slow="b()",
+                     fast_runtime_s=0.02, slow_runtime_s=0.01, speedup=0.5))
+    write_table(root, "synthetic", rows)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("trip")
+    problems, subs = make_codecontests(root / "cc")
+    synth = make_synthetic(root / "syn")
+    out = build_triplets(root / "out", root / "cc", root / "syn", TripletConfig(seed=7))
+    trip = read_table(out.out_dir, "triplets").to_pylist()
+    sft = read_table(out.out_dir, "sft_prompts").to_pylist()
+    return dict(root=root, out=out, trip=trip, sft=sft, problems=problems, subs=subs, synth=synth)
+
+
+def _groups(subs):
+    g = {}
+    for s in subs:
+        if s["is_correct"] and s["status"] == "measured" and s["language"] in ("cpp", "python3"):
+            g.setdefault((s["problem_id"], s["language"]), []).append(s)
+    return {k: sorted(v, key=lambda s: (s["runtime_s"], s["submission_id"])) for k, v in g.items()}
+
+
+def test_deterministic_for_a_seed(built, tmp_path):
+    root = built["root"]
+    again = build_triplets(tmp_path / "a", root / "cc", root / "syn", TripletConfig(seed=7))
+    assert read_table(again.out_dir, "triplets").equals(read_table(built["out"].out_dir, "triplets"))
+    assert read_table(again.out_dir, "sft_prompts").equals(read_table(built["out"].out_dir, "sft_prompts"))
+    other = build_triplets(tmp_path / "b", root / "cc", root / "syn", TripletConfig(seed=8))
+    assert not read_table(other.out_dir, "triplets").equals(read_table(built["out"].out_dir, "triplets"))
+
+
+def test_no_problem_in_two_splits_and_heldout_excluded(built):
+    split_of = {}
+    for row in built["trip"]:
+        split_of.setdefault(row["unit_id"], set()).add(row["split"])
+    for row in built["sft"]:
+        split_of.setdefault(row["unit_id"], set()).add("sft_" + row["split"])
+    assert all(len(s) == 1 for s in split_of.values()), {u: s for u, s in split_of.items() if len(s) > 1}
+    heldout = {p["problem_id"] for p in built["problems"] if p["held_out"]}
+    assert heldout == set(built["out"].stats["heldout"]["problem_ids"])
+    assert not heldout & {r["problem_id"] for r in built["trip"] + built["sft"]}
+    # A synthetic problem statement shared by two samples is one unit: both land in the same split.
+    by_problem = {}
+    for r in built["trip"] + built["sft"]:
+        if r["source"] == "synthetic":
+            by_problem.setdefault(r["unit_id"], set()).add(r.get("split"))
+    assert all(len(v) == 1 for v in by_problem.values())
+
+
+def test_split_fractions_and_stratification():
+    units = {"contest": [f"c{i}" for i in range(1000)], "synthetic": [f"s{i}" for i in range(200)]}
+    split = split_units(units, TripletConfig(seed=3))
+    count = {}
+    for u, s in split.items():
+        count.setdefault(s, {"contest": 0, "synthetic": 0})["contest" if u.startswith("c") else "synthetic"] += 1
+    for src, n in (("contest", 1000), ("synthetic", 200)):
+        sft = count["sft_train"][src] + count["sft_eval"][src]
+        reward = count["reward_train"][src] + count["reward_eval"][src]
+        rl = count["rl_train"][src] + count["rl_eval"][src]
+        assert sft == round(0.4 * n)
+        assert reward == round(0.66 * (n - sft))
+        assert rl == n - sft - reward
+        for stage, total in (("sft", sft), ("reward", reward), ("rl", rl)):
+            assert count[f"{stage}_eval"][src] == round(0.05 * total)
+    for s, c in count.items():  # D has 1000:200 -> every split keeps ~5/6 contest
+        assert abs(c["contest"] / (c["contest"] + c["synthetic"]) - 1000 / 1200) < 0.02, s
+
+
+def test_contest_triplets_follow_the_recipe(built):
+    groups = _groups(built["subs"])
+    incorrect_ids = {s["submission_id"]: s for s in built["subs"] if not s["is_correct"]}
+    contest = [t for t in built["trip"] if t["source"] == "contest"]
+    assert contest and {t["split"] for t in built["trip"]} <= set(TRIPLET_SPLITS)
+    n_bad = 0
+    for t in contest:
+        sols = groups[(t["problem_id"], t["language"])]
+        ids = [s["submission_id"] for s in sols]
+        assert t["fast_id"] in ids[:5], "d_f must be one of the 5 fastest"
+        assert t["fast_runtime_s"] == sols[ids.index(t["fast_id"])]["runtime_s"]
+        assert t["median_runtime_s"] == pytest.approx(sorted(s["runtime_s"] for s in sols)[len(sols) // 2]
+                                                      if len(sols) % 2 else
+                                                      sum(sorted(s["runtime_s"] for s in sols)[len(sols) // 2 - 1:len(sols) // 2 + 1]) / 2)
+        if t["slow_is_correct"]:
+            slow_half = ids[len(ids) - math.ceil(len(ids) * 0.5):]
+            assert t["slow_id"] in slow_half, "d_s must be among the slowest 50%"
+            assert t["fast_runtime_s"] < t["slow_runtime_s"]
+            assert t["margin"] == pytest.approx(min(3.0, t["slow_runtime_s"] / t["fast_runtime_s"]))
+        else:
+            n_bad += 1
+            bad = incorrect_ids[t["slow_id"]]
+            assert (bad["problem_id"], bad["language"]) == (t["problem_id"], t["language"])
+            assert t["slow"] == bad["solution"] and t["slow_runtime_s"] is None
+            assert t["margin"] == 3.0  # incorrect d_s: treated as infinitely slow -> lambda
+        # same language: the C++ and Python runtimes never mix
+        assert t["fast"].startswith(f"// {t['problem_id']} {t['language']}")
+    assert n_bad == round(0.05 * len(contest)) == built["out"].stats["incorrect_replacements"]["done"]
+    # Up to triplets_per_group distinct pairs per (problem, language)
+    per_group = {}
+    for t in contest:
+        per_group.setdefault((t["problem_id"], t["language"]), []).append((t["fast_id"], t["slow_id"]))
+    assert all(len(v) <= 2 and len(set(v)) == len(v) for v in per_group.values())
+
+
+def test_synthetic_triplets_and_margin_zero(built):
+    syn = [t for t in built["trip"] if t["source"] == "synthetic"]
+    assert syn
+    pairs = {r["sample_id"]: r for r in built["synth"]}
+    for t in syn:
+        assert t["margin"] == 0.0
+        assert (t["fast"], t["slow"]) == (pairs[t["problem_id"]]["fast"], pairs[t["problem_id"]]["slow"])
+    assert not {"s-bad", "s-slower"} & {t["problem_id"] for t in built["trip"] + built["sft"]}
+    assert built["out"].stats["dropped"]["synthetic_not_faster"] == 1
+    assert built["out"].stats["dropped"]["synthetic_invalid_pair"] == 1
+
+
+def test_sft_prompts_listing1(built):
+    groups = _groups(built["subs"])
+    kinds = {r["kind"] for r in built["sft"]}
+    assert kinds == {"instruction", "optimization"}
+    assert {r["split"] for r in built["sft"]} == {"train", "eval"}
+    for r in built["sft"]:
+        assert r["prompt"].startswith("### Instruction:\n") and r["prompt"].endswith(RESPONSE_MARKER)
+        assert r["completion"].startswith("```" + FENCES[r["language"]] + "\n") and r["completion"].endswith("```")
+        code, lang = extract_code(r["completion"])
+        assert lang == r["language"]
+        if r["source"] != "contest":
+            continue
+        sols = groups[(r["problem_id"], r["language"])]
+        assert code in [s["solution"] for s in sols[:5]], "the response is one of the 5 fastest"
+        if r["kind"] == "optimization":
+            slow33 = [s["solution"] for s in sols[len(sols) - max(1, math.ceil(len(sols) * 0.33)):]]
+            assert any(s in r["prompt"] for s in slow33)
+
+
+def test_stats_json(built):
+    stats = json.loads(built["out"].stats_path.read_text())
+    assert stats["totals"]["triplets"] == len(built["trip"])
+    assert stats["totals"]["sft_prompts"] == len(built["sft"])
+    assert stats["dropped"]["submissions_language_python2"] > 0
+    assert stats["dropped"]["correct_submissions_not_measured_ok"] > 0
+    assert 0 < stats["contest_unit_fraction"]["D"] < 1
+
+
+def test_heldout_count_tops_up(built, tmp_path):
+    root = built["root"]
+    out = build_triplets(tmp_path / "o", root / "cc", None, TripletConfig(seed=7, heldout_count=10))
+    held = out.stats["heldout"]["problem_ids"]
+    assert len(held) == 10 and {"p000", "p001", "p002"} <= set(held)
+    assert not set(held) & {r["problem_id"] for r in read_table(out.out_dir, "triplets").to_pylist()}
+
+
+def test_bad_inputs_fail_clearly(tmp_path):
+    with pytest.raises(ValueError, match="needs codecontests_dir"):
+        build_triplets(tmp_path / "o")
+    with pytest.raises(FileNotFoundError, match="no table 'problems'"):
+        build_triplets(tmp_path / "o", tmp_path / "missing")
+    write_table(tmp_path / "cc", "problems", [dict(problem_id="a", description="d")])
+    write_table(tmp_path / "cc", "submissions", [dict(submission_id="x")])
+    with pytest.raises(ValueError, match="lacks columns"):
+        build_triplets(tmp_path / "o", tmp_path / "cc")
+    with pytest.raises(ValueError, match="sft_fraction"):
+        build_triplets(tmp_path / "o", tmp_path / "cc", config=TripletConfig(sft_fraction=1.5))
