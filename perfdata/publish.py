@@ -1,0 +1,76 @@
+"""Publish a dataset folder (parquet tables + README.md card) to the Hugging Face Hub."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from huggingface_hub import HfApi, constants, get_token
+from huggingface_hub.utils import filter_repo_objects
+
+# What goes up: the card and the parquet tables, nothing else. Hidden files/dirs (.cache, .lock, .git)
+# and leftovers of interrupted writes must never reach the repo, where a glob in the card would load them.
+ALLOW_PATTERNS = ["README.md", "*.parquet"]
+IGNORE_PATTERNS = [".*", "*/.*", "*.tmp", "*.lock", "*.partial", "*.incomplete", "*~"]
+# Parquet files in the repo that are not in this upload are deleted, so a re-publish with fewer
+# shards leaves no stale shard behind for the card's glob to pick up.
+DELETE_PATTERNS = ["*.parquet"]
+
+_REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_REPO_ID = re.compile(rf"(?:{_REPO_PART}/)?{_REPO_PART}")
+_REAL_HUB = "https://huggingface.co"
+
+
+class PublishError(ValueError):
+    """The folder or arguments cannot be published; the message says why."""
+
+
+def files_to_upload(folder: Path) -> list[str]:
+    """Paths (relative, POSIX) that publish_dataset uploads from `folder`."""
+    rel = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    return list(filter_repo_objects(rel, allow_patterns=ALLOW_PATTERNS, ignore_patterns=IGNORE_PATTERNS))
+
+
+def publish_dataset(
+    folder: Path,
+    repo_id: str,
+    *,
+    private: bool = False,
+    token: str | None = None,
+    endpoint: str | None = None,
+    commit_message: str = "Upload dataset (parquet tables and card)",
+) -> str:
+    """Create (if needed) the dataset repo `repo_id` and upload the folder's parquet files and README.md.
+
+    Token: `token`, else HF_TOKEN, else the token stored by `hf auth login`; required for the real Hub.
+    `endpoint` defaults to HF_ENDPOINT (read by huggingface_hub at import). Returns the dataset URL.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PublishError(f"dataset folder not found: {folder}")
+    if not (folder / "README.md").is_file():
+        raise PublishError(f"{folder} has no README.md dataset card (write one with perfdata.dataset_card)")
+    files = files_to_upload(folder)
+    if not any(f.endswith(".parquet") for f in files):
+        raise PublishError(f"{folder} contains no parquet files to publish")
+    if not _REPO_ID.fullmatch(repo_id or "") or "--" in repo_id or ".." in repo_id:
+        raise PublishError(f"invalid repo id {repo_id!r}: expected NAME or ORG/NAME (letters, digits, '-', '_', '.')")
+
+    endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
+    token = token or get_token()  # HF_TOKEN (read now, not at import), else the stored login token
+    if token is None and endpoint == _REAL_HUB:
+        raise PublishError("no Hugging Face token: pass token=, set HF_TOKEN, or run `hf auth login`")
+
+    api = HfApi(endpoint=endpoint, token=token)
+    repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    # Use the id the Hub returned: a bare NAME is created under the token owner's namespace.
+    api.upload_folder(
+        repo_id=repo_url.repo_id,
+        repo_type="dataset",
+        folder_path=folder,
+        allow_patterns=ALLOW_PATTERNS,
+        ignore_patterns=IGNORE_PATTERNS,
+        delete_patterns=DELETE_PATTERNS,
+        commit_message=commit_message,
+    )
+    return str(repo_url)
