@@ -1,0 +1,87 @@
+"""Schemas of the CodeContests-Perf tables (documented in the dataset card)."""
+from __future__ import annotations
+
+import pyarrow as pa
+
+# (column, arrow type, description): one source of truth for Parquet and the card.
+PROBLEMS = [
+    ("problem_id", pa.string(), "CodeContests problem name (unique key)"),
+    ("name", pa.string(), "problem name"),
+    ("split", pa.string(), "source split: train / valid / test"),
+    ("held_out", pa.bool_(), "reserved for evaluation (the test split)"),
+    ("description", pa.string(), "problem statement"),
+    ("time_limit_s", pa.float64(), "time limit used for the runs (dataset limit x factor)"),
+    ("memory_limit_mb", pa.int64(), "memory limit, MB"),
+    ("source", pa.int64(), "CodeContests source id"),
+    ("difficulty", pa.int64(), "CodeContests difficulty"),
+    ("cf_rating", pa.int64(), "Codeforces rating (0 if unknown)"),
+    ("cf_tags", pa.list_(pa.string()), "Codeforces tags"),
+    ("test_inputs", pa.list_(pa.string()), "stdin of every test (public, private, generated)"),
+    ("test_outputs", pa.list_(pa.string()), "expected stdout of every test"),
+    ("n_correct", pa.int64(), "solutions labelled correct in the source"),
+    ("n_incorrect", pa.int64(), "solutions labelled incorrect in the source"),
+    ("content_hash", pa.string(), "hash of the tests and limits"),
+]
+
+SUBMISSIONS = [
+    ("submission_key", pa.string(), "unique key: submission content x problem tests x measurement settings"),
+    ("submission_id", pa.string(), "hash of problem, language, label and code"),
+    ("problem_id", pa.string(), "problem key"),
+    ("problem_name", pa.string(), "problem name"),
+    ("split", pa.string(), "source split"),
+    ("language", pa.string(), "cpp / python3 / java / python2 / unknown"),
+    ("language_id", pa.int64(), "CodeContests language id"),
+    ("solution", pa.string(), "source code"),
+    ("is_correct", pa.bool_(), "label from the source dataset"),
+    ("status", pa.string(), "measured / rejected / not_run (incorrect) / unsupported"),
+    ("verdict", pa.string(), "sandbox verdict (NOT_RUN for incorrect submissions)"),
+    ("runtime_s", pa.float64(), "mean over tests of the median CPU time: the paper's runtime label (null when not run)"),
+    ("test_cpu_times_s", pa.list_(pa.float64()), "per test: median CPU time (user+sys) of the program"),
+    ("test_cpu_repeats_s", pa.list_(pa.list_(pa.float64())), "per test: every repeat's CPU time"),
+    ("test_wall_times_s", pa.list_(pa.float64()), "per test: median wall time"),
+    ("test_max_rss_kb", pa.list_(pa.int64()), "per test: peak RSS, KB"),
+    ("test_verdicts", pa.list_(pa.string()), "per test verdicts"),
+    ("compile_ok", pa.bool_(), "compiled (true for interpreted languages)"),
+    ("compile_seconds", pa.float64(), "compile wall time (0 when cached)"),
+    ("compile_message", pa.string(), "compiler output"),
+    ("repeats", pa.int64(), "runs per test"),
+    ("backend", pa.string(), "sandbox backend"),
+    ("isolated", pa.bool_(), "false only for the local-unsafe backend"),
+    ("calibration_cpu_s", pa.float64(), "CPU time of the sandbox's reference program on this host"),
+    ("host", pa.string(), "host name"),
+    ("settings_hash", pa.string(), "hash of the measurement settings"),
+    ("measured_at", pa.string(), "UTC time"),
+]
+
+REJECTS = [
+    ("submission_key", pa.string(), "key into submissions"),
+    ("submission_id", pa.string(), "hash of problem, language, label and code"),
+    ("problem_id", pa.string(), "problem key"),
+    ("language", pa.string(), "language"),
+    ("solution", pa.string(), "source code"),
+    ("verdict", pa.string(), "the failing verdict (WA, TLE, RE, CE, MLE, OLE)"),
+    ("reason", pa.string(), "why: failing test, message, exit code or signal, compiler output"),
+    ("failed_test", pa.int64(), "index of the first failing test (null for compile errors)"),
+    ("backend", pa.string(), "sandbox backend"),
+    ("settings_hash", pa.string(), "hash of the measurement settings"),
+]
+
+ERRORS = [
+    ("error_key", pa.string(), "unique key of the bad input"),
+    ("source", pa.string(), "where the row came from"),
+    ("split", pa.string(), "split"),
+    ("row_index", pa.int64(), "row index within its split/file"),
+    ("problem_name", pa.string(), "problem name if readable"),
+    ("submission_index", pa.int64(), "index of the bad submission (null: the whole row)"),
+    ("reason", pa.string(), "what is wrong with it"),
+]
+
+TABLES = {"submissions": SUBMISSIONS, "problems": PROBLEMS, "rejects": REJECTS, "errors": ERRORS}
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    return pa.schema([pa.field(n, t) for n, t, _ in TABLES[table]])
+
+
+def card_schema(table: str) -> list[tuple[str, str, str]]:
+    return [(n, str(t), d) for n, t, d in TABLES[table]]
