@@ -1,8 +1,14 @@
-"""The `perfalign` command line. Sub-commands live beside the code they drive and are
-imported lazily, so `perfalign sandbox run` does not pay for Prefect or torch imports."""
+"""The `perfalign` command line. Sub-commands live beside the code they drive and import
+heavy libraries lazily, so `perfalign sandbox run` does not pay for Prefect or torch."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Optional
+
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from sandbox.cli import app as sandbox_app
 
@@ -12,6 +18,98 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sandbox_app, name="sandbox")
+perf_app = typer.Typer(help="CodeContests-Perf: measure every submission, build the dataset.", no_args_is_help=True)
+app.add_typer(perf_app, name="perf")
+
+console = Console()
+err = Console(stderr=True)
+EMBEDDED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "codecontests_sample" / "data"
+
+
+@perf_app.command("build")
+def perf_build(
+    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source",
+                               help="hf:deepmind/code_contests[:split] or a path to Parquet/JSONL in the same schema. "
+                                    "Default: the bundled sample."),
+    out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
+    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test (median kept, all stored)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel batches (default: one per core)."),
+    backend: str = typer.Option("auto", "--backend", help="Sandbox backend: auto, bwrap, docker, local-unsafe."),
+    dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run tasks on an existing Dask cluster (tcp://host:port)."),
+    time_limit_factor: float = typer.Option(1.0, "--time-limit-factor", min=0.01, help="Multiply each problem's time limit."),
+    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem (default: all)."),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Submissions per Prefect task."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Run every correct submission on all tests in the sandbox; resumable and incremental."""
+    from perfdata.perf import BuildSettings
+    from sandbox import BackendUnavailable
+    from sandbox.backends import make_backend
+
+    _check_source(source)
+    try:
+        BuildSettings(repeats=repeats, time_limit_factor=time_limit_factor, batch_size=batch_size)
+        make_backend(backend)  # fail before starting Prefect if the sandbox cannot run here
+    except (BackendUnavailable, ValueError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    from flows.perf import run_build
+
+    from .progress import progress_bar
+
+    with progress_bar("measuring submissions", enabled=not as_json) as update:
+        summary = run_build(source=source, out=str(out), workers=workers, dask_address=dask_address,
+                            limit_problems=limit_problems, repeats=repeats, backend=backend,
+                            time_limit_factor=time_limit_factor, max_tests=max_tests, batch_size=batch_size,
+                            progress=update)
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        print_perf_summary(summary, out)
+    if summary.get("failed_batches"):
+        raise typer.Exit(1)
+
+
+def _check_source(source: str) -> None:
+    if not source.startswith("hf:") and not Path(source).exists():
+        err.print(f"[red]error:[/red] source {source!r} does not exist (expected hf:NAME[:split] or a path)")
+        raise typer.Exit(2)
+
+
+def print_perf_summary(summary: dict, out: Path) -> None:
+    st = summary.get("status", {})
+    console.print(f"[bold]CodeContests-Perf[/bold] -> {out}")
+    console.print(f"problems: {summary['problems']} ({summary['held_out_problems']} held out), "
+                  f"malformed rows/items: {summary['errors']}, submissions: {summary['submissions']}")
+    t = Table("language", "measured", "rejected", "unsupported", "not run (incorrect)")
+    for lang, d in sorted(summary.get("by_language", {}).items()):
+        t.add_row(lang, *(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run")))
+    t.add_row("[bold]all[/bold]", *(str(st.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run")))
+    console.print(t)
+    console.print(f"test executions: {summary['test_executions']}, skipped (already measured): "
+                  f"{summary.get('resumed_skipped', 0)}, wall time: {summary.get('wall_seconds', 0):.1f} s")
+    if summary.get("failed_batches"):
+        console.print(f"[red]{summary['failed_batches']} batch(es) failed[/red] (rerun to retry): {summary['failures'][:3]}")
+
+
+@app.command("publish")
+def publish_cmd(
+    repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo: ORG/NAME or NAME."),
+    path: Path = typer.Option(Path("runs/codecontests_perf"), "--path", help="Dataset folder to push (with README.md card)."),
+    private: bool = typer.Option(False, "--private", help="Create the repo as private."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN", help="Hub token (default: HF_TOKEN or the stored login)."),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", envvar="HF_ENDPOINT", help="Hub endpoint (default: huggingface.co)."),
+) -> None:
+    """Push a dataset folder (Parquet + card) to the Hugging Face Hub."""
+    from perfdata.publish import PublishError, publish_dataset
+
+    try:
+        url = publish_dataset(path, repo_id, private=private, token=token, endpoint=endpoint)
+    except PublishError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(f"published {path} -> {url}")
 
 
 def main() -> None:

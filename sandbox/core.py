@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures as cf
+import itertools
 import json
 import math
 import os
@@ -34,6 +35,7 @@ _CGROUP_HEADROOM_MB = 64
 _JVM_OVERHEAD_MB = 192
 _MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError", "Cannot allocate memory")
 _UID_BASE = 200000
+_SLOT_SERIAL = itertools.count()
 
 
 @dataclass
@@ -146,13 +148,15 @@ class Sandbox:
             pass
         with self._slot_lock:
             if len(self._all_slots) < self.workers:
-                index = len(self._all_slots)
+                # Unique within the process (several Sandboxes may live in one worker process)
+                # and, through the pid, across processes.
+                serial = next(_SLOT_SERIAL)
                 cg = None
                 if self._layout:
-                    cgroups_name = f"{os.getpid()}-{index}"
-                    cg = cgroups.CgroupSlot.create(self._layout, cgroups_name)
+                    cg = cgroups.CgroupSlot.create(self._layout, f"{os.getpid()}-{serial}")
                 # A uid per slot: RLIMIT_NPROC counts per uid, so slots must not share one.
-                slot = Slot(index=index, uid=_UID_BASE + (os.getpid() % 100000) * 64 + index, cgroup=cg)
+                uid = _UID_BASE + (os.getpid() % 100000) * 1024 + serial % 1024
+                slot = Slot(index=len(self._all_slots), uid=uid, cgroup=cg)
                 self._all_slots.append(slot)
                 return slot
         return self._slots.get()
