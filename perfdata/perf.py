@@ -336,15 +336,9 @@ def summarize(out_dir: Path) -> BuildSummary:
 
 
 def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
-    """Make sure every table has a file (an empty shard if need be) and write the card."""
+    """Write the dataset card. Only tables with rows get a config: `datasets` cannot load an
+    empty split, so an absent `rejects` / `errors` config means that table is empty."""
     out_dir = Path(out_dir)
-    for table in ("problems", "submissions", "rejects", "errors"):
-        if not shards.shard_files(out_dir, table):
-            import pyarrow.parquet as pq
-
-            path = shards.shard_path(out_dir, table, "empty")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(arrow_schema(table).empty_table(), path)
     desc = {
         "submissions": "Every submission with its label, sandbox verdict and measured CPU times.",
         "problems": "Problems with tests and limits.",
@@ -352,7 +346,9 @@ def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
         "errors": "Malformed source rows, with the reason (nothing is silently dropped).",
     }
     tables = {t: {"data_files": f"data/{t}-*.parquet", "description": desc[t], "schema": card_schema(t)}
-              for t in ("submissions", "problems", "rejects", "errors")}
+              for t in ("submissions", "problems", "rejects", "errors") if shards.shard_files(out_dir, t)}
+    if not tables:
+        raise ValueError(f"{out_dir}: nothing was built (no problems in the source?)")
     return write_dataset_card(
         out_dir, title="CodeContests-Perf",
         description=("Runtimes of CodeContests submissions measured in an isolated sandbox "
