@@ -112,6 +112,35 @@ def publish_cmd(
     console.print(f"published {path} -> {url}")
 
 
+@app.command("pipeline")
+def pipeline_cmd(
+    out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory for every stage's output."),
+    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source", help="CodeContests source (default: the bundled sample)."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
+    backend: str = typer.Option("auto", "--backend", help="Sandbox backend."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers (default: one per core)."),
+) -> None:
+    """The main job: run the whole pipeline (default: embedded sample, no keys, no downloads)."""
+    from sandbox import BackendUnavailable
+    from sandbox.backends import make_backend
+
+    _check_source(source)
+    try:
+        make_backend(backend)
+    except (BackendUnavailable, ValueError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    from flows.pipeline import pipeline
+
+    console.print(f"[bold]perfalign pipeline[/bold] -> {out} (sandbox backend: {backend})")
+    result = pipeline(out=str(out), source=source, repeats=repeats, backend=backend, workers=workers)
+    perf = result["stages"]["codecontests_perf"]
+    print_perf_summary(perf, out / "codecontests_perf")
+    console.print(f"pipeline finished in {result['wall_seconds']:.0f} s; outputs under {out}")
+    if perf.get("failed_batches"):
+        raise typer.Exit(1)
+
+
 def main() -> None:
     app()
 
