@@ -59,11 +59,30 @@ def probe() -> CgroupLayout | None:
         except OSError:
             pass
         if _writable_child(unified, "memory.max"):
-            return CgroupLayout(2, unified / GROUP, unified / GROUP, unified / GROUP)
+            layout = CgroupLayout(2, unified / GROUP, unified / GROUP, unified / GROUP)
+            remove_stale(layout)
+            return layout
     mem, pids = ROOT / "memory", ROOT / "pids"
     if _writable_child(mem, "memory.limit_in_bytes") and _writable_child(pids, "pids.max"):
-        return CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None)
+        layout = CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None)
+        remove_stale(layout)
+        return layout
     return None
+
+
+def remove_stale(layout: CgroupLayout) -> int:
+    """Remove slot cgroups left by processes that died without cleaning up (kill -9)."""
+    removed = 0
+    for parent in {layout.memory, layout.pids, layout.kill} - {None}:
+        for d in parent.glob("*-*"):
+            pid = d.name.split("-")[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    d.rmdir()
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
 
 
 @dataclass

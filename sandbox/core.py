@@ -18,6 +18,7 @@ import signal as _signal
 import tempfile
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -36,6 +37,9 @@ _JVM_OVERHEAD_MB = 192
 _MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError", "Cannot allocate memory")
 _UID_BASE = 200000
 _SLOT_SERIAL = itertools.count()
+# Sandboxes not closed by their owner still release their cgroups at exit.
+_LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+atexit.register(lambda: [sb.close() for sb in list(_LIVE)])
 
 
 @dataclass
@@ -70,7 +74,7 @@ class Sandbox:
         self._all_slots: list[Slot] = []
         self._slot_lock = threading.Lock()
         self._closed = False
-        atexit.register(self.close)
+        _LIVE.add(self)
 
     # ------------------------------------------------------------------ public API
     @property
