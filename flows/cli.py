@@ -21,6 +21,9 @@ app.add_typer(sandbox_app, name="sandbox")
 perf_app = typer.Typer(help="CodeContests-Perf: measure every submission, build the dataset.", no_args_is_help=True)
 app.add_typer(perf_app, name="perf")
 
+synth_app = typer.Typer(help="Synthetic fast/slow pairs from Stack seeds, verified by execution.", no_args_is_help=True)
+app.add_typer(synth_app, name="synth")
+
 console = Console()
 err = Console(stderr=True)
 EMBEDDED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "codecontests_sample" / "data"
@@ -112,6 +115,64 @@ def publish_cmd(
     console.print(f"published {path} -> {url}")
 
 
+@synth_app.command("generate")
+def synth_generate(
+    out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
+    n: int = typer.Option(100, "--n", min=1, help="Number of pairs to generate (the paper: 10k)."),
+    backend: str = typer.Option("gemini", "--backend", help="gemini, openai (any OpenAI-compatible endpoint) or sample."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (default: the backend's default)."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="hf:DATASET (e.g. hf:bigcode/the-stack-smol) or a directory of source files. Default: the bundled seeds."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Endpoint for --backend openai (e.g. http://localhost:8000/v1)."),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Requests in flight."),
+    rpm: Optional[float] = typer.Option(60.0, "--requests-per-minute", help="Request-rate limit."),
+    min_speedup: float = typer.Option(1.2, "--min-speedup", help="Keep a pair only if fast is at least this much faster (CPU time)."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per input when verifying."),
+    sandbox_backend: str = typer.Option("auto", "--sandbox", help="Sandbox backend for verification."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (seed selection, language alternation)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Generate fast/slow pairs with an LLM (or the bundled sample without a key) and verify them."""
+    from perfdata.synth import AuthError, SynthConfig
+
+    try:
+        config = SynthConfig(n=n, backend=backend, model=model, seeds=seeds, base_url=base_url, concurrency=concurrency,
+                             requests_per_minute=rpm, min_speedup=min_speedup, repeats=repeats,
+                             sandbox=sandbox_backend, seed=seed)
+        config.validate()
+    except ValueError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    from flows.synth import run_synth
+
+    from .progress import progress_bar
+
+    try:
+        with progress_bar("synthetic pairs", enabled=not as_json) as update:
+            summary = run_synth(config, str(out), progress=lambda p: update(p.done, p.total))
+    except AuthError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    if as_json:
+        print(json.dumps(summary, default=str))
+    else:
+        print_synth_summary(summary)
+
+
+def print_synth_summary(summary: dict) -> None:
+    for note in summary.get("notes", []):
+        console.print(f"[yellow]{note}[/yellow]")
+    console.print(f"[bold]synthetic pairs[/bold] ({summary['backend']}/{summary['model']}): "
+                  f"{summary['kept']} kept, {summary['rejected']} rejected, {summary['failed']} failed "
+                  f"of {summary['attempted']} new ({summary['skipped_existing']} already done); "
+                  f"tables hold {summary['total_kept']} kept / {summary['total_rejected']} rejected")
+    if summary.get("reject_reasons"):
+        console.print("rejects: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["reject_reasons"].items())))
+    if not summary.get("using_sample"):
+        console.print(f"{summary['requests']} requests ({summary['cache_hits']} cached, {summary['retries']} retries), "
+                      f"{summary['prompt_tokens']} prompt + {summary['output_tokens']} output tokens, "
+                      f"cost ${summary['cost_usd']:.4f}")
+
+
 @app.command("pipeline")
 def pipeline_cmd(
     out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory for every stage's output."),
@@ -136,6 +197,7 @@ def pipeline_cmd(
     result = pipeline(out=str(out), source=source, repeats=repeats, backend=backend, workers=workers)
     perf = result["stages"]["codecontests_perf"]
     print_perf_summary(perf, out / "codecontests_perf")
+    print_synth_summary(result["stages"]["synthetic"])
     console.print(f"pipeline finished in {result['wall_seconds']:.0f} s; outputs under {out}")
     if perf.get("failed_batches"):
         raise typer.Exit(1)

@@ -1,0 +1,3 @@
+t = input()
+p = input()
+print(t.count(p))

@@ -1,0 +1,19 @@
+#include <bits/stdc++.h>
+using namespace std;
+
+int main() {
+    ios::sync_with_stdio(false);
+    cin.tie(nullptr);
+    string s;
+    cin >> s;
+    string res;
+    int n = s.size();
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && s[j] == s[i]) j++;
+        res += s[i];
+        res += char('0' + (j - i));
+        i = j;
+    }
+    cout << res << '\n';
+}

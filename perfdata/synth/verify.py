@@ -1,0 +1,148 @@
+"""Verification by execution (beyond the paper): both solutions run in the sandbox on the
+pair's inputs; a pair is kept only if both run, the fast one prints what the slow one prints
+(token-wise, the sandbox checker), and it is at least ``min_speedup`` times faster in CPU time
+(sum over inputs of the median CPU time per input)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .response import PairDraft
+
+# Reject reasons (the `reason` column of synthetic_rejects).
+MALFORMED = "malformed_response"
+GENERATOR_ERROR = "generator_error"
+COMPILE_ERROR = "compile_error"
+RUNTIME_ERROR = "runtime_error"
+TIMEOUT = "timeout"
+EMPTY_OUTPUT = "empty_output"
+DISAGREEMENT = "disagreement"
+NOT_FASTER = "not_faster"
+REQUEST_FAILED = "request_failed"
+
+
+class SandboxFault(RuntimeError):
+    """The sandbox itself failed (SANDBOX_ERROR): not the pair's fault, retried on a rerun."""
+
+
+@dataclass
+class Verification:
+    kept: bool
+    reason: str | None = None
+    detail: str = ""
+    inputs: list[str] = field(default_factory=list)
+    fast_cpu_s: list[float] = field(default_factory=list)  # per input, median over repeats
+    slow_cpu_s: list[float] = field(default_factory=list)
+    speedup: float | None = None
+    sandbox_backend: str | None = None
+    isolated: bool | None = None
+
+    @property
+    def fast_total_s(self) -> float | None:
+        return sum(self.fast_cpu_s) if self.fast_cpu_s else None
+
+    @property
+    def slow_total_s(self) -> float | None:
+        return sum(self.slow_cpu_s) if self.slow_cpu_s else None
+
+
+def _sandbox_api():
+    from sandbox import Job, Language, Limits, TestCase, Verdict
+    return Job, Language, Limits, TestCase, Verdict
+
+
+def _reason_for(verdict) -> str:
+    v = str(verdict)
+    if v == "COMPILE_ERROR":
+        return COMPILE_ERROR
+    if v == "TIME_LIMIT_EXCEEDED":
+        return TIMEOUT
+    if v == "SANDBOX_ERROR":
+        raise SandboxFault("sandbox error")
+    return RUNTIME_ERROR  # runtime error, memory/output limit, unsupported language
+
+
+def _failure_detail(role: str, result) -> str:
+    if str(result.verdict) == "COMPILE_ERROR":
+        return f"{role}: compile error: {result.compile.message[-2000:]}"
+    for i, t in enumerate(result.tests):
+        if str(t.verdict) != "OK":
+            return f"{role}: {t.verdict} on input {i}: {(t.message or '')[-1000:]}".rstrip(": ")
+    return f"{role}: {result.verdict}: {result.message}"
+
+
+class _Reject(Exception):
+    """The pair fails before its solutions run (e.g. its input generator breaks)."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: int, max_bytes: int) -> list[str]:
+    """Literal inputs plus the generator's outputs for k = 0, 1, ..."""
+    inputs = list(draft.test_inputs)
+    want = min(draft.generator_count, max_inputs - len(inputs))
+    if not draft.input_generator.strip() or want <= 0:
+        return inputs
+    Job, Language, Limits, TestCase, _ = _sandbox_api()
+    job = Job(source=draft.input_generator, language=Language.PYTHON3,
+              tests=[TestCase(input=f"{k}\n") for k in range(want)],
+              limits=Limits(time_s=time_limit_s), repeats=1, keep_output=True)
+    [(_, res)] = list(sb.run_many([job], workers=1))
+    if str(res.verdict) == "SANDBOX_ERROR":
+        raise SandboxFault(f"sandbox error running the input generator: {res.message}")
+    for t in res.tests:
+        out = t.output or ""
+        if str(t.verdict) == "OK" and out.strip() and len(out.encode()) <= max_bytes:
+            inputs.append(out)
+    if not inputs:
+        raise _Reject(GENERATOR_ERROR, _failure_detail("input_generator", res)
+                      if str(res.verdict) != "OK" else "input generator produced no usable input")
+    return inputs
+
+
+def verify_pair(draft: PairDraft, sb, *, repeats: int, time_limit_s: float, min_speedup: float,
+                generator_time_limit_s: float = 10.0, max_inputs: int = 8,
+                max_input_bytes: int = 2_000_000, workers: int = 2) -> Verification:
+    """Runs the pair; returns the verdict. Raises SandboxFault on infrastructure failure."""
+    from sandbox.checker import outputs_match
+
+    Job, Language, Limits, TestCase, _ = _sandbox_api()
+    try:
+        inputs = _generate_inputs(draft, sb, time_limit_s=generator_time_limit_s,
+                                  max_inputs=max_inputs, max_bytes=max_input_bytes)
+    except _Reject as r:
+        return Verification(False, r.reason, r.detail)
+    lang = Language.parse(draft.language)
+    tests = [TestCase(input=x) for x in inputs]
+    limits = Limits(time_s=time_limit_s)
+    jobs = [Job(source=src, language=lang, tests=tests, limits=limits, repeats=repeats, keep_output=True)
+            for src in (draft.slow, draft.fast)]
+    results = dict(sb.run_many(jobs, workers=workers))
+    slow, fast = results[0], results[1]
+    v = Verification(False, inputs=inputs, sandbox_backend=getattr(slow, "backend", None),
+                     isolated=getattr(slow, "isolated", None))
+    for role, res in (("slow", slow), ("fast", fast)):
+        if str(res.verdict) != "OK":
+            v.reason, v.detail = _reason_for(res.verdict), _failure_detail(role, res)
+            return v
+    v.slow_cpu_s = [t.cpu_time_s or 0.0 for t in slow.tests]
+    v.fast_cpu_s = [t.cpu_time_s or 0.0 for t in fast.tests]
+    if all(not (t.output or "").strip() for t in slow.tests):
+        v.reason, v.detail = EMPTY_OUTPUT, "the slow solution printed nothing on every input"
+        return v
+    for i, (s, f) in enumerate(zip(slow.tests, fast.tests)):
+        if not outputs_match(s.output or "", f.output or ""):
+            v.reason = DISAGREEMENT
+            v.detail = (f"outputs differ on input {i}: slow printed {(s.output or '')[:200]!r}, "
+                        f"fast printed {(f.output or '')[:200]!r}")
+            return v
+    # A floor so a program too quick to register CPU time does not divide by zero.
+    v.speedup = v.slow_total_s / max(v.fast_total_s, 1e-4)
+    if v.speedup < min_speedup:
+        v.reason = NOT_FASTER
+        v.detail = (f"speedup {v.speedup:.2f}x < {min_speedup}x (slow {v.slow_total_s:.4f}s, "
+                    f"fast {v.fast_total_s:.4f}s CPU)")
+        return v
+    v.kept = True
+    return v
