@@ -193,8 +193,19 @@ def pipeline_cmd(
         raise typer.Exit(2)
     from flows.pipeline import pipeline
 
+    import flows.perf
+    import flows.synth
+
+    from .progress import progress_bars
+
     console.print(f"[bold]perfalign pipeline[/bold] -> {out} (sandbox backend: {backend})")
-    result = pipeline(out=str(out), source=source, repeats=repeats, backend=backend, workers=workers)
+    with progress_bars("CodeContests-Perf", "synthetic pairs") as (perf_update, synth_update):
+        flows.perf._progress_hook = perf_update
+        flows.synth._progress_hook = lambda p: synth_update(p.done, p.total)
+        try:
+            result = pipeline(out=str(out), source=source, repeats=repeats, backend=backend, workers=workers)
+        finally:
+            flows.perf._progress_hook = flows.synth._progress_hook = None
     perf = result["stages"]["codecontests_perf"]
     print_perf_summary(perf, out / "codecontests_perf")
     print_synth_summary(result["stages"]["synthetic"])
