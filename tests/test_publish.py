@@ -220,3 +220,25 @@ def test_errors(dataset_dir: Path, hub, tmp_path: Path):
     with pytest.raises(PublishError, match="no Hugging Face token"):
         publish_dataset(dataset_dir, "org/x", endpoint="https://huggingface.co/")
     assert hub.requests == []
+
+
+def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
+    """`perfalign publish` on a real build folder, then load it back through the Hub."""
+    from perfdata.perf import BuildSettings, build
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "ccperf"
+    summary = build(str(root / "data" / "codecontests_sample" / "data"), out,
+                    BuildSettings(repeats=1, max_tests=1), limit_problems=1)
+    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
+           "HF_HOME": str(tmp_path / "hf_cli"), "HF_TOKEN": TOKEN}
+    p = subprocess.run([sys.executable, "-m", "flows.cli", "publish", "--repo-id", "perf-org/ccperf",
+                        "--path", str(out), "--private"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert hub.repos[("dataset", "perf-org/ccperf")].private
+    loaded = load_rows("perf-org/ccperf", [None, "problems"], {**env, "HF_HOME": str(tmp_path / "hf_load")})
+    assert len(loaded[None]) == summary.submissions
+    local = {r["submission_key"] for f in (out / "data").glob("submissions-*.parquet")
+             for r in pq.read_table(f, columns=["submission_key"]).to_pylist()}
+    assert {r["submission_key"] for r in loaded[None]} == local
+    assert len(loaded["problems"]) == 1 and loaded["problems"][0]["problem_id"] == loaded[None][0]["problem_id"]
