@@ -13,6 +13,7 @@ import json
 import math
 import os
 import queue
+import re
 import shutil
 import signal as _signal
 import tempfile
@@ -52,6 +53,10 @@ class Job:
     keep_output: bool = False
     stop_on_failure: bool = False
     tolerance: float = DEFAULT_TOLERANCE
+    # C++ only: flags appended to g++ (e.g. ("-fopenmp",) for OpenMP kernels); part of the cache key.
+    compile_flags: tuple[str, ...] = ()
+    # Extra environment for the program (e.g. {"OMP_NUM_THREADS": "2"}); nothing else of ours leaks in.
+    env: dict[str, str] = field(default_factory=dict)
 
 
 class SandboxError(RuntimeError):
@@ -99,6 +104,7 @@ class Sandbox:
     def run_job(self, job: Job) -> RunResult:
         if job.repeats < 1:
             raise ValueError("repeats must be >= 1")
+        _check_flags(tuple(job.compile_flags))
         lang = Language.parse(job.language)
         calibration = self.calibration() if self._calibrate else {}
         slot = self._acquire()
@@ -179,7 +185,7 @@ class Sandbox:
             box = Path(box)
             os.chmod(box, 0o755)
             try:
-                prog_dir, info = self._compile(job.source, lang, job.limits, slot, box)
+                prog_dir, info = self._compile(job.source, lang, job.limits, slot, box, tuple(job.compile_flags))
             except SandboxError as e:
                 return result(Verdict.SANDBOX_ERROR, CompileInfo(ok=False, message=str(e)), message=str(e))
             if not info.ok:
@@ -190,9 +196,11 @@ class Sandbox:
                 return result(Verdict.SANDBOX_ERROR, info, message=str(e))
         return result(overall_verdict(tests), info, tests)
 
-    def _compile(self, source: str, lang: Language, limits: Limits, slot: Slot, box: Path) -> tuple[Path, CompileInfo]:
-        pch = pch_dir() if lang is Language.CPP else None
-        argv = languages.compile_argv(lang, source, "/pch" if pch else None)
+    def _compile(self, source: str, lang: Language, limits: Limits, slot: Slot, box: Path,
+                 extra_flags: tuple[str, ...] = ()) -> tuple[Path, CompileInfo]:
+        # The PCH only matches the default flags; with extra flags g++ reads the header instead.
+        pch = pch_dir() if lang is Language.CPP and not extra_flags else None
+        argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags)
         if argv is None:  # interpreted: the "program" is the source file
             prog = box / "prog"
             prog.mkdir(mode=0o755)
@@ -252,6 +260,7 @@ class Sandbox:
         }
         mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs)]
         heads = self._launch(list(program.argv), [f"/box/in/{i}" for i in range(len(job.tests))], rl, mounts, slot,
+                             env=job.env,
                              repeats=job.repeats, keep_output=True, stop_on_failure=job.stop_on_failure,
                              memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0), java=program.java)
         by_test: dict[int, list[tuple[dict, bytes, bytes]]] = {}
@@ -283,13 +292,14 @@ class Sandbox:
                                        message=message, output=output)
 
     def _launch(self, argv: list[str], tests: list[str], limits: dict, mounts: list[Mount], slot: Slot, *,
+                env: dict[str, str] | None = None,
                 repeats: int, keep_output: bool, stop_on_failure: bool, memory_mb: int, java: bool) -> list[tuple[dict, bytes, bytes]]:
         from .backends.bwrap import GUEST_ENV
 
         if slot.cgroup:
             slot.cgroup.set_limits((memory_mb + _CGROUP_HEADROOM_MB) * MB, limits.get("nproc", 64) + 8)
         spec = {
-            "argv": argv, "cwd": "/tmp", "env": GUEST_ENV, "tests": tests, "repeats": repeats,
+            "argv": argv, "cwd": "/tmp", "env": {**(env or {}), **GUEST_ENV}, "tests": tests, "repeats": repeats,
             "limits": limits, "scratch": "/tmp/scratch", "keep_output": keep_output,
             "stop_on_failure": stop_on_failure, "max_output_bytes": limits["fsize_bytes"] + 1,
             "oom_file": self.backend.guest_oom_file(slot),
@@ -307,6 +317,16 @@ class Sandbox:
             if head["exit_code"] == 127 and err.startswith(b"runner: exec failed"):
                 raise SandboxError(err.decode("utf-8", "replace").strip())
         return frames
+
+
+_FLAG_OK = re.compile(r"^-(f[\w+=.-]+|O[0-3s]|march=[\w-]+|mtune=[\w-]+|l[\w+]+|D\w+(=[\w.]+)?|std=[\w+]+|pthread)$")
+
+
+def _check_flags(flags: tuple[str, ...]) -> None:
+    """Extra compiler flags are code-generation options only: no paths, plugins or specs."""
+    for f in flags:
+        if not _FLAG_OK.match(f) or f.startswith(("-fplugin", "-fprofile", "-fdump")):
+            raise ValueError(f"compiler flag {f!r} is not allowed")
 
 
 def _parse_frames(data: bytes) -> tuple[list[tuple[dict, bytes, bytes]], bool]:

@@ -71,11 +71,15 @@ def supported(language: Language) -> tuple[bool, str]:
     return False, f"language {language.value!r} is not supported"
 
 
-def compile_argv(language: Language, source: str, pch_dir: str | None) -> list[str] | None:
+def compile_argv(language: Language, source: str, pch_dir: str | None, extra_flags: tuple[str, ...] = ()) -> list[str] | None:
     """The compiler command (guest paths), or None if the language needs no compile step."""
     if language is Language.CPP:
         inc = ["-I", pch_dir, "-Winvalid-pch"] if pch_dir else []
-        return ["/usr/bin/g++", *CPP_FLAGS, *inc, "-fdiagnostics-color=never", "-o", "/box/out/prog", "/box/src/main.cpp"]
+        # extra flags go before the sources; libraries (-l...) must follow them
+        libs = [f for f in extra_flags if f.startswith("-l")]
+        opts = [f for f in extra_flags if not f.startswith("-l")]
+        return ["/usr/bin/g++", *CPP_FLAGS, *opts, *inc, "-fdiagnostics-color=never", "-o", "/box/out/prog",
+                "/box/src/main.cpp", *libs]
     if language is Language.JAVA:
         name = source_filename(language, source)
         return ["/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", "-nowarn", "-d", "/box/out", f"/box/src/{name}"]

@@ -174,3 +174,27 @@ def test_cli_usage_errors(tmp_path):
     assert _cli("sandbox", "run", str(src), "--lang", "cobol", "--json").returncode != 0
     assert _cli("sandbox", "run", str(tmp_path / "missing.py"), "--lang", "python3").returncode != 0
     assert _cli("sandbox", "run", str(src), "--lang", "python3", "--backend", "nope").returncode == 2
+
+
+OMP = """#include <omp.h>
+#include <cstdio>
+int main(){ long s = 0;
+#pragma omp parallel for reduction(+:s)
+  for (long i = 0; i < 100000000; i++) s += i % 7;
+  printf("%ld %d\\n", s, omp_get_max_threads()); }"""
+
+
+def test_openmp_with_extra_flags_and_env(sandbox):
+    r = sandbox.run_job(Job(OMP, "cpp", [TestCase()], Limits(time_s=10), keep_output=True,
+                            compile_flags=("-fopenmp",), env={"OMP_NUM_THREADS": "2"}))
+    assert r.verdict is Verdict.OK, r.compile.message
+    assert r.tests[0].output.split()[1] == "2"
+    # CPU time sums the threads: a parallel program's speed is read from wall time
+    assert r.tests[0].cpu_time_s > 0
+
+
+def test_disallowed_compile_flags():
+    with Sandbox(backend="auto", calibrate=False) as sb:
+        for flag in ("-fplugin=/tmp/evil.so", "-I/etc", "-include/etc/shadow", "--specs=x"):
+            with pytest.raises(ValueError, match="not allowed"):
+                sb.run_job(Job("int main(){}", "cpp", compile_flags=(flag,)))
