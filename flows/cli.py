@@ -214,6 +214,51 @@ def pipeline_cmd(
         raise typer.Exit(1)
 
 
+@app.command("ui")
+def ui_cmd(
+    port: int = typer.Option(4200, "--port", help="Port of the Prefect API and UI."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
+) -> None:
+    """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
+    import os
+    import subprocess
+
+    from flows.deploy import server_command
+
+    console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
+                  f"Point other commands at it: export PREFECT_API_URL=http://{host}:{port}/api")
+    try:
+        raise typer.Exit(subprocess.call(server_command(host, port)))
+    except KeyboardInterrupt:
+        raise typer.Exit(0)
+
+
+@app.command("deploy")
+def deploy_cmd(
+    out_root: Optional[Path] = typer.Option(None, "--out-root", help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
+    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source", help="CodeContests source for the scheduled builds."),
+    perf_cron: str = typer.Option("0 2 * * *", "--perf-cron", help="Schedule of the incremental CodeContests-Perf rebuild."),
+    pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
+    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems."),
+    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
+) -> None:
+    """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules)."""
+    from flows.deploy import api_url_or_none, default_out_root, serve_deployments
+
+    url = api_url_or_none()
+    if not url:
+        err.print("[red]error:[/red] no Prefect server answers: start one with `perfalign ui` (or set PREFECT_API_URL)")
+        raise typer.Exit(2)
+    import os
+
+    os.environ["PREFECT_API_URL"] = url
+    console.print(f"serving deployments on {url}: build_codecontests_perf/nightly-incremental ({perf_cron}), "
+                  f"pipeline/weekly ({pipeline_cron})")
+    serve_deployments(out_root=str(out_root or default_out_root()), source=source, perf_cron=perf_cron,
+                      pipeline_cron=pipeline_cron, limit_problems=limit_problems, max_tests=max_tests, repeats=repeats)
+
+
 def main() -> None:
     app()
 

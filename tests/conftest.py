@@ -37,7 +37,8 @@ def prefect_server(tmp_path_factory):
     port = _free_port()
     url = f"http://127.0.0.1:{port}/api"
     env = dict(os.environ, PREFECT_HOME=str(home), DO_NOT_TRACK="1", PREFECT_SERVER_ANALYTICS_ENABLED="false",
-               PREFECT_API_URL="", PREFECT_UI_ENABLED="false")
+               PREFECT_API_URL="", PREFECT_UI_ENABLED="false",
+               PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="2")
     log = open(home / "server.log", "w")
     prefect_bin = str(Path(sys.executable).parent / "prefect")
     proc = subprocess.Popen([prefect_bin, "server", "start", "--host", "127.0.0.1", "--port", str(port),

@@ -1,0 +1,62 @@
+"""`perfalign ui` and `perfalign deploy`: a local Prefect server + UI, and the flows served
+as deployments with cron schedules."""
+from __future__ import annotations
+
+import os
+import urllib.request
+from pathlib import Path
+
+from .env import configure_prefect, project_dir
+
+configure_prefect()
+
+DEFAULT_PORT = 4200
+NIGHTLY_PERF_CRON = "0 2 * * *"  # nightly incremental CodeContests-Perf rebuild
+WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
+
+
+def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:
+    import sys
+
+    prefect = Path(sys.executable).parent / "prefect"
+    return [str(prefect), "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
+
+
+def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:
+    """PREFECT_API_URL if set, else the local `perfalign ui` server when it answers."""
+    url = os.environ.get("PREFECT_API_URL") or f"http://127.0.0.1:{default_port}/api"
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=3) as r:
+            return url if r.status == 200 else None
+    except OSError:
+        return None
+
+
+def make_deployments(*, out_root: str, source: str, perf_cron: str = NIGHTLY_PERF_CRON,
+                     pipeline_cron: str = WEEKLY_PIPELINE_CRON, limit_problems: int | None = None,
+                     max_tests: int | None = None, repeats: int = 3, workers: int | None = None):
+    from .perf import build_codecontests_perf
+    from .pipeline import pipeline
+
+    workers = workers or os.cpu_count() or 1
+    perf = build_codecontests_perf.to_deployment(
+        name="nightly-incremental", cron=perf_cron, tags=["perfalign"],
+        description="Incremental CodeContests-Perf rebuild: measures only what is new or missing.",
+        parameters={"source": source, "out": str(Path(out_root) / "codecontests_perf"), "repeats": repeats,
+                    "limit_problems": limit_problems, "max_tests": max_tests, "max_in_flight": workers})
+    full = pipeline.to_deployment(
+        name="weekly", cron=pipeline_cron, tags=["perfalign"],
+        description="The whole pipeline; unchanged stages are skipped.",
+        parameters={"out": str(Path(out_root) / "pipeline"), "source": source, "repeats": repeats, "workers": workers})
+    return [perf, full]
+
+
+def serve_deployments(**kwargs) -> None:
+    """Blocks: registers the deployments and executes their scheduled runs."""
+    from prefect import serve
+
+    serve(*make_deployments(**kwargs), limit=1)
+
+
+def default_out_root() -> str:
+    return str(project_dir() / "scheduled")
