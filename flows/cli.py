@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -175,43 +175,108 @@ def print_synth_summary(summary: dict) -> None:
 
 @app.command("pipeline")
 def pipeline_cmd(
-    out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory for every stage's output."),
-    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source", help="CodeContests source (default: the bundled sample)."),
-    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox backend."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers (default: one per core)."),
+    out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory: every stage's output, logs and states."),
+    profile: str = typer.Option("embedded", "--profile", help="Config profile: embedded (bundled sample, tiny model) or production (paper defaults)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml)."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help="Override one setting: table.key=value (repeatable)."),
+    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source (overrides perf.source)."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test (overrides perf.repeats)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers (overrides sandbox.workers)."),
 ) -> None:
-    """The main job: run the whole pipeline (default: embedded sample, no keys, no downloads)."""
+    """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
+    from flows.config import ConfigError, load_config
     from sandbox import BackendUnavailable
     from sandbox.backends import make_backend
 
-    _check_source(source)
+    overrides = list(set_ or [])
     try:
-        make_backend(backend)
+        cfg = load_config(config, profile, overrides)
+    except ConfigError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    _check_source(source or cfg["perf"]["source"])
+    try:
+        make_backend(cfg["sandbox"]["backend"])
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.pipeline import pipeline
-
     import flows.perf
     import flows.synth
+    from flows.pipeline import run_pipeline
+    from flows.runstate import StageFailed
 
     from .progress import progress_bars
 
-    console.print(f"[bold]perfalign pipeline[/bold] -> {out} (sandbox backend: {backend})")
-    with progress_bars("CodeContests-Perf", "synthetic pairs") as (perf_update, synth_update):
-        flows.perf._progress_hook = perf_update
-        flows.synth._progress_hook = lambda p: synth_update(p.done, p.total)
-        try:
-            result = pipeline(out=str(out), source=source, repeats=repeats, backend=backend, workers=workers)
-        finally:
-            flows.perf._progress_hook = flows.synth._progress_hook = None
-    perf = result["stages"]["codecontests_perf"]
-    print_perf_summary(perf, out / "codecontests_perf")
-    print_synth_summary(result["stages"]["synthetic"])
-    console.print(f"pipeline finished in {result['wall_seconds']:.0f} s; outputs under {out}")
-    if perf.get("failed_batches"):
+    console.print(f"[bold]perfalign pipeline[/bold] profile={profile} -> {out}")
+    try:
+        with progress_bars("CodeContests-Perf", "synthetic pairs") as (perf_update, synth_update):
+            flows.perf._progress_hook = perf_update
+            flows.synth._progress_hook = lambda p: synth_update(p.done, p.total)
+            try:
+                result = run_pipeline(out=str(out), profile=profile, config_path=str(config) if config else None,
+                                      overrides=overrides, source=source, repeats=repeats, workers=workers)
+            finally:
+                flows.perf._progress_hook = flows.synth._progress_hook = None
+    except StageFailed as e:
+        err.print(f"[red]pipeline failed:[/red] {e}")
         raise typer.Exit(1)
+    print_pipeline_summary(result, out)
+
+
+def print_pipeline_summary(result: dict, out: Path) -> None:
+    stages = result["stages"]
+    if "codecontests_perf" in stages:
+        print_perf_summary(stages["codecontests_perf"], out / "codecontests_perf")
+    if "synthetic" in stages:
+        print_synth_summary(stages["synthetic"])
+    t = Table("stage", "state", "output")
+    for name, state in result["states"].items():
+        t.add_row(name, state, str(out / name))
+    console.print(t)
+    report = stages.get("evaluate", {}).get("report")
+    if report:
+        console.print(f"evaluation report: [bold]{report}[/bold]")
+    console.print(f"pipeline finished in {result['wall_seconds']:.0f} s; run directory {out}")
+
+
+@app.command("config")
+def config_cmd(
+    profile: str = typer.Option("production", "--profile", help="Profile to apply."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml)."),
+    set_: Optional[List[str]] = typer.Option(None, "--set", help="Override: table.key=value (repeatable)."),
+) -> None:
+    """Print the effective configuration (defaults + profile + overrides) as JSON."""
+    from flows.config import ConfigError, load_config
+
+    try:
+        print(json.dumps(load_config(config, profile, list(set_ or [])), indent=1))
+    except ConfigError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
+@app.command("status")
+def status_cmd(
+    root: Path = typer.Option(Path("runs"), "--root", help="Directory holding run directories."),
+    limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
+) -> None:
+    """List recent pipeline runs with the state of each stage."""
+    from flows.runstate import list_runs
+
+    runs = list_runs(root)[:limit]
+    if not runs:
+        console.print(f"no runs under {root}")
+        return
+    colour = {"completed": "green", "skipped": "cyan", "running": "yellow", "failed": "red"}
+    t = Table("run", "updated", "stages", "path")
+    for r in runs:
+        st = " ".join(f"[{colour.get(v.get('state'), 'white')}]{k}:{v.get('state')}[/]" for k, v in r.get("stages", {}).items())
+        t.add_row(r.get("run", "?"), r.get("updated", r.get("created", "")), st, r["path"])
+    console.print(t)
+    for r in runs:
+        for k, v in r.get("stages", {}).items():
+            if v.get("state") == "failed":
+                console.print(f"[red]{r['run']}/{k} failed[/red] on {v.get('input')}: {v.get('error')} (log: {v.get('log')})")
 
 
 @app.command("ui")

@@ -1,0 +1,136 @@
+"""Run directories: each pipeline run keeps its stages' outputs, logs and states together.
+
+    <run>/stages.json        stage -> state, input hash, times, summary, error, log path
+    <run>/logs/<stage>.log   the stage's log (library loggers at INFO, tracebacks)
+    <run>/<stage>/           the stage's output
+
+A stage whose input hash (settings + the content of its inputs) matches a completed record is
+skipped, so a rerun is incremental and a crashed run resumes at the stage that did not finish.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import logging
+import os
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+LIBRARY_LOGGERS = ("sandbox", "perfdata", "alignment", "evaluation", "flows")
+
+
+class StageFailed(RuntimeError):
+    """A stage failed: names the stage, its input and its log."""
+
+    def __init__(self, stage: str, input_desc: str, log: Path, cause: BaseException) -> None:
+        super().__init__(f"stage {stage!r} failed on input {input_desc}: {type(cause).__name__}: {cause} (log: {log})")
+        self.stage, self.input_desc, self.log = stage, input_desc, log
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def fingerprint(*paths: str | Path, extra: Any = None) -> str:
+    """Content hash of files/directories (hidden files and logs ignored) plus ``extra``."""
+    h = hashlib.sha256(json.dumps(extra, sort_keys=True, default=str).encode())
+    for p in paths:
+        p = Path(p)
+        if not p.exists():
+            h.update(f"missing:{p}".encode())
+            continue
+        files = [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file() and not any(
+            part.startswith(".") for part in f.relative_to(p).parts))
+        for f in files:
+            h.update(str(f.relative_to(p) if p.is_dir() else f.name).encode())
+            with open(f, "rb") as fh:
+                h.update(hashlib.file_digest(fh, "sha256").digest())
+    return h.hexdigest()[:20]
+
+
+class RunState:
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / "stages.json"
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "logs").mkdir(exist_ok=True)
+        try:
+            self.data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.data = {"run": self.run_dir.name, "created": _now(), "stages": {}}
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1, default=str))
+        os.replace(tmp, self.path)
+
+    def record(self, stage: str) -> dict | None:
+        return self.data["stages"].get(stage)
+
+    def log_path(self, stage: str) -> Path:
+        return self.run_dir / "logs" / f"{stage}.log"
+
+    def run_stage(self, stage: str, input_hash: str, input_desc: str, fn: Callable[[], dict]) -> dict:
+        """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
+        rec = self.record(stage)
+        if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
+            rec["state"] = "skipped"
+            rec["skipped_at"] = _now()
+            self.save()
+            return rec.get("summary") or {}
+        log = self.log_path(stage)
+        rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
+               "log": str(log)}
+        self.data["stages"][stage] = rec
+        self.data["updated"] = _now()
+        self.save()
+        t0 = time.monotonic()
+        with _stage_log(log):
+            try:
+                summary = fn()
+            except BaseException as e:
+                logging.getLogger("flows").error("stage %s failed:\n%s", stage, traceback.format_exc())
+                rec.update(state="failed", finished=_now(), seconds=round(time.monotonic() - t0, 1),
+                           error=f"{type(e).__name__}: {e}")
+                self.save()
+                raise StageFailed(stage, input_desc, log, e) from e
+        rec.update(state="completed", finished=_now(), seconds=round(time.monotonic() - t0, 1), summary=summary)
+        self.save()
+        return summary
+
+
+@contextlib.contextmanager
+def _stage_log(path: Path):
+    handler = logging.FileHandler(path, mode="a")
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    loggers = [logging.getLogger(n) for n in LIBRARY_LOGGERS]
+    saved = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(handler)
+        if lg.level == logging.NOTSET or lg.level > logging.INFO:
+            lg.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        for lg, lvl in zip(loggers, saved):
+            lg.removeHandler(handler)
+            lg.setLevel(lvl)
+        handler.close()
+
+
+def list_runs(root: str | Path) -> list[dict]:
+    """Recent runs under ``root`` (newest first) with their stage states."""
+    out = []
+    for f in Path(root).glob("*/stages.json"):
+        try:
+            d = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        d["path"] = str(f.parent)
+        out.append(d)
+    return sorted(out, key=lambda d: d.get("updated") or d.get("created") or "", reverse=True)
