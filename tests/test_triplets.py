@@ -203,9 +203,9 @@ def test_stats_json(built):
     assert 0 < stats["contest_unit_fraction"]["D"] < 1
 
 
-def test_heldout_count_tops_up(built, tmp_path):
+def test_held_out_count_tops_up(built, tmp_path):
     root = built["root"]
-    out = build_triplets(tmp_path / "o", root / "cc", None, TripletConfig(seed=7, heldout_count=10))
+    out = build_triplets(tmp_path / "o", root / "cc", None, TripletConfig(seed=7, held_out_count=10))
     held = out.stats["heldout"]["problem_ids"]
     assert len(held) == 10 and {"p000", "p001", "p002"} <= set(held)
     assert not set(held) & {r["problem_id"] for r in read_table(out.out_dir, "triplets").to_pylist()}
@@ -222,3 +222,19 @@ def test_bad_inputs_fail_clearly(tmp_path):
         build_triplets(tmp_path / "o", tmp_path / "cc")
     with pytest.raises(ValueError, match="sft_fraction"):
         build_triplets(tmp_path / "o", tmp_path / "cc", config=TripletConfig(sft_fraction=1.5))
+
+
+def test_stage_loaders_read_the_outputs(built):
+    from alignment.data import load_sft_rows, load_triplet_rows, preference_rows
+    from alignment.rlpf import rl_prompts
+
+    d = built["out"].out_dir
+    assert len(load_sft_rows(d, "train")) + len(load_sft_rows(d, "eval")) == len(built["sft"])
+    align = load_triplet_rows(d, ("reward_train", "rl_train"))
+    pairs = preference_rows(align, 3.0)
+    assert all(p["chosen"].startswith("```") and p["rejected"].startswith("```") for p in pairs)
+    assert [p["margin"] for p in pairs] == pytest.approx([t["margin"] for t in align])
+    prompts = rl_prompts(load_triplet_rows(d, ("rl_train",)))
+    assert len({(p.problem_id, p.language) for p in prompts}) == len(prompts)
+    with pytest.raises(ValueError, match="no triplets"):
+        load_triplet_rows(d, ("nope",))

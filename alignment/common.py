@@ -1,0 +1,156 @@
+"""What every stage shares: the base Config fields, run directories, device checks, saving."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("perfalign.alignment")
+
+# Files of a finished run directory (besides the model / tokenizer files of save_pretrained).
+STAGE_CONFIG_FILE = "stage_config.json"
+METRICS_FILE = "metrics.json"
+
+
+@dataclass
+class StageResult:
+    run_dir: Path
+    metrics: dict[str, Any]
+
+
+@dataclass
+class StageConfig:
+    """Fields shared by the stage configs. Defaults are the paper's production settings
+    (§VII-C: bf16, one sample per GPU; global batch = per_device * grad_accum * 4 GPUs)."""
+
+    output_dir: str = "runs/stage"
+    seed: int = 42
+    num_train_epochs: float = 1.0
+    max_steps: int = -1                      # > 0 overrides epochs (smoke runs)
+    learning_rate: float = 1.41e-5
+    per_device_train_batch_size: int = 1
+    gradient_accumulation_steps: int = 1
+    per_device_eval_batch_size: int = 4
+    max_length: int | None = 2048            # prompt + completion tokens (longer ones are truncated/dropped)
+    bf16: bool = True
+    use_cpu: bool | None = None              # None: CPU iff no CUDA device
+    activation_checkpointing: bool = True   # transformers 5 name of gradient checkpointing
+    logging_steps: int = 10
+    max_train_samples: int | None = None
+    max_eval_samples: int | None = None
+    overwrite: bool = False                  # refuse to overwrite a finished run directory
+    torch_threads: int | None = None         # None: torch's default (on a shared 2-core box 1 is much faster)
+    trl_overrides: dict[str, Any] = field(default_factory=dict)  # passed through to the TRL config
+
+    # ------------------------------------------------------------------ checks
+    def validate(self) -> None:
+        """Configuration errors, raised before any model is loaded."""
+        for name in ("learning_rate",):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{type(self).__name__}.{name} must be > 0")
+        for name in ("per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{type(self).__name__}.{name} must be >= 1")
+        if self.max_steps <= 0 and not self.num_train_epochs > 0:
+            raise ValueError(f"{type(self).__name__}: set num_train_epochs > 0 or max_steps > 0")
+        if self.max_length is not None and self.max_length < 16:
+            raise ValueError(f"{type(self).__name__}.max_length must be >= 16 (or None)")
+        if self.on_cpu and self.bf16:
+            raise ValueError(f"{type(self).__name__}: bf16=True needs a GPU; this run is on the CPU "
+                             "(use the embedded profile, or bf16=False)")
+        out = Path(self.output_dir)
+        if (out / METRICS_FILE).exists() and not self.overwrite:
+            raise FileExistsError(f"{out} already holds a finished run; pass overwrite=True or a new output_dir")
+
+    @property
+    def on_cpu(self) -> bool:
+        if self.use_cpu is not None:
+            return self.use_cpu
+        import torch
+
+        return not torch.cuda.is_available()
+
+    def trl_common(self) -> dict[str, Any]:
+        """Arguments every TRL config takes, from the shared fields."""
+        return dict(
+            output_dir=str(Path(self.output_dir) / "trainer"), seed=self.seed, data_seed=self.seed,
+            num_train_epochs=self.num_train_epochs, max_steps=self.max_steps, learning_rate=self.learning_rate,
+            per_device_train_batch_size=self.per_device_train_batch_size,
+            gradient_accumulation_steps=self.gradient_accumulation_steps,
+            per_device_eval_batch_size=self.per_device_eval_batch_size,
+            bf16=self.bf16, use_cpu=self.on_cpu, activation_checkpointing=self.activation_checkpointing,
+            logging_steps=self.logging_steps, report_to="none", save_strategy="no", eval_strategy="no",
+            disable_tqdm=True, dataloader_num_workers=0,
+        )
+
+    def build_trl_config(self, cls, **specific):
+        """``cls`` (a TRL config) from the shared fields, the stage's own, then ``trl_overrides``."""
+        return cls(**{**self.trl_common(), **specific, **self.trl_overrides})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def quiet_libraries() -> None:
+    """Progress bars and info logs of datasets/transformers flood test and flow logs."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # TRL's reference log-prob pass reads it
+    import datasets
+    import transformers
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+
+
+def prepare_process(cfg: StageConfig) -> None:
+    """Quiet logs, thread count and seeds, before any model is built."""
+    quiet_libraries()
+    if cfg.torch_threads:
+        import torch
+
+        torch.set_num_threads(cfg.torch_threads)
+    from transformers import set_seed
+
+    set_seed(cfg.seed)
+
+
+def drop_printer(trainer) -> None:
+    """disable_tqdm=True makes transformers print every log dict to stdout: keep logs in
+    trainer.state.log_history only."""
+    from transformers.trainer_callback import PrinterCallback
+
+    trainer.remove_callback(PrinterCallback)
+
+
+def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:
+    """Save model (through the trainer: gathers FSDP shards; PPO keeps only the policy),
+    tokenizer, the stage config and the metrics JSON into the run directory."""
+    out = Path(cfg.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    trainer.save_model(str(out))
+    if not trainer.accelerator.is_main_process:
+        return StageResult(out, metrics)
+    tokenizer.save_pretrained(out)
+    (out / STAGE_CONFIG_FILE).write_text(json.dumps({"stage": type(cfg).__name__, **cfg.to_dict()}, indent=2,
+                                                    default=str))
+    metrics = {**metrics, "runtime_s": round(time.time() - started, 2)}
+    (out / METRICS_FILE).write_text(json.dumps(metrics, indent=2, sort_keys=True, default=float))
+    log.info("%s -> %s: %s", type(cfg).__name__, out, metrics)
+    return StageResult(out, metrics)
+
+
+def last_logged(log_history: list[dict], prefix: str = "") -> dict[str, float]:
+    """The last value of each numeric key the trainer logged (keys containing ``prefix``)."""
+    out: dict[str, float] = {}
+    for entry in log_history:
+        for k, v in entry.items():
+            if isinstance(v, (int, float)) and prefix in k:
+                out[k] = float(v)
+    return out

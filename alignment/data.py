@@ -1,0 +1,92 @@
+"""Reading the stage inputs (perfdata.triplets outputs and CodeContests-Perf) with the checks
+that turn bad inputs into clear errors before any training starts."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, read_table
+
+from .equations import adaptive_margin, median
+from .prompts import format_response
+
+SFT_REQUIRED = ("prompt", "completion", "split")
+TRIPLET_REQUIRED = ("triplet_id", "problem_id", "source", "language", "prompt", "fast", "slow",
+                    "fast_runtime_s", "slow_runtime_s", "slow_is_correct", "margin", "split")
+assert set(SFT_REQUIRED) <= set(SFT_SCHEMA.names) and set(TRIPLET_REQUIRED) <= set(TRIPLET_SCHEMA.names)
+
+
+def _take(rows: list[dict], limit: int | None) -> list[dict]:
+    return rows if limit is None else rows[:limit]
+
+
+def load_sft_rows(path: str | Path, split: str, limit: int | None = None) -> list[dict]:
+    """Rows of the sft_prompts table in ``split`` ("train" / "eval")."""
+    rows = [r for r in read_table(path, "sft_prompts", SFT_REQUIRED).to_pylist() if r["split"] == split]
+    if not rows:
+        raise ValueError(f"the {split!r} split of the sft_prompts table under {path} is empty")
+    return _take(rows, limit)
+
+
+def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | None = None,
+                      what: str = "stage") -> list[dict]:
+    """Rows of the triplets table whose split is in ``splits``."""
+    rows = [r for r in read_table(path, "triplets", TRIPLET_REQUIRED).to_pylist() if r["split"] in splits]
+    if not rows:
+        raise ValueError(f"{what}: no triplets in splits {list(splits)} under {path}")
+    for r in rows:
+        if not (r["prompt"] and r["fast"] and r["slow"]):
+            raise ValueError(f"{what}: triplet {r['triplet_id']} has an empty prompt, fast or slow solution")
+    return _take(rows, limit)
+
+
+@dataclass
+class ContestProblem:
+    """What Eq. 4 needs to execute code for one problem: its tests, limits and the median
+    runtime of the dataset's correct submissions per language."""
+
+    problem_id: str
+    inputs: list[str]
+    outputs: list[str]
+    time_limit_s: float
+    memory_limit_mb: int
+    median_runtime_s: dict[str, float]
+
+
+def load_contest_problems(codecontests_dir: str | Path, problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
+    """Problems with tests from CodeContests-Perf, with per-language medians over the correct,
+    measured submissions (status "measured", verdict "OK")."""
+    probs = read_table(codecontests_dir, "problems", ("problem_id", "test_inputs", "test_outputs",
+                                                      "time_limit_s", "memory_limit_mb")).to_pylist()
+    subs = read_table(codecontests_dir, "submissions", ("problem_id", "language", "is_correct", "runtime_s",
+                                                        "verdict", "status"))
+    runtimes: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for s in subs.select(["problem_id", "language", "is_correct", "runtime_s", "verdict", "status"]).to_pylist():
+        if problem_ids is not None and s["problem_id"] not in problem_ids:
+            continue
+        rt = s["runtime_s"]
+        if s["is_correct"] and s["status"] == "measured" and s["verdict"] == "OK" and rt is not None and rt == rt:
+            runtimes[s["problem_id"]][s["language"]].append(float(rt))
+    out = {}
+    for p in probs:
+        pid = p["problem_id"]
+        if problem_ids is not None and pid not in problem_ids:
+            continue
+        ins, outs = list(p["test_inputs"] or []), list(p["test_outputs"] or [])
+        if len(ins) != len(outs):
+            raise ValueError(f"problem {pid}: {len(ins)} test inputs but {len(outs)} outputs")
+        meds = {lang: median(v) for lang, v in runtimes.get(pid, {}).items() if v}
+        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256), meds)
+    return out
+
+
+def preference_rows(rows: list[dict], max_margin: float, use_margin: bool = True) -> list[dict]:
+    """prompt / chosen (fast) / rejected (slow) / margin (Eq. 3) records from triplets."""
+    out = []
+    for r in rows:
+        mu = adaptive_margin(r["fast_runtime_s"], r["slow_runtime_s"], is_contest=r["source"] == "contest",
+                             slow_is_correct=r["slow_is_correct"], max_margin=max_margin) if use_margin else 0.0
+        out.append({"prompt": r["prompt"], "chosen": format_response(r["fast"], r["language"]),
+                    "rejected": format_response(r["slow"], r["language"]), "margin": mu})
+    return out

@@ -1,0 +1,131 @@
+"""The paper's equations, one named function each ("Performance-Aligned LLMs for Generating
+Fast Code", §V). Pure functions on floats / tensors so they can be unit-tested by hand and
+reused by the trainers, the evaluation and the triplet builder.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+# §VII-C2: "We use a max margin of λ = 3 for the margin function μ(p, d_f, d_s)."
+DEFAULT_MAX_MARGIN = 3.0
+# Eq. 4 gives -1 to incorrect code on problems with tests.
+INCORRECT_REWARD = -1.0
+# A CPU time of 0 (a program faster than the clock resolution) must not divide by zero.
+MIN_RUNTIME_S = 1e-4
+
+
+def _t(x) -> torch.Tensor:
+    return x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
+
+
+def perplexity(token_logprobs: Sequence[float] | torch.Tensor) -> float:
+    """Eq. 1: Perplexity(X) = exp(-1/t * sum_i log p_theta(x_i | x_<i)) over the t scored tokens.
+
+    ``token_logprobs`` are the natural-log probabilities of every scored token of the dataset
+    (flattened over samples, so long samples weigh by their length as in the equation).
+    """
+    lp = _t(token_logprobs).flatten()
+    if lp.numel() == 0:
+        raise ValueError("perplexity needs at least one token")
+    return float(torch.exp(-lp.double().mean()))
+
+
+def reward_model_loss(r_fast: torch.Tensor, r_slow: torch.Tensor, margin: torch.Tensor | float = 0.0) -> torch.Tensor:
+    """Eq. 2: L_r = -log sigma(r_theta(p, d_f) - r_theta(p, d_s) - mu(p, d_f, d_s)), batch mean.
+
+    TRL's RewardTrainer computes exactly this when the dataset has a ``margin`` column
+    (tests/test_alignment_stages.py checks the two agree).
+    """
+    r_fast, r_slow = _t(r_fast), _t(r_slow)
+    return -F.logsigmoid(r_fast - r_slow - _t(margin).to(r_fast)).mean()
+
+
+def adaptive_margin(fast_runtime_s: float | None, slow_runtime_s: float | None, *, is_contest: bool,
+                    slow_is_correct: bool = True, max_margin: float = DEFAULT_MAX_MARGIN) -> float:
+    """Eq. 3: mu(p, d_f, d_s) = min(lambda, runtime(d_s) / runtime(d_f)) if p in D_c, 0 otherwise.
+
+    Our decision for a triplet whose d_s is an *incorrect* contest solution (the paper's 5%
+    replacement; incorrect submissions are never run, so they have no runtime): incorrect
+    code counts as infinitely slow, so mu = min(lambda, inf) = lambda, the largest margin.
+    That matches Eq. 4, which gives incorrect code the lowest reward.
+    """
+    if not is_contest:
+        return 0.0
+    if not slow_is_correct:
+        return float(max_margin)
+    if fast_runtime_s is None or slow_runtime_s is None:
+        raise ValueError("a contest triplet with a correct slow solution needs both runtimes")
+    speedup = max(float(slow_runtime_s), 0.0) / max(float(fast_runtime_s), MIN_RUNTIME_S)
+    return float(min(max_margin, speedup))
+
+
+def performance_reward(*, has_tests: bool, correct: bool | None = None, runtime_s: float | None = None,
+                       median_runtime_s: float | None = None, reward_model_score: float | None = None) -> float:
+    """Eq. 4: r(p, d) = -1 if p in D_c and d incorrect;
+    median_runtime(p) / runtime(d) - 1 if p in D_c and d correct; r_theta(p, d) otherwise.
+
+    ``has_tests`` is "p in D_c": the problem has tests and a median runtime of the dataset's
+    correct submissions in the language of d. Without that (synthetic problems, or a language
+    the dataset has no runtimes for) the reward model scores d.
+    """
+    if has_tests:
+        if not correct:
+            return INCORRECT_REWARD
+        if runtime_s is None or median_runtime_s is None:
+            raise ValueError("correct code on a problem with tests needs its runtime and the median runtime")
+        return float(median_runtime_s) / max(float(runtime_s), MIN_RUNTIME_S) - 1.0
+    if reward_model_score is None:
+        raise ValueError("a problem without tests needs the reward model's score")
+    return float(reward_model_score)
+
+
+def reward_accuracy(r_fast: Sequence[float] | torch.Tensor, r_slow: Sequence[float] | torch.Tensor) -> float:
+    """Eq. 5: acc_reward(X) = 1/|X| * sum_{(p,d_f,d_s) in X} 1[r_theta(p, d_f) > r_theta(p, d_s)]."""
+    r_fast, r_slow = _t(r_fast).flatten(), _t(r_slow).flatten()
+    if r_fast.numel() == 0 or r_fast.shape != r_slow.shape:
+        raise ValueError("reward_accuracy needs equally many (non-zero) fast and slow rewards")
+    return float((r_fast > r_slow).double().mean())
+
+
+def kl_penalized_objective(rewards: Sequence[float] | torch.Tensor, kl: Sequence[float] | torch.Tensor,
+                           kl_coef: float) -> float:
+    """Eq. 6: the RL objective E[r(p, d)] - gamma * KL(pi_theta || pi_SFT), estimated on samples
+    (``kl`` per sample: sum over the response tokens of log pi_theta - log pi_SFT)."""
+    return float(_t(rewards).double().mean() - kl_coef * _t(kl).double().mean())
+
+
+def dpa_loss(policy_fast_logps: torch.Tensor, policy_slow_logps: torch.Tensor, ref_fast_logps: torch.Tensor,
+             ref_slow_logps: torch.Tensor, margin: torch.Tensor | float, beta: float) -> torch.Tensor:
+    """Eq. 7: L_dpa = -log sigma(beta * log(pi(d_f|p)/pi_SFT(d_f|p)) - beta * log(pi(d_s|p)/pi_SFT(d_s|p))
+    - mu(p, d_f, d_s)), batch mean. Arguments are summed completion log-probs per sample."""
+    chosen = _t(policy_fast_logps) - _t(ref_fast_logps)
+    rejected = _t(policy_slow_logps) - _t(ref_slow_logps)
+    return -F.logsigmoid(beta * chosen - beta * rejected - _t(margin).to(chosen)).mean()
+
+
+def dpa_accuracy(policy_fast_logps, policy_slow_logps, ref_fast_logps, ref_slow_logps) -> float:
+    """Eq. 8: acc_DPA(X) = 1/|X| * sum 1[log(pi(d_f|p)/pi_SFT(d_f|p)) > log(pi(d_s|p)/pi_SFT(d_s|p))]."""
+    chosen = _t(policy_fast_logps).flatten() - _t(ref_fast_logps).flatten()
+    rejected = _t(policy_slow_logps).flatten() - _t(ref_slow_logps).flatten()
+    if chosen.numel() == 0:
+        raise ValueError("dpa_accuracy needs at least one pair")
+    return float((chosen > rejected).double().mean())
+
+
+def median(values: Sequence[float]) -> float:
+    """Median of runtimes (the baseline of Eq. 4)."""
+    vals = sorted(float(v) for v in values)
+    if not vals:
+        raise ValueError("median of no values")
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2.0
+
+
+__all__ = [
+    "DEFAULT_MAX_MARGIN", "INCORRECT_REWARD", "MIN_RUNTIME_S", "perplexity", "reward_model_loss",
+    "adaptive_margin", "performance_reward", "reward_accuracy", "kl_penalized_objective", "dpa_loss",
+    "dpa_accuracy", "median",
+]

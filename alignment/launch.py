@@ -1,0 +1,31 @@
+"""Entry point for multi-GPU runs: ``accelerate launch --config_file alignment/accelerate_fsdp.yaml
+-m alignment.launch STAGE CONFIG.json`` (STAGE: sft, reward, rlpf, dpa; the JSON holds the
+stage Config's fields, e.g. ``json.dumps(dataclasses.asdict(cfg))``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .profiles import STAGE_CONFIGS, STAGE_FUNCTIONS
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m alignment.launch")
+    ap.add_argument("stage", choices=sorted(STAGE_FUNCTIONS))
+    ap.add_argument("config", help="JSON file with the stage config's fields")
+    args = ap.parse_args(argv)
+    with open(args.config) as f:
+        fields = json.load(f)
+    fields.pop("stage", None)
+    cls = STAGE_CONFIGS[args.stage]
+    for key in ("train_splits", "eval_splits"):
+        if key in fields:
+            fields[key] = tuple(fields[key])
+    result = STAGE_FUNCTIONS[args.stage](cls(**fields))
+    print(json.dumps({"run_dir": str(result.run_dir), "metrics": result.metrics}, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Base models: the paper's Deepseek-Coder 6.7B for production, and an embedded tiny Llama
+built locally (no download) for CPU runs and tests.
+
+Any Hugging Face causal LM name or local path works where a model is asked for; the name
+``"embedded"`` means the tiny model, built once per (recipe, corpus) into a cache directory.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
+EMBEDDED = "embedded"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+_SPECIAL = {"bos_token": "<|bos|>", "eos_token": "<|eos|>", "pad_token": "<|pad|>"}
+# Text the prompts always contain: part of the corpus so the markers get their own merges.
+_PROMPT_TEXT = "### Instruction:\n\nWrite a solution in Python 3.\n\n### Response:\n```python\n```cpp\n```java\n```\n"
+_TEXT_SUFFIXES = {".py", ".cpp", ".hpp", ".h", ".cc", ".java", ".md", ".txt", ".json", ".toml", ".yaml", ".yml"}
+
+
+@dataclass(frozen=True)
+class TinyModelSpec:
+    """Recipe of the embedded model (platform-facts: ~2 M parameters train a step in ~1 s)."""
+
+    vocab_size: int = 4096
+    hidden_size: int = 192
+    intermediate_size: int = 512
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 4
+    max_position_embeddings: int = 2048
+    seed: int = 0
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PERFALIGN_CACHE", Path.home() / ".cache" / "perfalign"))
+
+
+def default_corpus_files(root: Path | None = None) -> list[Path]:
+    """The bundled code: every text file under the repository's data/ (else this package's
+    sources, so an installed copy still builds)."""
+    root = root or REPO_ROOT / "data"
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES) if root.is_dir() else []
+    if not files:
+        files = sorted(Path(__file__).resolve().parent.glob("*.py"))
+    return files
+
+
+def _read_corpus(files: Iterable[Path]) -> list[str]:
+    texts = [_PROMPT_TEXT]
+    for p in files:
+        try:
+            if p.stat().st_size <= 2_000_000:
+                texts.append(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue  # binary or unreadable: not code
+    return texts
+
+
+def build_tiny_model(out_dir: str | Path, corpus_files: Iterable[Path] | None = None,
+                     spec: TinyModelSpec = TinyModelSpec()) -> Path:
+    """Train a byte-level BPE tokenizer on the corpus, wrap it as PreTrainedTokenizerFast, and
+    save it with a randomly initialised LlamaForCausalLM of ``spec`` into ``out_dir``."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    texts = _read_corpus(default_corpus_files() if corpus_files is None else corpus_files)
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=spec.vocab_size, min_frequency=2, show_progress=False,
+                                  special_tokens=list(_SPECIAL.values()),
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(texts, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=spec.max_position_embeddings,
+                                        clean_up_tokenization_spaces=False, **_SPECIAL)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=spec.hidden_size, intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_hidden_layers, num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_attention_heads, max_position_embeddings=spec.max_position_embeddings,
+        tie_word_embeddings=True, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(spec.seed)
+    model = LlamaForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    (out / "perfalign_tiny.json").write_text(json.dumps(
+        {"spec": dataclasses.asdict(spec), "corpus_texts": len(texts),
+         "parameters": sum(p.numel() for p in model.parameters())}, indent=2))
+    return out
+
+
+def embedded_base_model(cache_dir: str | Path | None = None, spec: TinyModelSpec = TinyModelSpec(),
+                        corpus_files: Iterable[Path] | None = None) -> Path:
+    """The tiny model's directory, built on first use and reused (keyed by recipe + corpus)."""
+    files = list(default_corpus_files() if corpus_files is None else corpus_files)
+    h = hashlib.sha256(json.dumps(dataclasses.asdict(spec), sort_keys=True).encode())
+    for text in _read_corpus(files):
+        h.update(hashlib.sha256(text.encode()).digest())
+    target = Path(cache_dir or cache_root() / "models") / f"tiny-llama-{h.hexdigest()[:12]}"
+    if (target / "perfalign_tiny.json").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        build_tiny_model(tmp, files, spec)
+        try:
+            os.rename(tmp, target)  # atomic: a concurrent builder may have won; both are identical
+        except OSError:
+            if not (target / "perfalign_tiny.json").exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def resolve_model(name_or_path: str | os.PathLike) -> str:
+    """``"embedded"`` -> the tiny model's directory; anything else is passed to from_pretrained
+    as is (a Hub name such as the production base, or a local directory)."""
+    name = str(name_or_path)
+    if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
+        return str(embedded_base_model())
+    return name
+
+
+def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> str:
+    """Fail early (before any training) on a model reference that cannot load."""
+    if not name_or_path:
+        raise ValueError(f"{what}: no model given")
+    name = str(name_or_path)
+    if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
+        return name
+    p = Path(name)
+    # "org/name" is a Hub id; "runs/sft" (its first component exists here) or "./x" is a path.
+    looks_like_path = (p.is_absolute() or name.startswith((".", "~")) or p.exists() or name.count("/") > 1
+                       or (name.count("/") == 1 and Path(name.split("/")[0]).is_dir()))
+    if looks_like_path:
+        if not (p.expanduser() / "config.json").exists():
+            raise FileNotFoundError(f"{what}: {name} is not a model directory (no config.json)")
+    elif os.environ.get("HF_HUB_OFFLINE") == "1":
+        from huggingface_hub import try_to_load_from_cache
+
+        try:
+            cached = try_to_load_from_cache(name, "config.json")
+        except Exception:  # not even a valid repo id
+            cached = None
+        if not isinstance(cached, str):
+            raise FileNotFoundError(f"{what}: {name} is neither a model directory nor in the local Hugging Face "
+                                    "cache (HF_HUB_OFFLINE=1)")
+    return name
+
+
+def load_tokenizer(name_or_path: str, padding_side: str = "right"):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
+    if tok.pad_token is None:  # Deepseek-Coder base has none: pad with EOS (masked anyway)
+        tok.pad_token = tok.eos_token
+    tok.padding_side = padding_side
+    return tok
+
+
+def torch_dtype(bf16: bool):
+    import torch
+
+    return torch.bfloat16 if bf16 else torch.float32
+
+
+def load_causal_lm(name_or_path: str, bf16: bool = False):
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(resolve_model(name_or_path), dtype=torch_dtype(bf16))
+
+
+def load_sequence_classifier(name_or_path: str, bf16: bool = False, pad_token_id: int | None = None, seed: int = 0):
+    """A one-logit sequence classifier (reward or value model); a new score head is seeded."""
+    from transformers import AutoModelForSequenceClassification, set_seed
+
+    set_seed(seed)  # platform-facts: set the seed before a classification head is built
+    model = AutoModelForSequenceClassification.from_pretrained(resolve_model(name_or_path), num_labels=1,
+                                                               dtype=torch_dtype(bf16))
+    if pad_token_id is not None:
+        model.config.pad_token_id = pad_token_id
+    return model

@@ -1,0 +1,64 @@
+"""The Listing 1 prompt format of the paper, shared by SFT, the reward model, RLPF and DPA.
+
+    ### Instruction:
+    <problem statement>
+
+    ### Response:
+    ```python
+    <code>
+    ```
+
+Two SFT kinds (§V-A): *instruction* (problem -> a fast solution) and *optimization*
+(problem + a slow solution -> a fast solution). We add one line naming the language to the
+instruction: a contest problem has solutions in several languages, and the code the policy
+writes must be runnable on the problem's tests in the language the reward was measured in.
+"""
+from __future__ import annotations
+
+import re
+
+LANGUAGE_NAMES = {"cpp": "C++", "python3": "Python 3", "java": "Java", "python2": "Python 2"}
+FENCES = {"cpp": "cpp", "python3": "python", "java": "java", "python2": "python"}
+_FENCE_TO_LANGUAGE = {"cpp": "cpp", "c++": "cpp", "cxx": "cpp", "python": "python3", "python3": "python3",
+                      "py": "python3", "java": "java"}
+RESPONSE_MARKER = "### Response:\n"
+_BLOCK = re.compile(r"```([A-Za-z0-9+_-]*)[ \t]*\n(.*?)(?:\n```|\Z)", re.S)
+
+
+def _check_language(language: str) -> str:
+    if language not in LANGUAGE_NAMES:
+        raise ValueError(f"unknown language {language!r}; expected one of {sorted(LANGUAGE_NAMES)}")
+    return language
+
+
+def instruction_prompt(problem: str, language: str) -> str:
+    """Listing 1 instruction prompt: the problem statement as the instruction."""
+    name = LANGUAGE_NAMES[_check_language(language)]
+    return f"### Instruction:\n{problem.strip()}\n\nWrite a solution in {name}.\n\n{RESPONSE_MARKER}"
+
+
+def optimization_prompt(problem: str, language: str, slow_code: str) -> str:
+    """Optimization variant: the problem and a slow solution; the response is a faster version."""
+    _check_language(language)
+    return (f"### Instruction:\n{problem.strip()}\n\nOptimize the following {LANGUAGE_NAMES[language]} "
+            f"solution so that it runs faster:\n```{FENCES[language]}\n{slow_code.strip()}\n```\n\n{RESPONSE_MARKER}")
+
+
+def format_response(code: str, language: str) -> str:
+    """A response in Listing 1 style: one fenced code block."""
+    return f"```{FENCES[_check_language(language)]}\n{code.strip()}\n```"
+
+
+def extract_code(response: str) -> tuple[str | None, str | None]:
+    """(code, language) of the first fenced block of a generated response, (None, None) if none.
+
+    A block cut off by the generation length is returned as is (it usually fails its tests).
+    The language is None when the fence names none we know.
+    """
+    m = _BLOCK.search(response)
+    if not m:
+        return None, None
+    code = m.group(2).strip("\n")
+    if not code.strip():
+        return None, None
+    return code, _FENCE_TO_LANGUAGE.get(m.group(1).lower())

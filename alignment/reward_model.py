@@ -1,0 +1,90 @@
+"""Stage 2: the reward model r_theta of RLPF (§V-B, §VII-C2): a one-logit sequence classifier
+trained with TRL's RewardTrainer on D_reward; its ``margin`` column is mu (Eq. 3), which makes
+TRL's loss exactly Eq. 2. Metric: Eq. 5 on D_reward's eval split (paper: 93 %)."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+
+from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .data import load_triplet_rows, preference_rows
+from .equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
+from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
+from .scoring import reward_scores
+
+
+@dataclass
+class RewardStageConfig(StageConfig):
+    """Paper: the SFT hyper-parameters (lr 1.41e-5, bf16, global batch 64) for 1 epoch, from the
+    Deepseek-Coder base, lambda = 3."""
+
+    model_name_or_path: str = PRODUCTION_BASE_MODEL
+    data_path: str = "runs/triplets"
+    output_dir: str = "runs/reward_model"
+    num_train_epochs: float = 1.0
+    gradient_accumulation_steps: int = 16
+    optim: str = "adamw_torch"
+    max_margin: float = DEFAULT_MAX_MARGIN
+    use_margin: bool = True
+    train_splits: tuple[str, ...] = ("reward_train",)
+    eval_splits: tuple[str, ...] = ("reward_eval",)
+
+    @classmethod
+    def embedded(cls, **overrides) -> "RewardStageConfig":
+        base = dict(model_name_or_path=EMBEDDED, bf16=False, use_cpu=True, activation_checkpointing=False,
+                    per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-3,
+                    num_train_epochs=3.0, max_length=512, logging_steps=5, torch_threads=1)
+        return cls(**{**base, **overrides})
+
+    def trl_args(self):
+        from trl import RewardConfig
+
+        return self.build_trl_config(RewardConfig, max_length=self.max_length, optim=self.optim)
+
+
+def evaluate_reward_model(model, tokenizer, pairs: list[dict], batch_size: int = 8,
+                          max_length: int | None = None) -> dict:
+    """Eq. 5 (and the Eq. 2 loss) of a reward model on prompt/chosen/rejected/margin records."""
+    prompts = [p["prompt"] for p in pairs]
+    r_fast = reward_scores(model, tokenizer, prompts, [p["chosen"] for p in pairs], batch_size, max_length)
+    r_slow = reward_scores(model, tokenizer, prompts, [p["rejected"] for p in pairs], batch_size, max_length)
+    margins = torch.tensor([p["margin"] for p in pairs], dtype=torch.float32)
+    return {"accuracy": reward_accuracy(r_fast, r_slow), "loss": float(reward_model_loss(r_fast, r_slow, margins)),
+            "mean_reward_gap": float((r_fast - r_slow).mean())}
+
+
+def train_reward_model(cfg: RewardStageConfig) -> StageResult:
+    """Train r_theta on D_reward; report accuracy (Eq. 5) on its eval split."""
+    started = time.time()
+    cfg.validate()
+    check_model_reference(cfg.model_name_or_path, "reward model base")
+    train = preference_rows(load_triplet_rows(cfg.data_path, cfg.train_splits, cfg.max_train_samples, "reward train"),
+                            cfg.max_margin, cfg.use_margin)
+    evals = preference_rows(load_triplet_rows(cfg.data_path, cfg.eval_splits, cfg.max_eval_samples, "reward eval"),
+                            cfg.max_margin, cfg.use_margin)
+
+    prepare_process(cfg)
+    from datasets import Dataset
+    from trl import RewardTrainer
+
+    tokenizer = load_tokenizer(cfg.model_name_or_path)
+    model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed)
+    trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
+                            processing_class=tokenizer)
+    drop_printer(trainer)
+    bs = cfg.per_device_eval_batch_size
+    metrics: dict = {"train_samples": len(train), "eval_samples": len(evals)}
+    if trainer.accelerator.num_processes == 1:
+        metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs, cfg.max_length)["accuracy"]
+    out = trainer.train()
+    metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step))
+    metrics.update({f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "accuracy").items()})
+    if trainer.accelerator.num_processes == 1:
+        ev = evaluate_reward_model(trainer.model, tokenizer, evals, bs, cfg.max_length)
+        metrics.update(eval_accuracy=ev["accuracy"], eval_loss=ev["loss"], eval_mean_reward_gap=ev["mean_reward_gap"])
+    else:  # sharded: TRL's batch-averaged accuracy
+        res = trainer.evaluate(Dataset.from_list(evals))
+        metrics.update(eval_accuracy=float(res["eval_accuracy"]), eval_loss=float(res["eval_loss"]))
+    return save_stage(cfg, trainer, tokenizer, metrics, started)

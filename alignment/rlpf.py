@@ -1,0 +1,239 @@
+"""Stage 3: Reinforcement Learning with Performance Feedback (§V-B, §VII-C3): PPO from the SFT
+model with the reward of Eq. 4 and a KL penalty (gamma = 0.1) against the SFT model (Eq. 6).
+Metrics on D_RL's eval prompts: mean reward and KL (paper: 1.8 and 0.29).
+
+Choice: TRL 1.12's own ``trl.experimental.ppo.PPOTrainer``, fed a ``RewardAdapter`` module in
+place of the reward model (it decodes each sequence, executes the code in the sandbox in one
+batched ``run_many`` per rollout, and falls back to the trained reward model for synthetic
+problems). That keeps TRL's PPO (GAE, clipping, value head, KL-in-reward) unmodified; the
+adapter is tested against a hand computation of Eq. 4. "Four PPO epochs" is TRL's
+``num_ppo_epochs=4`` (optimisation epochs per rollout batch), the reading that matches TRL's
+PPO the paper extended; generation uses top-k 0 / top-p 1.0 (TRL's PPO hard-codes both).
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+
+from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .data import load_contest_problems, load_triplet_rows
+from .equations import kl_penalized_objective
+from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
+from .reward import PerformanceReward, PromptInfo, RewardAdapter
+
+PINNED_TRL = "1.12"  # PPOTrainer left TRL in 1.13
+
+
+@dataclass
+class RLPFStageConfig(StageConfig):
+    """Paper defaults: PPO epochs 4, global batch 4 (1 per GPU x 4 GPUs), lr 1.41e-5, KL 0.1,
+    top-k 0, top-p 1.0, from the SFT model; r_theta for prompts without tests."""
+
+    model_name_or_path: str = "runs/sft"              # policy init and the KL reference
+    reward_model_path: str | None = "runs/reward_model"
+    value_model_path: str | None = None               # None: the reward model, else the SFT model (new head)
+    data_path: str = "runs/triplets"
+    codecontests_dir: str | None = None               # tests + submission runtimes of the contest problems
+    output_dir: str = "runs/rlpf"
+    num_train_epochs: float = 1.0
+    num_ppo_epochs: int = 4
+    num_mini_batches: int = 1
+    kl_coef: float = 0.1
+    kl_estimator: str = "k1"
+    temperature: float = 1.0
+    response_length: int = 1024
+    total_episodes: int | None = None                 # None: num_train_epochs x |D_RL train prompts|
+    missing_eos_penalty: float | None = None
+    per_device_eval_batch_size: int = 4
+    eval_samples_per_prompt: int = 1
+    eval_before: bool = False                         # also measure the SFT model (KL 0 by definition)
+    max_reward: float | None = None                   # optional cap of median/runtime - 1
+    sandbox_backend: str = "auto"
+    sandbox_workers: int = 2
+    test_repeats: int = 1
+    train_splits: tuple[str, ...] = ("rl_train",)
+    eval_splits: tuple[str, ...] = ("rl_eval",)
+
+    @classmethod
+    def embedded(cls, **overrides) -> "RLPFStageConfig":
+        base = dict(bf16=False, use_cpu=True, activation_checkpointing=False, per_device_train_batch_size=8,
+                    gradient_accumulation_steps=1, num_mini_batches=2, learning_rate=3e-5, response_length=96,
+                    max_length=512, logging_steps=1, eval_samples_per_prompt=4, eval_before=True, torch_threads=1,
+                    per_device_eval_batch_size=16)
+        return cls(**{**base, **overrides})
+
+    @property
+    def batch_size(self) -> int:
+        return self.per_device_train_batch_size * self.gradient_accumulation_steps
+
+    def validate(self) -> None:
+        super().validate()
+        if self.batch_size % self.num_mini_batches:
+            raise ValueError("RLPF: per_device_train_batch_size * gradient_accumulation_steps must be a multiple "
+                             "of num_mini_batches")
+        if self.kl_coef < 0 or self.num_ppo_epochs < 1 or self.response_length < 1 or self.temperature <= 0:
+            raise ValueError("RLPF: kl_coef >= 0, num_ppo_epochs >= 1, response_length >= 1, temperature > 0")
+        if self.kl_estimator not in ("k1", "k3"):
+            raise ValueError("RLPF: kl_estimator is 'k1' or 'k3'")
+
+    def trl_args(self, n_train: int):
+        from trl.experimental.ppo import PPOConfig
+
+        episodes = self.total_episodes
+        if self.max_steps > 0:
+            episodes = self.max_steps * self.batch_size
+        return self.build_trl_config(
+            PPOConfig, max_steps=-1, num_ppo_epochs=self.num_ppo_epochs, num_mini_batches=self.num_mini_batches,
+            kl_coef=self.kl_coef, kl_estimator=self.kl_estimator, temperature=self.temperature,
+            response_length=self.response_length, total_episodes=episodes or int(self.num_train_epochs * n_train),
+            local_rollout_forward_batch_size=self.batch_size, missing_eos_penalty=self.missing_eos_penalty,
+            stop_token="eos", num_sample_generations=0, sft_model_path=self.model_name_or_path,
+            reward_model_path=self.reward_model_path or "")
+
+
+def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
+    """One prompt per (problem, language) of the triplets, in table order."""
+    seen, out = set(), []
+    for r in rows:
+        key = (r["problem_id"], r["language"], r["prompt"])
+        if key not in seen:
+            seen.add(key)
+            out.append(PromptInfo(r["prompt"], r["problem_id"], r["language"], r["source"]))
+    return out
+
+
+@torch.no_grad()
+def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], reward: PerformanceReward, *,
+                    response_length: int, temperature: float = 1.0, samples_per_prompt: int = 1,
+                    kl_coef: float = 0.1, batch_size: int = 16, seed: int = 0) -> dict:
+    """Sample the policy as PPO does (top-k 0, top-p 1), then mean reward (Eq. 4), KL to the
+    reference (sum over response tokens of log pi - log pi_ref, TRL's ``objective/kl``) and Eq. 6."""
+    torch.manual_seed(seed)
+    policy.eval()
+    ref_policy.eval()
+    device = next(policy.parameters()).device
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
+    flat = [i for i in infos for _ in range(samples_per_prompt)]
+    rewards, kls, details = [], [], []
+    try:
+        for b in range(0, len(flat), batch_size):
+            chunk = flat[b:b + batch_size]
+            enc = tokenizer([i.prompt for i in chunk], return_tensors="pt", padding=True).to(device)
+            gen = policy.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
+                                  max_new_tokens=response_length, pad_token_id=tokenizer.pad_token_id,
+                                  eos_token_id=tokenizer.eos_token_id)
+            ctx = enc["input_ids"].shape[1]
+            resp = gen[:, ctx:]
+            # response tokens up to and including the first EOS
+            is_eos = resp == tokenizer.eos_token_id
+            after = (is_eos.cumsum(1) - is_eos.long()) > 0
+            mask = ~after & (resp != tokenizer.pad_token_id) | is_eos & ~after
+            attn = torch.cat([enc["attention_mask"], mask.long()], 1)
+            pos = (attn.cumsum(1) - 1).clamp(min=0)
+            logps = []
+            for model in (policy, ref_policy):
+                logits = model(input_ids=gen, attention_mask=attn, position_ids=pos).logits[:, ctx - 1:-1].float()
+                lp = torch.log_softmax(logits / temperature, -1).gather(-1, resp[..., None]).squeeze(-1)
+                logps.append(lp)
+            kls += ((logps[0] - logps[1]) * mask).sum(1).tolist()
+            texts = [tokenizer.decode(r[m], skip_special_tokens=True) for r, m in zip(resp, mask)]
+            d = reward(chunk, texts)
+            details += d
+            rewards += [x.reward for x in d]
+    finally:
+        tokenizer.padding_side = side
+    n = len(rewards)
+    executed = [d for d in details if d.kind != "reward_model"]
+    return {"mean_reward": sum(rewards) / n, "kl": sum(kls) / n,
+            "objective": kl_penalized_objective(rewards, kls, kl_coef),  # Eq. 6
+            "correct_share": sum(d.verdict == "OK" for d in executed) / len(executed) if executed else None,
+            "samples": n}
+
+
+def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
+    """PPO from the SFT model on D_RL's prompts with Eq. 4; report eval mean reward and KL."""
+    started = time.time()
+    cfg.validate()
+    check_model_reference(cfg.model_name_or_path, "RLPF policy (SFT model)")
+    train = rl_prompts(load_triplet_rows(cfg.data_path, cfg.train_splits, None, "RLPF train"))[:cfg.max_train_samples]
+    evals = rl_prompts(load_triplet_rows(cfg.data_path, cfg.eval_splits, None, "RLPF eval"))[:cfg.max_eval_samples]
+    if len(train) < cfg.batch_size:
+        raise ValueError(f"RLPF: {len(train)} train prompts, but one PPO batch takes {cfg.batch_size} "
+                         "(per_device_train_batch_size * gradient_accumulation_steps)")
+    contest_ids = {i.problem_id for i in train + evals if i.source == "contest"}
+    problems = {}
+    if contest_ids:
+        if not cfg.codecontests_dir:
+            raise ValueError("RLPF: the RL data has contest prompts; set codecontests_dir (their tests and runtimes)")
+        problems = load_contest_problems(cfg.codecontests_dir, contest_ids)
+        missing = sorted(contest_ids - set(problems))
+        if missing:
+            raise ValueError(f"RLPF: {len(missing)} contest problems are not in {cfg.codecontests_dir}: {missing[:5]}")
+    needs_rm = any(i.source != "contest" or not problems[i.problem_id].inputs for i in train + evals)
+    if needs_rm:
+        check_model_reference(cfg.reward_model_path, "RLPF reward model (needed for prompts without tests)")
+    value_path = cfg.value_model_path or (cfg.reward_model_path if needs_rm else None) or cfg.model_name_or_path
+    check_model_reference(value_path, "RLPF value model")
+    import trl
+
+    if not trl.__version__.startswith(PINNED_TRL):
+        raise RuntimeError(f"RLPF uses trl.experimental.ppo from trl {PINNED_TRL}.x; found trl {trl.__version__}")
+    from sandbox import Sandbox
+
+    sandbox = Sandbox(backend=cfg.sandbox_backend, workers=cfg.sandbox_workers)  # fails early if unavailable
+
+    prepare_process(cfg)
+    from datasets import Dataset
+    from trl.experimental.ppo import PPOTrainer
+
+    tokenizer = load_tokenizer(cfg.model_name_or_path, padding_side="left")
+    policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
+    ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
+    rm = load_sequence_classifier(cfg.reward_model_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed) if needs_rm else None
+    value = load_sequence_classifier(value_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed)
+    reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
+                               max_reward=cfg.max_reward, max_length=cfg.max_length)
+    budget = (cfg.max_length or 10**9) - cfg.response_length
+    index: dict[tuple[int, ...], PromptInfo] = {}
+    for info in train + evals:
+        ids = tokenizer(info.prompt)["input_ids"]
+        if len(ids) <= budget:
+            index[tuple(ids)] = info
+    kept = [i for i in train if tuple(tokenizer(i.prompt)["input_ids"]) in index]
+    if len(kept) < cfg.batch_size:
+        raise ValueError(f"RLPF: only {len(kept)} train prompts fit max_length - response_length = {budget} tokens")
+    adapter = RewardAdapter(reward, tokenizer, index)
+
+    def to_ds(infos: list[PromptInfo]):  # PPOTrainer takes pre-tokenized prompts only
+        wanted = set(infos)
+        return Dataset.from_dict({"input_ids": [list(k) for k, v in index.items() if v in wanted]})
+
+    metrics: dict = {"train_prompts": len(kept), "eval_prompts": len(evals), "kl_coef": cfg.kl_coef,
+                     "dropped_long_prompts": len(train) - len(kept)}
+    eval_kw = dict(response_length=cfg.response_length, temperature=cfg.temperature,
+                   samples_per_prompt=cfg.eval_samples_per_prompt, kl_coef=cfg.kl_coef,
+                   batch_size=cfg.per_device_eval_batch_size, seed=cfg.seed)
+    if cfg.eval_before:
+        before = evaluate_policy(policy, ref, tokenizer, evals, reward, **eval_kw)
+        metrics.update({f"eval_{k}_before": v for k, v in before.items() if k != "samples"})
+
+    trainer = PPOTrainer(args=cfg.trl_args(len(kept)), processing_class=tokenizer, model=policy, ref_model=ref,
+                         reward_model=adapter, train_dataset=to_ds(kept), value_model=value,
+                         eval_dataset=to_ds(evals))
+    drop_printer(trainer)
+    trainer.train()
+    logged = last_logged(trainer.state.log_history, "/")
+    metrics.update({f"train_{k}": v for k, v in logged.items() if k.startswith(("objective/", "policy/", "loss/"))})
+    metrics["train_episodes"] = int(trainer.state.episode)
+    metrics["train_reward_kinds"] = dict(Counter(d.kind for d in adapter.history))
+    if trainer.accelerator.num_processes == 1:
+        ev = evaluate_policy(trainer.accelerator.unwrap_model(trainer.model).policy, ref, tokenizer, evals, reward, **eval_kw)
+        metrics.update({f"eval_{k}": v for k, v in ev.items()})
+    else:  # sharded policy: the last training batch's statistics stand in
+        metrics.update(eval_mean_reward=logged.get("objective/scores"), eval_kl=logged.get("objective/kl"))
+    metrics["sandbox_runs"] = reward.counts["sandbox_runs"]
+    return save_stage(cfg, trainer, tokenizer, metrics, started)
+
