@@ -46,7 +46,8 @@ from alignment.prompts import LANGUAGE_NAMES, format_response, instruction_promp
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",
                       "verdict", "status")
-SYNTHETIC_COLUMNS = ("sample_id", "problem", "language", "fast", "slow")
+# perfdata.synth writes these (key: config hash + sample index; CPU times summed over inputs)
+SYNTHETIC_COLUMNS = ("key", "problem", "language", "fast", "slow", "fast_cpu_time_s", "slow_cpu_time_s", "speedup")
 TRIPLET_SPLITS = ("reward_train", "reward_eval", "rl_train", "rl_eval")
 SFT_SPLITS = ("train", "eval")
 
@@ -255,7 +256,7 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
             else:
                 synthetic[_synthetic_unit(r["problem"])].append(r)
         for rows in synthetic.values():
-            rows.sort(key=lambda r: str(r["sample_id"]))
+            rows.sort(key=lambda r: str(r["key"]))
 
     if not usable_contest and not synthetic:
         raise ValueError(f"no usable data: no contest problem with two correct measured solutions in one language "
@@ -310,7 +311,7 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
     for unit in sorted(synthetic):
         split = split_of[unit]
         for r in synthetic[unit]:
-            sid, lang = str(r["sample_id"]), r["language"]
+            sid, lang = str(r["key"]), r["language"]
             if split.startswith("sft"):
                 for kind, prompt in (("instruction", instruction_prompt(r["problem"], lang)),
                                      ("optimization", optimization_prompt(r["problem"], lang, r["slow"]))):
@@ -318,7 +319,7 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
                                     language=lang, kind=kind, prompt=prompt, completion=format_response(r["fast"], lang),
                                     split=split.removeprefix("sft_")))
                 continue
-            fr, sr = r.get("fast_runtime_s"), r.get("slow_runtime_s")
+            fr, sr = r.get("fast_cpu_time_s"), r.get("slow_cpu_time_s")
             triplets.append(dict(triplet_id=sid, unit_id=unit, problem_id=sid, source="synthetic", language=lang,
                                  problem=r["problem"], prompt=instruction_prompt(r["problem"], lang),
                                  fast=r["fast"], slow=r["slow"], fast_id=sid + "/fast", slow_id=sid + "/slow",

@@ -53,12 +53,12 @@ def make_synthetic(root, n=20):
     for i in range(n):
         problem = f"Synthetic task {i // 2}: compute something."  # pairs of samples share a problem
         lang = "cpp" if i % 2 else "python3"
-        rows.append(dict(sample_id=f"s{i:03d}", problem=problem, language=lang, fast=f"fast {i}", slow=f"slow {i}",
-                         fast_runtime_s=0.01, slow_runtime_s=0.05, speedup=5.0))
-    rows.append(dict(sample_id="s-bad", problem="Broken", language="cpp", fast="same", slow="same",
-                     fast_runtime_s=0.01, slow_runtime_s=0.01, speedup=1.0))
-    rows.append(dict(sample_id="s-slower", problem="Inverted", language="cpp", fast="a()", slow="b()",
-                     fast_runtime_s=0.02, slow_runtime_s=0.01, speedup=0.5))
+        rows.append(dict(key=f"s{i:03d}", problem=problem, language=lang, fast=f"fast {i}", slow=f"slow {i}",
+                         fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0))
+    rows.append(dict(key="s-bad", problem="Broken", language="cpp", fast="same", slow="same",
+                     fast_cpu_time_s=0.01, slow_cpu_time_s=0.01, speedup=1.0))
+    rows.append(dict(key="s-slower", problem="Inverted", language="cpp", fast="a()", slow="b()",
+                     fast_cpu_time_s=0.02, slow_cpu_time_s=0.01, speedup=0.5))
     write_table(root, "synthetic", rows)
     return rows
 
@@ -166,7 +166,7 @@ def test_contest_triplets_follow_the_recipe(built):
 def test_synthetic_triplets_and_margin_zero(built):
     syn = [t for t in built["trip"] if t["source"] == "synthetic"]
     assert syn
-    pairs = {r["sample_id"]: r for r in built["synth"]}
+    pairs = {r["key"]: r for r in built["synth"]}
     for t in syn:
         assert t["margin"] == 0.0
         assert (t["fast"], t["slow"]) == (pairs[t["problem_id"]]["fast"], pairs[t["problem_id"]]["slow"])
