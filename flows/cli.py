@@ -24,6 +24,11 @@ app.add_typer(perf_app, name="perf")
 synth_app = typer.Typer(help="Synthetic fast/slow pairs from Stack seeds, verified by execution.", no_args_is_help=True)
 app.add_typer(synth_app, name="synth")
 
+triplets_app = typer.Typer(help="Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).", no_args_is_help=True)
+app.add_typer(triplets_app, name="triplets")
+train_app = typer.Typer(help="Train one alignment stage: sft, reward, rlpf or dpa.", no_args_is_help=True)
+app.add_typer(train_app, name="train")
+
 console = Console()
 err = Console(stderr=True)
 EMBEDDED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "codecontests_sample" / "data"
@@ -171,6 +176,104 @@ def print_synth_summary(summary: dict) -> None:
         console.print(f"{summary['requests']} requests ({summary['cache_hits']} cached, {summary['retries']} retries), "
                       f"{summary['prompt_tokens']} prompt + {summary['output_tokens']} output tokens, "
                       f"cost ${summary['cost_usd']:.4f}")
+
+
+@triplets_app.command("build")
+def triplets_build(
+    out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
+    synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
+    seed: int = typer.Option(0, "--seed", help="Random seed (splits, choices)."),
+    max_margin: float = typer.Option(3.0, "--max-margin", help="lambda of Eq. 3."),
+    held_out_count: int = typer.Option(0, "--held-out-count", min=0, help="Problems held out for evaluation (0: the held-out split)."),
+) -> None:
+    """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits."""
+    if not codecontests and not synthetic:
+        err.print("[red]error:[/red] give --codecontests, --synthetic, or both")
+        raise typer.Exit(2)
+    for p in (codecontests, synthetic):
+        if p and not p.is_dir():
+            err.print(f"[red]error:[/red] {p} is not a directory")
+            raise typer.Exit(2)
+    from flows.align import build_triplets_flow
+
+    try:
+        res = build_triplets_flow(str(codecontests) if codecontests else None, str(synthetic) if synthetic else None,
+                                  str(out), seed, max_margin, held_out_count)
+    except ValueError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(json.dumps({k: v for k, v in res["stats"].items() if k in ("totals", "triplets", "margin", "languages")}))
+    console.print(f"triplets -> {out}")
+
+
+def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, base_model: Optional[str],
+               stages: list[str], overwrite: bool) -> None:
+    from flows.align import align, preflight, stage_configs
+
+    try:  # bad inputs fail here, before Prefect starts or any model loads
+        cc = str(codecontests) if codecontests else None
+        preflight(stage_configs(profile, str(triplets), str(workdir), cc, base_model, overwrite), stages,
+                  str(triplets), cc, str(workdir))
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    try:
+        results = align(str(triplets), str(workdir), str(codecontests) if codecontests else None, profile,
+                        base_model, stages, overwrite)
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    t = Table("stage", "metrics", "run directory")
+    for stage, r in results.items():
+        m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items() if k.startswith("eval_")}
+        t.add_row(stage, json.dumps(m), r["run_dir"])
+    console.print(t)
+
+
+_TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
+_WORKDIR_OPT = typer.Option(..., "--workdir", help="Run directory: one subdirectory per stage.")
+_CC_OPT = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
+_PROFILE_OPT = typer.Option("embedded", "--profile", help="embedded (tiny local model, CPU) or production (paper §VII-C).")
+_BASE_OPT = typer.Option(None, "--base-model", help="HF model name or path (default: the profile's).")
+_OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
+
+
+@train_app.command("sft")
+def train_sft(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
+    """Supervised fine-tuning on the instruction/optimization prompts; reports perplexity (Eq. 1)."""
+    _run_align(triplets, workdir, codecontests, profile, base_model, ["sft"], overwrite)
+
+
+@train_app.command("reward")
+def train_reward(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+                 profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
+    """Reward model with the adaptive-margin loss (Eq. 2); reports accuracy (Eq. 5)."""
+    _run_align(triplets, workdir, codecontests, profile, base_model, ["reward"], overwrite)
+
+
+@train_app.command("rlpf")
+def train_rlpf(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+               profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
+    """PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir."""
+    _run_align(triplets, workdir, codecontests, profile, base_model, ["rlpf"], overwrite)
+
+
+@train_app.command("dpa")
+def train_dpa(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
+    """Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir."""
+    _run_align(triplets, workdir, codecontests, profile, base_model, ["dpa"], overwrite)
+
+
+@app.command("align")
+def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT,
+              stages: str = typer.Option("sft,reward,rlpf,dpa", "--stages", help="Comma-separated subset.")) -> None:
+    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA."""
+    _run_align(triplets, workdir, codecontests, profile, base_model, [s.strip() for s in stages.split(",") if s.strip()],
+               overwrite)
 
 
 @app.command("pipeline")

@@ -73,6 +73,33 @@ def stage_synth(cfg: dict, run: RunState, done: dict) -> dict:
     return run.run_stage("synthetic", h, f"{effective.backend} seeds={s['seeds']}", lambda: generate_synthetic(config, str(out)))
 
 
+def stage_triplets(cfg: dict, run: RunState, done: dict) -> dict:
+    from .align import triplets
+
+    t = cfg["triplets"]
+    cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
+    h = fingerprint(cc / "data", syn / "data", extra=t)
+    return run.run_stage("triplets", h, f"{cc} + {syn}", lambda: triplets(
+        str(cc), str(syn), str(out), int(t["seed"]), float(t["max_margin"]), int(t["held_out_count"])))
+
+
+def stage_align(cfg: dict, run: RunState, done: dict) -> dict:
+    from .align import align, preflight, stage_configs
+
+    a = cfg["align"]
+    tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
+    stages = list(a["stages"])
+    h = fingerprint(tri / "data", extra=[a, cfg["triplets"]])
+    # a changed input re-trains: the stage directories of the earlier inputs are replaced
+    args = (str(tri), str(work), str(cc), a["profile"], a["base_model"])
+
+    def go() -> dict:
+        preflight(stage_configs(*args, overwrite=True), stages, str(tri), str(cc), str(work))
+        return align(*args, stages=stages, overwrite=True)
+
+    return run.run_stage("align", h, str(tri), go)
+
+
 def stage_publish(cfg: dict, run: RunState, done: dict) -> dict:
     from perfdata.publish import publish_dataset
 
@@ -88,6 +115,8 @@ def stage_publish(cfg: dict, run: RunState, done: dict) -> dict:
 STAGES: list[tuple[str, StageFn]] = [
     ("codecontests_perf", stage_perf),
     ("synthetic", stage_synth),
+    ("triplets", stage_triplets),
+    ("align", stage_align),
     ("publish", stage_publish),
 ]
 
