@@ -46,7 +46,8 @@ def stage_perf(cfg: dict, run: RunState, done: dict) -> dict:
         return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
             source=p["source"], out=str(out), repeats=int(p["repeats"]), backend=cfg["sandbox"]["backend"],
             time_limit_factor=float(p["time_limit_factor"]), max_tests=int(p["max_tests"]) or None,
-            batch_size=int(p["batch_size"]), max_in_flight=2 * workers)
+            batch_size=int(p["batch_size"]), max_in_flight=2 * workers,
+            limit_problems=int(p.get("limit_problems") or 0) or None)
 
     summary = run.run_stage("codecontests_perf", h, p["source"], go)
     if summary.get("failed_batches"):
@@ -91,11 +92,10 @@ def stage_align(cfg: dict, run: RunState, done: dict) -> dict:
     stages = list(a["stages"])
     h = fingerprint(tri / "data", extra=[a, cfg["triplets"]])
     # a changed input re-trains: the stage directories of the earlier inputs are replaced
-    args = (str(tri), str(work), str(cc), a["profile"], a["base_model"])
-
     def go() -> dict:
-        preflight(stage_configs(*args, overwrite=True), stages, str(tri), str(cc), str(work))
-        return align(*args, stages=stages, overwrite=True)
+        configs = stage_configs(a["profile"], str(tri), str(work), str(cc), a["base_model"], overwrite=True)
+        preflight(configs, stages, str(tri), str(cc), str(work))
+        return align(str(tri), str(work), str(cc), a["profile"], a["base_model"], stages=stages, overwrite=True)
 
     return run.run_stage("align", h, str(tri), go)
 
