@@ -276,6 +276,44 @@ def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, code
                overwrite)
 
 
+@app.command("eval")
+def eval_cmd(
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, figures, samples)."),
+    models: Optional[List[str]] = typer.Option(None, "--models", help="LABEL=REF (HF name, model dir, embedded, oracle:reference|slow|fast); repeatable."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
+    tasks: str = typer.Option("codecontests,pareval,polybench", "--tasks", help="Comma-separated: codecontests, pareval, polybench."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (held-out problems and baselines)."),
+    profile: str = typer.Option("embedded", "--profile", help="embedded (few prompts, 2 samples) or production (paper: 20 samples, T 0.2, top-p 0.95)."),
+    num_samples: Optional[int] = typer.Option(None, "--n-samples", min=1, help="Samples per prompt."),
+    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="OpenMP threads for ParEval OpenMP tasks."),
+    max_prompts: Optional[int] = typer.Option(None, "--max-prompts", min=1, help="Prompts per task (default: the profile's)."),
+) -> None:
+    """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots."""
+    specs = list(models or [])
+    if run_dir:
+        from evaluation import models_from_run_dir
+
+        try:
+            specs += [f"{m.label}={m.ref}" for m in models_from_run_dir(run_dir, prefix="base")]
+        except FileNotFoundError as e:
+            err.print(f"[red]error:[/red] {e}")
+            raise typer.Exit(2)
+    from flows.evaluate import eval_config
+
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    try:
+        cfg = eval_config(profile, specs, task_list, str(codecontests) if codecontests else None,
+                          num_samples=num_samples, omp_threads=threads, max_prompts_per_task=max_prompts)
+    except (ValueError, FileNotFoundError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    from flows.evaluate import evaluate
+
+    res = evaluate(cfg, str(out))
+    console.print(Path(res["report"]).read_text()[:3000])
+    console.print(f"evaluation report: [bold]{res['report']}[/bold]")
+
+
 @app.command("pipeline")
 def pipeline_cmd(
     out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory: every stage's output, logs and states."),
@@ -338,8 +376,25 @@ def print_pipeline_summary(result: dict, out: Path) -> None:
     console.print(t)
     report = stages.get("evaluate", {}).get("report")
     if report:
+        print_eval_scores(Path(report).with_name("report.json"))
         console.print(f"evaluation report: [bold]{report}[/bold]")
     console.print(f"pipeline finished in {result['wall_seconds']:.0f} s; run directory {out}")
+
+
+def print_eval_scores(report_json: Path) -> None:
+    try:
+        scores = json.loads(report_json.read_text())["scores"]
+    except (OSError, ValueError, KeyError):
+        return
+    t = Table("model", "task", "pass@1", "speedup_n@1")
+    for sc in scores:
+        t.add_row(str(sc.get("model")), str(sc.get("task")), _fmt(sc.get("pass_at", {}).get("1")),
+                  _fmt(sc.get("speedup_at", {}).get("1")))
+    console.print(t)
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.3f}"
 
 
 @app.command("config")

@@ -100,6 +100,25 @@ def stage_align(cfg: dict, run: RunState, done: dict) -> dict:
     return run.run_stage("align", h, str(tri), go)
 
 
+def stage_evaluate(cfg: dict, run: RunState, done: dict) -> dict:
+    from evaluation import models_from_run_dir
+
+    from .evaluate import eval_config, evaluate
+
+    e = cfg["eval"]
+    work, cc, out = run.run_dir / "align", run.run_dir / "codecontests_perf", run.run_dir / "evaluate"
+    h = fingerprint(work, extra=[e, fingerprint(cc / "data")])
+
+    def go() -> dict:
+        models = [f"{m.label}={m.ref}" for m in models_from_run_dir(work, prefix="base")]
+        config = eval_config(e["profile"], models, list(e["tasks"]), str(cc), num_samples=int(e["n_samples"]),
+                             temperature=float(e["temperature"]), top_p=float(e["top_p"]),
+                             omp_threads=int(e["threads"]), workers=_workers(cfg), backend=cfg["sandbox"]["backend"])
+        return evaluate(config, str(out))
+
+    return run.run_stage("evaluate", h, str(work), go)
+
+
 def stage_publish(cfg: dict, run: RunState, done: dict) -> dict:
     from perfdata.publish import publish_dataset
 
@@ -117,6 +136,7 @@ STAGES: list[tuple[str, StageFn]] = [
     ("synthetic", stage_synth),
     ("triplets", stage_triplets),
     ("align", stage_align),
+    ("evaluate", stage_evaluate),
     ("publish", stage_publish),
 ]
 

@@ -1,0 +1,21 @@
+struct Context {
+    int tsteps = 10, n = 500;
+    std::vector<double> A, A0, expected;
+};
+
+Context* init() {
+    Context* c = new Context;
+    const int n = c->n;
+    c->A0.resize(n * n);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) c->A0[i * n + j] = ((double)i * (j + 2) + 2) / n;
+    c->expected = c->A0;
+    perfalign_reference_kernel_seidel_2d(c->tsteps, n, c->expected.data());
+    return c;
+}
+
+void reset(Context* c) { c->A = c->A0; }
+
+void compute(Context* c) { kernel_seidel_2d(c->tsteps, c->n, c->A.data()); }
+
+bool validate(Context* c) { return perfalign_all_close(c->A, c->expected); }

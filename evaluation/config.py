@@ -1,0 +1,142 @@
+"""Configuration of an evaluation run: which models, which tasks, how to sample and measure.
+
+Defaults are the paper's (§VII-D: 20 samples per prompt, temperature 0.2, top-p 0.95, runtimes
+over 5 runs, OpenMP on 8 threads); ``EvalConfig.embedded(...)`` is the small profile that
+evaluates the tiny local models on 2 CPU cores in a few minutes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .tasks import TASK_GROUPS
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PAREVAL_DIR = REPO_ROOT / "data" / "pareval_sample"
+DEFAULT_POLYBENCH_DIR = REPO_ROOT / "data" / "polybench_sample"
+ORACLE_PREFIX = "oracle:"
+ORACLE_MODES = ("reference", "slow", "fast")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model to evaluate: a report label and a reference — a Hugging Face name, a local model
+    directory (e.g. a stage's run directory), ``embedded`` (the tiny local model), or
+    ``oracle:reference|slow|fast`` (a pseudo-model returning known solutions, for checks)."""
+
+    label: str
+    ref: str
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.ref.startswith(ORACLE_PREFIX)
+
+    @property
+    def oracle_mode(self) -> str:
+        return self.ref[len(ORACLE_PREFIX):]
+
+    @classmethod
+    def parse(cls, text: str) -> "ModelSpec":
+        """``LABEL=REF`` or just ``REF`` (the label is then the reference)."""
+        label, sep, ref = text.partition("=")
+        return cls(label.strip(), ref.strip()) if sep else cls(text.strip(), text.strip())
+
+
+@dataclass
+class EvalConfig:
+    models: list[ModelSpec] = field(default_factory=list)
+    tasks: tuple[str, ...] = TASK_GROUPS
+    codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
+    pareval_dir: str = str(DEFAULT_PAREVAL_DIR)
+    polybench_dir: str = str(DEFAULT_POLYBENCH_DIR)
+    contest_language: str = "cpp"            # language the contest prompts ask for
+    pareval_models: tuple[str, ...] = ("serial", "omp", "mpi")
+    max_prompts_per_task: int | None = None  # None: all (paper: 100 contests, all ParEval / PolyBench)
+    # generation (§VII-D)
+    num_samples: int = 20
+    temperature: float = 0.2
+    top_p: float = 0.95
+    max_new_tokens: int = 1024
+    batch_size: int = 8
+    seed: int = 0
+    bf16: bool | None = None                 # None: bf16 on a GPU, fp32 on the CPU
+    torch_threads: int | None = None
+    accept_unfenced: bool = True             # a response without a ``` block is taken as code as is
+    # execution
+    omp_threads: int = 8                     # paper: 8 cores for ParEval OpenMP
+    polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
+    timing_repeats: int = 5                  # timed calls per driver run (paper: 5 runs); median taken
+    contest_repeats: int = 3                 # sandbox repeats per contest test; median CPU time per test
+    baseline_runs: int = 2                   # driver baseline runs (first and last); the fastest counts
+    workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
+    backend: str = "auto"
+    ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
+    task_time_limit_s: float = 20.0          # per driver run (init + validation + timed calls)
+
+    def __post_init__(self) -> None:
+        # CLI-friendly: models as "LABEL=REF" strings, sequences as lists
+        self.models = [m if isinstance(m, ModelSpec) else ModelSpec.parse(str(m)) for m in self.models]
+        self.tasks, self.pareval_models, self.ks = tuple(self.tasks), tuple(self.pareval_models), tuple(self.ks)
+
+    @classmethod
+    def production(cls, **overrides: Any) -> "EvalConfig":
+        """The paper's settings (the dataclass defaults)."""
+        return cls(**overrides)
+
+    @classmethod
+    def embedded(cls, **overrides: Any) -> "EvalConfig":
+        """Tiny models on 2 shared CPU cores: 2 samples, a few prompts per task, short answers."""
+        base = dict(num_samples=2, max_prompts_per_task=4, max_new_tokens=192, batch_size=8, omp_threads=2,
+                    timing_repeats=3, contest_repeats=1, torch_threads=1)
+        return cls(**{**base, **overrides})
+
+    def validate(self) -> None:
+        """Configuration errors, raised before any model is loaded or program run."""
+        if not self.models:
+            raise ValueError("EvalConfig.models is empty: give at least one model (LABEL=REF)")
+        labels = [m.label for m in self.models]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"model labels must be unique, got {labels}")
+        for m in self.models:
+            if m.is_oracle:
+                if m.oracle_mode not in ORACLE_MODES:
+                    raise ValueError(f"{m.label}: unknown oracle mode {m.oracle_mode!r}; use one of {ORACLE_MODES}")
+            else:
+                from alignment.models import check_model_reference
+
+                check_model_reference(m.ref, f"model {m.label!r}")  # FileNotFoundError for a bad path
+        unknown = set(self.tasks) - set(TASK_GROUPS)
+        if unknown or not self.tasks:
+            raise ValueError(f"unknown or no tasks {sorted(unknown) or list(self.tasks)}; choose from {TASK_GROUPS}")
+        if "codecontests" in self.tasks:
+            if not self.codecontests_dir:
+                raise ValueError("the codecontests task needs codecontests_dir (a CodeContests-Perf folder); "
+                                 "build one with `perfalign perf build` or leave 'codecontests' out of tasks")
+            if not Path(self.codecontests_dir).is_dir():
+                raise FileNotFoundError(f"codecontests_dir {self.codecontests_dir} does not exist")
+        for name, on in (("pareval_dir", "pareval"), ("polybench_dir", "polybench")):
+            if on in self.tasks and not Path(getattr(self, name)).is_dir():
+                raise FileNotFoundError(f"{name} {getattr(self, name)} does not exist")
+        bad_models = set(self.pareval_models) - {"serial", "omp", "mpi"}
+        if bad_models:
+            raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
+        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "timing_repeats",
+                     "contest_repeats", "workers", "baseline_runs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"EvalConfig.{name} must be >= 1")
+        if self.max_prompts_per_task is not None and self.max_prompts_per_task < 1:
+            raise ValueError("EvalConfig.max_prompts_per_task must be >= 1 (or None for all)")
+        if not self.ks or any(not 1 <= k <= self.num_samples for k in self.ks):
+            raise ValueError(f"every k in ks={self.ks} must be in [1, num_samples={self.num_samples}]")
+        if self.temperature < 0 or not 0 < self.top_p <= 1:
+            raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
+        if shutil.which("g++") is None and ({"pareval", "polybench"} & set(self.tasks)):
+            raise RuntimeError("g++ is not installed: the ParEval and PolyBench drivers are C++")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["models"] = [dataclasses.asdict(m) for m in self.models]
+        return d

@@ -1,0 +1,129 @@
+"""Code generation on held-out contest problems (paper §VI-A) from a CodeContests-Perf folder.
+
+Prompt: the problem statement in the Listing 1 instruction format. A sample is correct when it
+passes all of the problem's tests in the sandbox; its runtime is the dataset's label: the mean
+over tests of the median CPU time. Baseline: the median runtime of the dataset's correct
+(measured) submissions in the sample's language. If the dataset was measured on another host,
+the baseline is rescaled by the ratio of the sandbox calibration figures.
+"""
+from __future__ import annotations
+
+import glob
+import platform
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sandbox import Job, Limits, RunResult, TestCase, Verdict
+
+from alignment.prompts import instruction_prompt
+
+from .drivers import Measurement
+from .tasks import EvalPrompt, Skipped
+
+if TYPE_CHECKING:
+    from .config import EvalConfig
+
+_PROBLEM_COLUMNS = ("problem_id", "description", "held_out", "time_limit_s", "memory_limit_mb", "test_inputs",
+                    "test_outputs")
+_SUBMISSION_COLUMNS = ("problem_id", "language", "is_correct", "status", "runtime_s", "solution", "host",
+                       "calibration_cpu_s")
+
+
+@dataclass
+class ContestSpec:
+    problem_id: str
+    tests: list[TestCase]
+    limits: Limits
+    repeats: int
+    baselines: dict[str, float]                       # language -> median runtime of correct submissions
+    hosts: set[str] = field(default_factory=set)      # where the dataset was measured
+    calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
+    baseline_scale: float = 1.0                       # set by rescale_baselines on another host
+    parallel = False
+
+    def job(self, code: str, language: str) -> Job:
+        return Job(code, language, self.tests, self.limits, repeats=self.repeats, stop_on_failure=True)
+
+    def measure(self, result: RunResult) -> Measurement:
+        if not result.ok:
+            msg = result.compile.message if result.verdict is Verdict.COMPILE_ERROR else result.message
+            return Measurement(False, None, result.verdict.value, (msg or "")[:2000])
+        return Measurement(True, result.mean_cpu_time_s, Verdict.OK.value, "",
+                           [t.cpu_time_s for t in result.tests if t.cpu_time_s is not None])
+
+    def baseline_s(self, language: str) -> float | None:
+        base = self.baselines.get(language)
+        return None if base is None else base * self.baseline_scale
+
+
+def read_perf_table(folder: str | Path, name: str, columns: tuple[str, ...]) -> list[dict]:
+    """Rows of a CodeContests-Perf table (``FOLDER/data/<name>-*.parquet``, or FOLDER itself)."""
+    root = Path(folder)
+    files = sorted(glob.glob(str(root / "data" / f"{name}-*.parquet"))) or \
+        sorted(glob.glob(str(root / f"{name}-*.parquet")))
+    if not files:
+        raise FileNotFoundError(f"no {name} table under {root} (expected {root}/data/{name}-*.parquet: "
+                                "a folder written by `perfalign perf build`)")
+    tables = []
+    for f in files:
+        t = pq.read_table(f)
+        missing = [c for c in columns if c not in t.column_names]
+        if missing:
+            raise ValueError(f"{f}: missing columns {missing}")
+        tables.append(t.select(list(columns)))
+    return pa.concat_tables(tables).to_pylist()
+
+
+def load_contest_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    lang = config.contest_language
+    problems = [p for p in read_perf_table(config.codecontests_dir, "problems", _PROBLEM_COLUMNS) if p["held_out"]]
+    if not problems:
+        return [], [Skipped("codecontests", "*", f"no held-out problem in {config.codecontests_dir}")]
+    subs = read_perf_table(config.codecontests_dir, "submissions", _SUBMISSION_COLUMNS)
+    correct: dict[str, dict[str, list[dict]]] = {}
+    for s in subs:
+        if s["is_correct"] and s["status"] == "measured" and s["runtime_s"] is not None:
+            correct.setdefault(s["problem_id"], {}).setdefault(s["language"], []).append(s)
+    prompts, skipped = [], []
+    for p in sorted(problems, key=lambda r: r["problem_id"]):
+        by_lang = correct.get(p["problem_id"], {})
+        own = sorted(by_lang.get(lang, []), key=lambda s: s["runtime_s"])
+        if not own:
+            skipped.append(Skipped("codecontests", p["problem_id"],
+                                   f"no measured correct {lang} submission: no baseline"))
+            continue
+        baselines = {lg: statistics.median(s["runtime_s"] for s in ss) for lg, ss in by_lang.items()}
+        median = baselines[lang]
+        middle = min(own, key=lambda s: abs(s["runtime_s"] - median))
+        picks = {"reference": middle, "slow": own[-1], "fast": own[0]}
+        used = [s for ss in by_lang.values() for s in ss]
+        cals = [s["calibration_cpu_s"] for s in used if s["calibration_cpu_s"]]
+        spec = ContestSpec(
+            p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
+            Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), config.contest_repeats,
+            baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None)
+        prompts.append(EvalPrompt(
+            "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,
+            {k: s["solution"] for k, s in picks.items()},
+            {k: median / max(s["runtime_s"], 1e-9) for k, s in picks.items()}))
+    return prompts, skipped
+
+
+def rescale_baselines(prompts: list[EvalPrompt], calibration: dict) -> dict:
+    """Baselines measured on another host are scaled by (this host's / the dataset's) calibration
+    CPU time; on the same host they are used as stored. Returns what was done, for the report."""
+    here, now = platform.node(), calibration.get("reference_cpu_s")
+    info = {"host": here, "calibration_cpu_s": now, "rescaled": []}
+    for p in prompts:
+        spec = p.runner
+        if p.task != "codecontests" or here in spec.hosts or not spec.hosts:
+            continue
+        if now and spec.calibration_cpu_s:
+            spec.baseline_scale = now / spec.calibration_cpu_s
+            info["rescaled"].append({"prompt_id": p.prompt_id, "scale": round(spec.baseline_scale, 4)})
+    return info

@@ -1,0 +1,176 @@
+"""The evaluation report: a JSON record of everything measured, a Markdown summary and figures.
+
+    report = evaluate(config, out_dir)          # writes them already
+    write_report(load_report(out_dir / "report.json"), other_dir)   # re-render elsewhere
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .plots import plot_code_generation, plot_polybench
+from .scoring import TaskScore
+from .tasks import TASK_LABELS
+
+REPORT_JSON = "report.json"
+REPORT_MD = "report.md"
+_CLOCK = {"cpu": "CPU time", "wall": "wall time"}
+
+
+@dataclass
+class EvalReport:
+    created_at: str
+    host: dict[str, Any]
+    sandbox: dict[str, Any]
+    config: dict[str, Any]
+    models: list[dict[str, Any]]          # label, ref, kind, finetune {stage, metrics}, generation_s
+    scores: list[TaskScore]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    excluded: list[dict[str, str]] = field(default_factory=list)
+    baselines: list[dict[str, Any]] = field(default_factory=list)
+    oracle_checks: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    figures: dict[str, str] = field(default_factory=dict)
+
+    def score(self, model: str, task: str) -> TaskScore | None:
+        return next((s for s in self.scores if s.model == model and s.task == task), None)
+
+    def has_task(self, task: str) -> bool:
+        return any(s.task == task for s in self.scores) or any(s["task"] == task for s in self.skipped)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["scores"] = [s.to_dict() for s in self.scores]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "EvalReport":
+        return cls(**{**d, "scores": [TaskScore.from_dict(s) for s in d["scores"]]})
+
+
+def load_report(path: str | Path) -> EvalReport:
+    return EvalReport.from_dict(json.loads(Path(path).read_text()))
+
+
+def write_report(report: EvalReport, out_dir: str | Path) -> dict[str, Path]:
+    """report.json, report.md and the figures (PNG) into ``out_dir``; returns their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures = {**plot_code_generation(report, out), **plot_polybench(report, out)}
+    (out / REPORT_JSON).write_text(json.dumps(report.to_dict(), indent=1, default=str))
+    (out / REPORT_MD).write_text(render_markdown(report))
+    return {"json": out / REPORT_JSON, "markdown": out / REPORT_MD, **{k: out / v for k, v in report.figures.items()}}
+
+
+def _f(v: float | None, digits: int = 3) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def _timing_notes(report: EvalReport) -> list[str]:
+    c = report.config
+    return [
+        f"- **CodeContests**: runtime = mean over the problem's tests of the median CPU time over "
+        f"{c['contest_repeats']} run(s) (the dataset's label); baseline = median runtime of the dataset's correct "
+        "submissions in the sample's language.",
+        f"- **ParEval Serial**: CPU time of the function, median of {c['timing_repeats']} timed calls inside the "
+        f"driver; baseline = the sequential implementation, timed by the same driver in this run ({c['baseline_runs']} "
+        "runs, first and last; the fastest counts).",
+        f"- **ParEval OpenMP**: **wall time** (CPU time sums threads), `OMP_NUM_THREADS={c['omp_threads']}`, "
+        f"median of {c['timing_repeats']} calls; baseline = the sequential implementation; threaded programs run "
+        "one at a time.",
+        f"- **PolyBench**: {'wall' if c['polybench_openmp'] else 'CPU'} time of the kernel, median of "
+        f"{c['timing_repeats']} calls; baseline = the original kernel, timed by the same driver in this run.",
+        "- speedup of a sample = baseline / runtime when it is correct; an incorrect sample (no code, compile "
+        "error, runtime error, time limit, wrong result) contributes a speedup of **0** and stays among the n "
+        "samples (ParEval's convention): per prompt, speedup_n@1 = (share of correct samples) x (their mean "
+        "speedup), and a prompt without a correct sample scores 0.",
+    ]
+
+
+def render_markdown(report: EvalReport) -> str:
+    c, ks = report.config, [str(k) for k in report.config["ks"]]
+    lines = [
+        "# Evaluation report",
+        "",
+        f"Generated {report.created_at} on `{report.host.get('node')}` ({report.host.get('cpu')}, "
+        f"{report.host.get('cores')} cores, 1-min load average {report.host.get('loadavg_1m', '?')} before/after "
+        f"the runs); sandbox backend `{report.sandbox.get('backend')}` "
+        f"(isolated: {report.sandbox.get('isolated')}). Every number below comes from programs run in this "
+        "evaluation (contest baselines: from the CodeContests-Perf dataset).",
+        "",
+        "## Setup",
+        "",
+        f"- samples per prompt n = {c['num_samples']}, temperature {c['temperature']}, top-p {c['top_p']}, "
+        f"max new tokens {c['max_new_tokens']}, seed {c['seed']}",
+        f"- prompts per task: {c['max_prompts_per_task'] or 'all'}",
+        *_timing_notes(report),
+        "",
+        "| model | reference | generation (s) |",
+        "| --- | --- | --- |",
+        *[f"| {m['label']} | `{m['ref']}` | {_f(m.get('generation_s'), 1)} |" for m in report.models],
+        "",
+        "## Results",
+        "",
+        "| model | task | clock | prompts | samples | " + " | ".join(f"pass@{k} | speedup_n@{k}" for k in ks) + " |",
+        "| --- | --- | --- | --- | --- | " + " | ".join("--- | ---" for _ in ks) + " |",
+    ]
+    for s in report.scores:
+        vals = " | ".join(f"{_f(s.pass_at.get(k))} | {_f(s.speedup_at.get(k))}" for k in ks)
+        lines.append(f"| {s.model} | {TASK_LABELS[s.task]} | {_CLOCK[s.timing]} | {s.prompts} | {s.samples} | {vals} |")
+    lines.append("")
+    for name, title in (("pass", "pass@1 (cf. Fig. 5)"), ("speedup", "speedup_n@1 (cf. Fig. 6)"),
+                        ("polybench", "PolyBench (cf. Fig. 7)")):
+        if name in report.figures:
+            lines += [f"![{title}]({report.figures[name]})", ""]
+    lines += _polybench_table(report)
+    lines += _finetune_table(report)
+    lines += ["## Verdicts", "", "| model | task | verdicts |", "| --- | --- | --- |"]
+    lines += [f"| {s.model} | {TASK_LABELS[s.task]} | " + ", ".join(f"{k} {v}" for k, v in sorted(s.verdicts.items()))
+              + " |" for s in report.scores]
+    lines.append("")
+    if report.oracle_checks:
+        lines += ["## Oracle checks", "",
+                  "Pseudo-models answering with known solutions: `reference` (the baseline itself / the median "
+                  "submission), `slow` (the baseline doing its work twice / the slowest submission), `fast` (a "
+                  "known faster solution). Expected speedup: the known ratio (— where unknown).", "",
+                  "| model | task | prompt | correct | expected speedup | measured speedup |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {o['model']} | {TASK_LABELS[o['task']]} | {o['prompt_id']} | {o['correct']} | "
+                  f"{_f(o['expected_speedup'], 2)} | {_f(o['measured_speedup'], 2)} |" for o in report.oracle_checks]
+        lines.append("")
+    if report.skipped or report.excluded:
+        lines += ["## Skipped and excluded prompts", "", "| task | prompt | reason |", "| --- | --- | --- |"]
+        lines += [f"| {TASK_LABELS.get(s['task'], s['task'])} | {s['prompt_id']} | {s['reason']} |"
+                  for s in report.skipped + report.excluded]
+        lines.append("")
+    lines += ["## Timings", "", *[f"- {k}: {v:.1f} s" for k, v in report.timings.items()], ""]
+    return "\n".join(lines)
+
+
+def _polybench_table(report: EvalReport) -> list[str]:
+    scores = [s for s in report.scores if s.task == "polybench"]
+    if not scores:
+        return []
+    kernels = list(dict.fromkeys(p.prompt_id for s in scores for p in s.per_prompt))
+    lines = ["### PolyBench speedup_n@1 per kernel", "", "| model | " + " | ".join(kernels) + " |",
+             "| --- | " + " | ".join("---" for _ in kernels) + " |"]
+    for s in scores:
+        per = {p.prompt_id: p.speedup_at.get("1") for p in s.per_prompt}
+        lines.append(f"| {s.model} | " + " | ".join(_f(per.get(k), 2) for k in kernels) + " |")
+    return lines + [""]
+
+
+def _finetune_table(report: EvalReport) -> list[str]:
+    rows = [(m["label"], m.get("finetune") or {}) for m in report.models]
+    if not any(f for _, f in rows):
+        return ["## Fine-tuning metrics", "", "No model is a stage run directory: no fine-tuning metrics.", ""]
+    lines = ["## Fine-tuning metrics (eval splits, §VIII-A)", "",
+             "| model | stage | SFT perplexity (Eq. 1) | RM accuracy (Eq. 5) | RLPF mean reward | RLPF KL | "
+             "DPA accuracy (Eq. 8) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for label, f in rows:
+        lines.append(f"| {label} | {f.get('stage', '—')} | {_f(f.get('perplexity'))} | {_f(f.get('rm_accuracy'))} | "
+                     f"{_f(f.get('mean_reward'))} | {_f(f.get('kl'))} | {_f(f.get('dpa_accuracy'))} |")
+    return lines + [""]

@@ -1,0 +1,95 @@
+"""From per-sample results to per (model, task) scores: pass@k (Eq. 9) and speedup_n@k (Eq. 10)."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from .execution import BaselineResult, SampleResult
+from .metrics import pass_at_k, speedup_at_k
+from .tasks import EvalPrompt
+
+
+@dataclass
+class PromptScore:
+    prompt_id: str
+    n: int
+    correct: int
+    pass_at: dict[str, float]
+    speedup_at: dict[str, float]
+    baseline_s: float | None
+    speedups: list[float]
+    verdicts: dict[str, int]
+
+
+@dataclass
+class TaskScore:
+    model: str
+    task: str
+    timing: str
+    prompts: int
+    samples: int
+    pass_at: dict[str, float]       # "k" -> mean over prompts (Eq. 9)
+    speedup_at: dict[str, float]    # "k" -> mean over prompts (Eq. 10)
+    verdicts: dict[str, int]
+    per_prompt: list[PromptScore] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TaskScore":
+        return cls(**{**d, "per_prompt": [PromptScore(**p) for p in d.get("per_prompt", [])]})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def score(prompts: list[EvalPrompt], samples: list[SampleResult], baselines: dict[str, BaselineResult],
+          ks: tuple[int, ...]) -> tuple[list[TaskScore], list[dict]]:
+    """Scores of every (model, task) and the prompts excluded because their baseline failed
+    (a speedup without a baseline would be made up)."""
+    excluded = [{"task": b.task, "prompt_id": b.prompt_id, "reason": f"baseline run failed: {b.verdict} {b.message}"}
+                for b in baselines.values() if b.runtime_s is None]
+    bad = {e["prompt_id"] for e in excluded}
+    by_key: dict[tuple[str, str, str], list[SampleResult]] = {}
+    for s in samples:
+        if s.prompt_id not in bad:
+            by_key.setdefault((s.model, s.task, s.prompt_id), []).append(s)
+    timing = {p.task: p.timing for p in prompts}
+    order = [p.prompt_id for p in prompts]
+    scores: dict[tuple[str, str], TaskScore] = {}
+    models = list(dict.fromkeys(s.model for s in samples))
+    for model in models:
+        for task in dict.fromkeys(p.task for p in prompts):
+            rows = []
+            for pid in order:
+                group = sorted(by_key.get((model, task, pid), []), key=lambda s: s.index)
+                if not group:
+                    continue
+                n, c = len(group), sum(s.correct for s in group)
+                speedups = [s.speedup for s in group]
+                valid_ks = [k for k in ks if k <= n]
+                rows.append(PromptScore(
+                    pid, n, c, {str(k): pass_at_k(n, c, k) for k in valid_ks},
+                    {str(k): speedup_at_k(speedups, k) for k in valid_ks}, baselines[pid].runtime_s,
+                    speedups, dict(Counter(s.verdict for s in group))))
+            if not rows:
+                continue
+            verdicts = sum((Counter(r.verdicts) for r in rows), Counter())
+            scores[(model, task)] = TaskScore(
+                model, task, timing[task], len(rows), sum(r.n for r in rows),
+                {str(k): sum(r.pass_at[str(k)] for r in rows) / len(rows) for k in ks},
+                {str(k): sum(r.speedup_at[str(k)] for r in rows) / len(rows) for k in ks},
+                dict(verdicts), rows)
+    return list(scores.values()), excluded
+
+
+def oracle_checks(prompts: list[EvalPrompt], samples: list[SampleResult], oracle_modes: dict[str, str]) -> list[dict]:
+    """For oracle pseudo-models: the known speedup of each prompt next to the measured one."""
+    by_id = {p.prompt_id: p for p in prompts}
+    rows = []
+    for s in samples:
+        mode = oracle_modes.get(s.model)
+        if mode is None or s.index != 0:
+            continue
+        expected = by_id[s.prompt_id].expected_speedup.get(mode)
+        rows.append({"model": s.model, "mode": mode, "task": s.task, "prompt_id": s.prompt_id, "correct": s.correct,
+                     "verdict": s.verdict, "expected_speedup": expected, "measured_speedup": s.speedup})
+    return rows
