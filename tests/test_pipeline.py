@@ -49,7 +49,9 @@ def test_pipeline_runs_skips_and_resumes(prefect_server, tmp_path):
     p = _cli("pipeline", "--out", str(run), *sets, "--set", "align.stages=['sft','dpa']")
     assert p.returncode == 0, p.stderr[-3000:]
     stages = json.loads((run / "stages.json").read_text())["stages"]
-    assert {k: v["state"] for k, v in stages.items() if k != "align"} == {
+    assert {k: v["state"] for k, v in stages.items() if k not in ("align", "evaluate")} == {
         "codecontests_perf": "skipped", "synthetic": "skipped", "triplets": "skipped"}
-    assert stages["align"]["state"] == "completed"
+    assert stages["align"]["state"] == stages["evaluate"]["state"] == "completed"
     assert (run / "align" / "dpa" / "metrics.json").exists()
+    assert "| +DPA |" in (run / "evaluate" / "report.md").read_text()
+    assert "evaluation report:" in p.stdout

@@ -5,12 +5,14 @@ public class Solution {
         Scanner sc = new Scanner(System.in);
         String s = sc.nextLine().trim();
         String ans = "";
-        int i = 0;
-        while (i < s.length()) {
-            int j = i;
-            while (j < s.length() && s.charAt(j) == s.charAt(i)) j++;
-            ans = ans + s.charAt(i) + (j - i);
-            i = j;
+        // eats the string block by block: every substring and every += copies (quadratic)
+        while (!s.isEmpty()) {
+            char c = s.charAt(0);
+            int k = 0;
+            while (k < s.length() && s.charAt(k) == c) k++;
+            ans = ans + c;
+            for (char d : Integer.toString(k).toCharArray()) ans = ans + d;
+            s = s.substring(k);
         }
         System.out.println(ans);
     }
