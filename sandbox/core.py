@@ -26,6 +26,7 @@ from typing import Iterable, Iterator, Sequence
 
 from . import cgroups, languages
 from .backends import Backend, Mount, Slot, make_backend
+from .backends.bwrap import GUEST_ENV
 from .cache import CompileCache, compile_key, pch_dir
 from .checker import DEFAULT_TOLERANCE, outputs_match
 from .types import CompileInfo, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
@@ -224,8 +225,12 @@ class Sandbox:
         lim = {"wall_s": limits.compile_time_s, "cpu_s": math.ceil(limits.compile_time_s), "fsize_bytes": 512 * MB,
                "nproc": max(limits.processes, 64), "nofile": 1024}
         t0 = time.monotonic()
-        heads = self._launch(argv, ["/dev/null"], lim, mounts, slot, repeats=1, keep_output=True,
-                             stop_on_failure=True, memory_mb=limits.compile_memory_mb, java=False)
+        try:
+            heads = self._launch(argv, ["/dev/null"], lim, mounts, slot, repeats=1, keep_output=True,
+                                 stop_on_failure=True, memory_mb=limits.compile_memory_mb)
+        except SandboxError:
+            shutil.rmtree(out.parent, ignore_errors=True)  # nothing to cache from a failed sandbox
+            raise
         seconds = time.monotonic() - t0
         head, _, err = heads[0]
         ok = not head["timed_out"] and head["signal"] is None and head["exit_code"] == 0
@@ -262,7 +267,7 @@ class Sandbox:
         heads = self._launch(list(program.argv), [f"/box/in/{i}" for i in range(len(job.tests))], rl, mounts, slot,
                              env=job.env,
                              repeats=job.repeats, keep_output=True, stop_on_failure=job.stop_on_failure,
-                             memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0), java=program.java)
+                             memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0))
         by_test: dict[int, list[tuple[dict, bytes, bytes]]] = {}
         for frame in heads:
             by_test.setdefault(frame[0]["test"], []).append(frame)
@@ -293,9 +298,7 @@ class Sandbox:
 
     def _launch(self, argv: list[str], tests: list[str], limits: dict, mounts: list[Mount], slot: Slot, *,
                 env: dict[str, str] | None = None,
-                repeats: int, keep_output: bool, stop_on_failure: bool, memory_mb: int, java: bool) -> list[tuple[dict, bytes, bytes]]:
-        from .backends.bwrap import GUEST_ENV
-
+                repeats: int, keep_output: bool, stop_on_failure: bool, memory_mb: int) -> list[tuple[dict, bytes, bytes]]:
         if slot.cgroup:
             slot.cgroup.set_limits((memory_mb + _CGROUP_HEADROOM_MB) * MB, limits.get("nproc", 64) + 8)
         spec = {
