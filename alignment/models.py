@@ -39,7 +39,10 @@ class TinyModelSpec:
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("PERFALIGN_CACHE", Path.home() / ".cache" / "perfalign"))
+    """perfalign's one cache directory (PERFALIGN_CACHE_DIR; see sandbox.cache.cache_root)."""
+    from sandbox.cache import cache_root as shared_root
+
+    return shared_root()
 
 
 def default_corpus_files(root: Path | None = None) -> list[Path]:
