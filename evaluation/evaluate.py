@@ -13,6 +13,8 @@ import re
 import time
 from pathlib import Path
 
+from sandbox.calibration import cpu_model
+
 from .config import EvalConfig
 from .contests import rescale_baselines
 from .execution import execute
@@ -27,16 +29,6 @@ log = logging.getLogger("perfalign.evaluation")
 
 def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "model"
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> EvalReport:
@@ -87,7 +79,7 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     timings["total_s"] = time.time() - t0
     report = EvalReport(
         created_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        host={"node": platform.node(), "cpu": _cpu_model(), "cores": os.cpu_count(),
+        host={"node": platform.node(), "cpu": cpu_model(), "cores": os.cpu_count(),
               "loadavg_1m": [round(load_before, 2), round(load_after, 2)]},
         sandbox=sandbox_info, config=config.to_dict(), models=models, scores=scores,
         skipped=[vars(s) for s in skipped], excluded=excluded,

@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-LIBRARY_LOGGERS = ("sandbox", "perfdata", "alignment", "evaluation", "flows")
+LIBRARY_LOGGERS = ("sandbox", "perfdata", "alignment", "evaluation", "flows", "perfalign")
 
 
 class StageFailed(RuntimeError):

@@ -37,7 +37,7 @@ def _boot_id() -> str:
         return "unknown"
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -60,7 +60,7 @@ def measure_calibration(sandbox: "Sandbox") -> dict:
         "reference_cpu_s": statistics.median(times) if times else None,
         "reference_cpu_times_s": times,
         "host": platform.node(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_model(),
         "backend": sandbox.name,
         "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "error": None if times else f"reference program failed: {res.verdict} {res.message}",
