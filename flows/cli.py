@@ -239,32 +239,25 @@ _BASE_OPT = typer.Option(None, "--base-model", help="HF model name or path (defa
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
-@train_app.command("sft")
-def train_sft(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
-    """Supervised fine-tuning on the instruction/optimization prompts; reports perplexity (Eq. 1)."""
-    _run_align(triplets, workdir, codecontests, profile, base_model, ["sft"], overwrite)
+_TRAIN_HELP = {
+    "sft": "Supervised fine-tuning on the instruction/optimization prompts; reports perplexity (Eq. 1).",
+    "reward": "Reward model with the adaptive-margin loss (Eq. 2); reports accuracy (Eq. 5).",
+    "rlpf": "PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir.",
+    "dpa": "Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir.",
+}
 
 
-@train_app.command("reward")
-def train_reward(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-                 profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
-    """Reward model with the adaptive-margin loss (Eq. 2); reports accuracy (Eq. 5)."""
-    _run_align(triplets, workdir, codecontests, profile, base_model, ["reward"], overwrite)
+def _train_command(stage: str):
+    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+                profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT,
+                overwrite: bool = _OVERWRITE_OPT) -> None:
+        _run_align(triplets, workdir, codecontests, profile, base_model, [stage], overwrite)
+
+    return command
 
 
-@train_app.command("rlpf")
-def train_rlpf(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-               profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
-    """PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir."""
-    _run_align(triplets, workdir, codecontests, profile, base_model, ["rlpf"], overwrite)
-
-
-@train_app.command("dpa")
-def train_dpa(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT) -> None:
-    """Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir."""
-    _run_align(triplets, workdir, codecontests, profile, base_model, ["dpa"], overwrite)
+for _stage, _help in _TRAIN_HELP.items():
+    train_app.command(_stage, help=_help)(_train_command(_stage))
 
 
 @app.command("align")
