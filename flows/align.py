@@ -88,9 +88,10 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
             check_model_reference(configs[s].model_name_or_path, f"{s} base model")
     if "sft" in wanted:
         load_sft_rows(triplets_dir, "train")
-    if "reward" in wanted or "dpa" in wanted:
-        load_triplet_rows(triplets_dir, ("reward_train",), what="reward/DPA triplets")
+        load_sft_rows(triplets_dir, "eval")
+    for s in set(wanted) - {"sft"}:  # every stage reports its metric on its own eval split
+        load_triplet_rows(triplets_dir, tuple(configs[s].train_splits), what=f"{s} train")
+        load_triplet_rows(triplets_dir, tuple(configs[s].eval_splits), what=f"{s} eval")
     if "rlpf" in wanted:
-        load_triplet_rows(triplets_dir, ("rl_train",), what="RLPF prompts")
         if codecontests_dir and not Path(codecontests_dir, "data").is_dir():
             raise FileNotFoundError(f"RLPF: CodeContests-Perf directory {codecontests_dir} has no data/")

@@ -105,22 +105,30 @@ class RunState:
 
 @contextlib.contextmanager
 def _stage_log(path: Path):
-    handler = logging.FileHandler(path, mode="a")
-    handler.setLevel(logging.INFO)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    """Library loggers at INFO into the stage's log file; only warnings reach the console."""
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    to_file = logging.FileHandler(path, mode="a")
+    to_file.setLevel(logging.INFO)
+    to_file.setFormatter(fmt)
+    to_console = logging.StreamHandler()
+    to_console.setLevel(logging.WARNING)
+    to_console.setFormatter(fmt)
     loggers = [logging.getLogger(n) for n in LIBRARY_LOGGERS]
-    saved = [lg.level for lg in loggers]
+    saved = [(lg.level, lg.propagate) for lg in loggers]
     for lg in loggers:
-        lg.addHandler(handler)
-        if lg.level == logging.NOTSET or lg.level > logging.INFO:
-            lg.setLevel(logging.INFO)
+        lg.addHandler(to_file)
+        lg.addHandler(to_console)
+        lg.setLevel(logging.INFO)
+        lg.propagate = False  # the root's handlers would print INFO to the console
     try:
         yield
     finally:
-        for lg, lvl in zip(loggers, saved):
-            lg.removeHandler(handler)
-            lg.setLevel(lvl)
-        handler.close()
+        for lg, (level, propagate) in zip(loggers, saved):
+            lg.removeHandler(to_file)
+            lg.removeHandler(to_console)
+            lg.setLevel(level)
+            lg.propagate = propagate
+        to_file.close()
 
 
 def list_runs(root: str | Path) -> list[dict]:
