@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 
@@ -21,3 +22,7 @@ def configure_prefect() -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     # Offline machines: never try to fetch models or datasets unless asked.
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    # Known, harmless library notices that would bury the progress bars (TRL's PPOTrainer
+    # lives in trl.experimental in the pinned 1.12; transformers 5 renamed a property TRL reads).
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    warnings.filterwarnings("ignore", message=r".*is_gradient_checkpointing.*", category=FutureWarning)
