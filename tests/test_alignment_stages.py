@@ -292,3 +292,25 @@ def test_performance_reward_in_the_real_sandbox(toy):
     assert fast.verdict == "OK" and slow.verdict == "OK" and wrong.verdict == "WRONG_ANSWER"
     assert fast.reward == pytest.approx(med / fast.runtime_s - 1)
     assert fast.reward > 0.5 > 0 > slow.reward > -1 == wrong.reward
+
+
+def test_stage_runs_under_accelerate_launch(toy, tmp_path):
+    """The multi-GPU entry point, exercised small: `accelerate launch` (one CPU process here,
+    FSDP with 4 GPUs in production) runs a stage from its JSON config."""
+    import dataclasses
+    import os
+    import subprocess
+    import sys
+
+    cfg = SFTStageConfig.embedded(data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"), max_steps=2)
+    path = tmp_path / "sft.json"
+    path.write_text(json.dumps(dataclasses.asdict(cfg)))
+    accelerate = str(Path(sys.executable).parent / "accelerate")
+    p = subprocess.run([accelerate, "launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
+                        "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "alignment.launch", "sft", str(path)],
+                       cwd=models.REPO_ROOT, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["metrics"]["train_steps"] == 2 and out["metrics"]["eval_perplexity"] > 0
+    assert (tmp_path / "sft" / "metrics.json").exists()
