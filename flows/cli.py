@@ -336,7 +336,7 @@ def pipeline_cmd(
         raise typer.Exit(2)
     import flows.perf
     import flows.synth
-    from flows.pipeline import run_pipeline
+    from flows.pipeline import pipeline
     from flows.runstate import StageFailed
 
     from .progress import progress_bars
@@ -347,7 +347,7 @@ def pipeline_cmd(
             flows.perf._progress_hook = perf_update
             flows.synth._progress_hook = lambda p: synth_update(p.done, p.total)
             try:
-                result = run_pipeline(out=str(out), profile=profile, config_path=str(config) if config else None,
+                result = pipeline(out=str(out), profile=profile, config_path=str(config) if config else None,
                                       overrides=overrides, source=source, repeats=repeats, workers=workers)
             finally:
                 flows.perf._progress_hook = flows.synth._progress_hook = None

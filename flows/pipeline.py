@@ -163,7 +163,3 @@ def pipeline(out: str = "runs/embedded", profile: str = "embedded", config_path:
         done[name] = fn(cfg, run, done)
     return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in run.data["stages"].items()},
             "wall_seconds": round(time.monotonic() - t0, 1)}
-
-
-def run_pipeline(**kwargs) -> dict:
-    return pipeline(**kwargs)
