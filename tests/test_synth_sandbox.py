@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pyarrow.parquet as pq
 import pytest
@@ -74,7 +73,6 @@ def test_real_verification_outcomes(tmp_path, sandbox_backend):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("PERFALIGN_SLOW_TESTS"), reason="set PERFALIGN_SLOW_TESTS=1 (~2 min)")
 def test_whole_bundled_sample_verifies(tmp_path, sandbox_backend):
     n = len(load_sample_pairs())
     s = generate_synthetic(SynthConfig(backend="sample", n=n, repeats=3, min_speedup=2.0), tmp_path / "out")
