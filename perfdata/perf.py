@@ -371,12 +371,21 @@ def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: i
         import concurrent.futures as cf
 
         with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-            futs = [pool.submit(run_batch, b, settings, out_dir, sb)
-                    for b in plan_build(source, out_dir, settings, limit_problems)]
-            for f in cf.as_completed(futs):
-                rep = f.result()
-                if on_batch:
-                    on_batch(rep)
+            pending: set[cf.Future] = set()
+
+            def drain(until: int) -> None:  # bounded in flight: the plan streams, never all in memory
+                nonlocal pending
+                while len(pending) > until:
+                    done, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                    for f in done:
+                        rep = f.result()
+                        if on_batch:
+                            on_batch(rep)
+
+            for b in plan_build(source, out_dir, settings, limit_problems):
+                pending.add(pool.submit(run_batch, b, settings, out_dir, sb))
+                drain(2 * workers)
+            drain(0)
     finalize(out_dir, source, settings)
     summary = summarize(out_dir)
     summary.wall_seconds = round(time.monotonic() - t0, 2)
