@@ -22,7 +22,7 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 from .config import load_config, section_hash  # noqa: E402
 from .runstate import RunState, fingerprint  # noqa: E402
 
-# Extra stages register here (name, runner) in DAG order; see STAGES below.
+# A stage: (config, run state, summaries of the stages before it) -> its summary.
 StageFn = Callable[[dict, RunState, dict], dict]
 
 
