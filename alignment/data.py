@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 
 from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, read_table
 
-from .equations import adaptive_margin, median
+from .equations import adaptive_margin
 from .prompts import format_response
 
 SFT_REQUIRED = ("prompt", "completion", "split")
@@ -90,3 +91,14 @@ def preference_rows(rows: list[dict], max_margin: float, use_margin: bool = True
         out.append({"prompt": r["prompt"], "chosen": format_response(r["fast"], r["language"]),
                     "rejected": format_response(r["slow"], r["language"]), "margin": mu})
     return out
+
+
+def preference_splits(cfg, what: str) -> tuple[list[dict], list[dict]]:
+    """Train and eval preference records of a stage config (reward model, DPA)."""
+    def load(splits, limit, part):
+        rows = load_triplet_rows(cfg.data_path, tuple(splits), limit, f"{what} {part}")
+        return preference_rows(rows, cfg.max_margin, cfg.use_margin)
+
+    return (load(cfg.train_splits, cfg.max_train_samples, "train"),
+            load(cfg.eval_splits, cfg.max_eval_samples, "eval"))
+

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
-from .data import load_triplet_rows, preference_rows
+from .data import preference_splits
 from .equations import DEFAULT_MAX_MARGIN, dpa_accuracy, dpa_loss
 from .models import check_model_reference, load_causal_lm, load_tokenizer
 from .scoring import completion_logprobs
@@ -125,10 +125,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     started = time.time()
     cfg.validate()
     check_model_reference(cfg.model_name_or_path, "DPA policy / reference (SFT model)")
-    train = preference_rows(load_triplet_rows(cfg.data_path, cfg.train_splits, cfg.max_train_samples, "DPA train"),
-                            cfg.max_margin, cfg.use_margin)
-    evals = preference_rows(load_triplet_rows(cfg.data_path, cfg.eval_splits, cfg.max_eval_samples, "DPA eval"),
-                            cfg.max_margin, cfg.use_margin)
+    train, evals = preference_splits(cfg, "DPA")
     _check_trl()
 
     prepare_process(cfg)

@@ -114,18 +114,3 @@ def dpa_accuracy(policy_fast_logps, policy_slow_logps, ref_fast_logps, ref_slow_
         raise ValueError("dpa_accuracy needs at least one pair")
     return float((chosen > rejected).double().mean())
 
-
-def median(values: Sequence[float]) -> float:
-    """Median of runtimes (the baseline of Eq. 4)."""
-    vals = sorted(float(v) for v in values)
-    if not vals:
-        raise ValueError("median of no values")
-    mid = len(vals) // 2
-    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2.0
-
-
-__all__ = [
-    "DEFAULT_MAX_MARGIN", "INCORRECT_REWARD", "MIN_RUNTIME_S", "perplexity", "reward_model_loss",
-    "adaptive_margin", "performance_reward", "reward_accuracy", "kl_penalized_objective", "dpa_loss",
-    "dpa_accuracy", "median",
-]

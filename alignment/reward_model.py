@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 
 from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
-from .data import load_triplet_rows, preference_rows
+from .data import preference_splits
 from .equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .scoring import reward_scores
@@ -60,10 +60,7 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     started = time.time()
     cfg.validate()
     check_model_reference(cfg.model_name_or_path, "reward model base")
-    train = preference_rows(load_triplet_rows(cfg.data_path, cfg.train_splits, cfg.max_train_samples, "reward train"),
-                            cfg.max_margin, cfg.use_margin)
-    evals = preference_rows(load_triplet_rows(cfg.data_path, cfg.eval_splits, cfg.max_eval_samples, "reward eval"),
-                            cfg.max_margin, cfg.use_margin)
+    train, evals = preference_splits(cfg, "reward")
 
     prepare_process(cfg)
     from datasets import Dataset

@@ -18,6 +18,7 @@ import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import pyarrow as pa
@@ -25,7 +26,7 @@ import pyarrow.parquet as pq
 
 from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
-from .equations import adaptive_margin, median
+from .equations import adaptive_margin
 from .prompts import extract_code, format_response, instruction_prompt
 
 LANG = "python3"

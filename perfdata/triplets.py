@@ -26,7 +26,6 @@ Outputs under OUT/data/: ``triplets-00000-of-00001.parquet`` (with ``split``),
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import itertools
 import json
@@ -35,13 +34,15 @@ import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from alignment.equations import DEFAULT_MAX_MARGIN, adaptive_margin, median
+from alignment.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from alignment.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
+from perfdata.shards import shard_files
 
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",
@@ -124,7 +125,9 @@ def table_files(path: str | Path, name: str) -> list[str]:
     p = Path(path)
     if p.is_file():
         return [str(p)]
-    files = sorted(glob.glob(str(p / "data" / f"{name}-*.parquet")) + glob.glob(str(p / "data" / f"{name}.parquet")))
+    # sharded tables (perfdata.shards) and single-file ones (perfdata.synth writes data/<name>.parquet)
+    single = p / "data" / f"{name}.parquet"
+    files = [str(f) for f in shard_files(p, name)] + ([str(single)] if single.is_file() else [])
     if not files:
         raise FileNotFoundError(f"no table {name!r} under {p} (expected {p}/data/{name}-*.parquet)")
     return files

@@ -69,8 +69,6 @@ def test_eq8_dpa_accuracy():
     assert acc == 0.5
 
 
-def test_median():
-    assert eq.median([3, 1, 2]) == 2 and eq.median([4, 1, 2, 3]) == 2.5
 
 
 def test_listing1_prompts_and_code_extraction():
