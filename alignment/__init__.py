@@ -9,9 +9,11 @@ Each stage is a plain function taking a Config dataclass (production defaults = 
     from alignment.reward_model import RewardStageConfig, train_reward_model  # Eq. 2 loss, Eq. 5 accuracy
     from alignment.rlpf import RLPFStageConfig, run_rlpf                   # Eq. 4 reward, Eq. 6 objective
     from alignment.dpa import DPAStageConfig, run_dpa                      # Eq. 7 loss, Eq. 8 accuracy
-    from alignment.profiles import embedded_profile, production_profile, run_all
+    from alignment.profiles import embedded_profile, production_profile
 
 Inputs come from ``perfdata.triplets.build_triplets`` (triplets + SFT prompts with splits) and,
-for RLPF's execution reward, a CodeContests-Perf folder. Equations: ``alignment.equations``.
+for RLPF's execution reward, a CodeContests-Perf folder. Equations: ``common.equations``;
+PPO details around TRL (adaptive KL, world-wide advantage whitening): ``alignment.ppo``; the
+controlled task a tiny model can learn, with held-out prompts: ``alignment.controlled``.
 Nothing heavy is imported here: import the stage modules you need.
 """

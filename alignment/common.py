@@ -121,12 +121,21 @@ def prepare_process(cfg: StageConfig) -> None:
     set_seed(cfg.seed)
 
 
-def drop_printer(trainer) -> None:
-    """disable_tqdm=True makes transformers print every log dict to stdout: keep logs in
-    trainer.state.log_history only."""
-    from transformers.trainer_callback import PrinterCallback
+def report_steps(trainer, stage: str) -> None:
+    """Training steps go to common.progress ("align: <stage> steps"), the one progress
+    mechanism; and since disable_tqdm=True makes transformers print every log dict to stdout,
+    logs stay in trainer.state.log_history only."""
+    from transformers.trainer_callback import PrinterCallback, TrainerCallback
+
+    from common.progress import report
+
+    class StepProgress(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.is_world_process_zero:
+                report(f"align: {stage} steps", state.global_step, state.max_steps or state.global_step)
 
     trainer.remove_callback(PrinterCallback)
+    trainer.add_callback(StepProgress())
 
 
 def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:
@@ -140,7 +149,11 @@ def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], st
     tokenizer.save_pretrained(out)
     (out / STAGE_CONFIG_FILE).write_text(json.dumps({"stage": type(cfg).__name__, **cfg.to_dict()}, indent=2,
                                                     default=str))
-    metrics = {**metrics, "runtime_s": round(time.time() - started, 2)}
+    acc = trainer.accelerator
+    metrics = {**metrics, "runtime_s": round(time.time() - started, 2),
+               "launch": {"distributed_type": str(acc.distributed_type).rsplit(".", 1)[-1],
+                          "num_processes": acc.num_processes, "device": str(acc.device),
+                          "backend": getattr(acc.state, "backend", None)}}
     (out / METRICS_FILE).write_text(json.dumps(metrics, indent=2, sort_keys=True, default=float))
     log.info("%s -> %s: %s", type(cfg).__name__, out, metrics)
     return StageResult(out, metrics)

@@ -2,15 +2,18 @@
 that turn bad inputs into clear errors before any training starts."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
 
-from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, read_table
+import pyarrow as pa
 
-from .equations import adaptive_margin
-from .prompts import format_response
+from perfdata.shards import load_table
+from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
+
+from common.equations import adaptive_margin
+from common.prompts import format_response
 
 SFT_REQUIRED = ("prompt", "completion", "split")
 TRIPLET_REQUIRED = ("triplet_id", "problem_id", "source", "language", "prompt", "fast", "slow",
@@ -24,7 +27,7 @@ def _take(rows: list[dict], limit: int | None) -> list[dict]:
 
 def load_sft_rows(path: str | Path, split: str, limit: int | None = None) -> list[dict]:
     """Rows of the sft_prompts table in ``split`` ("train" / "eval")."""
-    rows = [r for r in read_table(path, "sft_prompts", SFT_REQUIRED).to_pylist() if r["split"] == split]
+    rows = [r for r in load_table(path, "sft_prompts", SFT_REQUIRED).to_pylist() if r["split"] == split]
     if not rows:
         raise ValueError(f"the {split!r} split of the sft_prompts table under {path} is empty")
     return _take(rows, limit)
@@ -33,7 +36,7 @@ def load_sft_rows(path: str | Path, split: str, limit: int | None = None) -> lis
 def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | None = None,
                       what: str = "stage") -> list[dict]:
     """Rows of the triplets table whose split is in ``splits``."""
-    rows = [r for r in read_table(path, "triplets", TRIPLET_REQUIRED).to_pylist() if r["split"] in splits]
+    rows = [r for r in load_table(path, "triplets", TRIPLET_REQUIRED).to_pylist() if r["split"] in splits]
     if not rows:
         raise ValueError(f"{what}: no triplets in splits {list(splits)} under {path}")
     for r in rows:
@@ -42,10 +45,16 @@ def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | No
     return _take(rows, limit)
 
 
+# CodeContests-Perf's default ``perf.repeats``: what a problem without that column was measured with.
+DATASET_REPEATS = 3
+_LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s")  # how the labels were measured (optional)
+
+
 @dataclass
 class ContestProblem:
-    """What Eq. 4 needs to execute code for one problem: its tests, limits and the median
-    runtime of the dataset's correct submissions per language."""
+    """What Eq. 4 needs to execute code for one problem: its tests, limits, the median runtime
+    of the dataset's correct submissions per language, and how those runtimes were measured
+    (repeats per test, hosts, the hosts' calibration figure), so a reward is measured the same way."""
 
     problem_id: str
     inputs: list[str]
@@ -53,22 +62,23 @@ class ContestProblem:
     time_limit_s: float
     memory_limit_mb: int
     median_runtime_s: dict[str, float]
+    repeats: int = DATASET_REPEATS
+    hosts: frozenset[str] = frozenset()
+    calibration_cpu_s: float | None = None
 
 
-def load_contest_problems(codecontests_dir: str | Path, problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
-    """Problems with tests from CodeContests-Perf, with per-language medians over the correct,
-    measured submissions (status "measured", verdict "OK")."""
-    probs = read_table(codecontests_dir, "problems", ("problem_id", "test_inputs", "test_outputs",
-                                                      "time_limit_s", "memory_limit_mb")).to_pylist()
-    subs = read_table(codecontests_dir, "submissions", ("problem_id", "language", "is_correct", "runtime_s",
-                                                        "verdict", "status"))
-    runtimes: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for s in subs.select(["problem_id", "language", "is_correct", "runtime_s", "verdict", "status"]).to_pylist():
-        if problem_ids is not None and s["problem_id"] not in problem_ids:
-            continue
-        rt = s["runtime_s"]
-        if s["is_correct"] and s["status"] == "measured" and s["verdict"] == "OK" and rt is not None and rt == rt:
-            runtimes[s["problem_id"]][s["language"]].append(float(rt))
+def load_contest_problems(codecontests_dir: str | Path | list, problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
+    """Problems with tests from CodeContests-Perf (one folder or several, e.g. the dataset and the
+    controlled task), with per-language medians over the correct, measured submissions
+    (perfdata.submissions) and their measurement settings."""
+    dirs = [codecontests_dir] if isinstance(codecontests_dir, (str, Path)) else list(codecontests_dir)
+    probs = [r for d in dirs for r in load_table(d, "problems", ("problem_id", "test_inputs", "test_outputs",
+                                                                  "time_limit_s", "memory_limit_mb")).to_pylist()]
+    subs = pa.concat_tables([load_table(d, "submissions", MEASURED_COLUMNS) for d in dirs],
+                            promote_options="default")
+    cols = list(MEASURED_COLUMNS) + [c for c in _LABEL_COLUMNS if c in subs.column_names]
+    measured = measured_by_problem(s for s in subs.select(cols).to_pylist()
+                                   if problem_ids is None or s["problem_id"] in problem_ids)
     out = {}
     for p in probs:
         pid = p["problem_id"]
@@ -77,8 +87,14 @@ def load_contest_problems(codecontests_dir: str | Path, problem_ids: set[str] | 
         ins, outs = list(p["test_inputs"] or []), list(p["test_outputs"] or [])
         if len(ins) != len(outs):
             raise ValueError(f"problem {pid}: {len(ins)} test inputs but {len(outs)} outputs")
-        meds = {lang: median(v) for lang, v in runtimes.get(pid, {}).items() if v}
-        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256), meds)
+        meds = language_medians(measured.get(pid, {}))
+        used = [s for rows in measured.get(pid, {}).values() for s in rows]
+        reps = [s["repeats"] for s in used if s.get("repeats")]
+        cals = [s["calibration_cpu_s"] for s in used if s.get("calibration_cpu_s")]
+        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256), meds,
+                                  repeats=int(median(reps)) if reps else DATASET_REPEATS,
+                                  hosts=frozenset(s["host"] for s in used if s.get("host")),
+                                  calibration_cpu_s=median(cals) if cals else None)
     return out
 
 

@@ -5,21 +5,26 @@ TRL's DPOTrainer has no per-example margin. ``DPATrainer`` keeps a ``margin`` co
 the reference log-probs precomputed, shifts the reference log-prob of the fast completion by
 mu / beta before TRL's sigmoid loss: -log sigma(beta * ((pi_f - (ref_f + mu/beta)) - (pi_s - ref_s)))
 = -log sigma(beta * Delta - mu), which is Eq. 7. The test suite checks the trainer's loss
-against ``equations.dpa_loss`` computed independently. (TRL's logged ``rewards/*`` are shifted
-by the same amount; we report Eq. 8 from our own forward passes.)
+against ``equations.dpa_loss`` computed independently. TRL's logged ``rewards/*`` are shifted
+by the same amount (its ``rewards/accuracies`` is the share of pairs with beta * Delta > mu):
+metrics.json reports them as ``trl_*`` beside Eq. 8, which the trainer counts per pair from the
+same forward passes (``train_accuracy``, ``eval_accuracy``) and the margin-aware share
+(``*_margin_accuracy``).
 """
 from __future__ import annotations
 
+import copy
+import gc
+import statistics
 import time
 from dataclasses import dataclass
 
 import torch
 
-from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from .equations import DEFAULT_MAX_MARGIN, dpa_accuracy, dpa_loss
+from common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
 from .models import check_model_reference, load_causal_lm, load_tokenizer
-from .scoring import completion_logprobs
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align
@@ -70,8 +75,10 @@ def _check_trl() -> None:
 
 def make_dpa_trainer_class():
     """Built lazily so importing this module does not import TRL."""
+    from torch.utils.data import DataLoader
     from trl import DPOTrainer
     from trl.trainer.dpo_trainer import DataCollatorForPreference
+    from trl.trainer.utils import selective_log_softmax
 
     class MarginCollator(DataCollatorForPreference):
         def torch_call(self, examples):
@@ -80,9 +87,11 @@ def make_dpa_trainer_class():
             return out
 
     class DPATrainer(DPOTrainer):
-        """DPOTrainer with Eq. 7's per-example margin mu (dataset column ``margin``)."""
+        """DPOTrainer with Eq. 7's per-example margin mu (dataset column ``margin``), reference
+        log-probs computed on a reference model prepared for the launch mode, and Eq. 8 counted
+        per pair (``pair_metrics``)."""
 
-        def __init__(self, *a, args=None, processing_class=None, **kw):
+        def __init__(self, model, ref_model=None, *a, args=None, processing_class=None, **kw):
             _check_trl()
             if not args.precompute_ref_log_probs or list(args.loss_type) != ["sigmoid"]:
                 raise ValueError("DPATrainer needs precompute_ref_log_probs=True and loss_type=['sigmoid']")
@@ -93,7 +102,41 @@ def make_dpa_trainer_class():
             kw.setdefault("data_collator", MarginCollator(pad_token_id=pad, max_length=args.max_length,
                                                           truncation_mode=args.truncation_mode,
                                                           pad_to_multiple_of=args.pad_to_multiple_of))
-            super().__init__(*a, args=args, processing_class=processing_class, **kw)
+            # TRL 1.12 precomputes with the *unprepared* policy unless DeepSpeed is on (under FSDP a
+            # device mismatch, TRL #6470) and shares the result through a cache file only rank 0
+            # can see. A copy of pi_SFT taken before any wrapping is prepared by TRL for the launch
+            # mode (DeepSpeed / FSDP / DDP / one device); _precompute_ref_logps below uses it.
+            if ref_model is None:
+                ref_model = copy.deepcopy(model)
+            self._pairs = {"train": _PairCounts(), "eval": _PairCounts()}
+            super().__init__(model, ref_model, *a, args=args, processing_class=processing_class, **kw)
+            self._release_reference()
+
+        def _release_reference(self):
+            """pi_SFT's log-probs are in the datasets now; the copy is not needed for training."""
+            ref, self.ref_model = self.ref_model, None
+            self.accelerator._models = [m for m in self.accelerator._models if m is not ref]
+            del ref
+            gc.collect()
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+
+        def _precompute_ref_logps(self, dataset, name, batch_size):
+            if self.ref_model is None:
+                raise ValueError(f"DPA: reference log-probs for {name!r} must be computed before training "
+                                 "(pass the dataset as eval_dataset when building the trainer)")
+            loader = self.accelerator.prepare(DataLoader(dataset, batch_size=batch_size, collate_fn=self.data_collator,
+                                                         shuffle=False, num_workers=0))
+            chosen, rejected = [], []
+            for batch in loader:  # every rank runs every step: FSDP's collectives stay in lockstep
+                c, r = self.compute_ref_log_probs(self.ref_model, batch)
+                c, r = self.accelerator.gather_for_metrics((c, r))
+                chosen.append(c.float().cpu())
+                rejected.append(r.float().cpu())
+            self.accelerator._dataloaders.remove(loader)
+            # every rank holds the gathered values: no file to share between ranks
+            return (dataset.add_column("ref_chosen_logps", torch.cat(chosen).tolist())
+                    .add_column("ref_rejected_logps", torch.cat(rejected).tolist()))
 
         def _set_signature_columns_if_needed(self):
             super()._set_signature_columns_if_needed()
@@ -104,20 +147,57 @@ def make_dpa_trainer_class():
             return super().compute_ref_log_probs(model, {k: v for k, v in inputs.items() if k != "margin"})
 
         def _compute_loss(self, model, inputs, return_outputs):
+            mode = "train" if self.model.training else "eval"
             inputs = dict(inputs)
             margin = inputs.pop("margin")
-            ref_chosen = inputs["ref_chosen_logps"]
-            inputs["ref_chosen_logps"] = ref_chosen + margin.to(ref_chosen) / self.beta
-            return super()._compute_loss(model, inputs, return_outputs)
+            ref_chosen, ref_rejected = inputs["ref_chosen_logps"], inputs["ref_rejected_logps"]
+            margin = margin.to(ref_chosen)
+            inputs["ref_chosen_logps"] = ref_chosen + margin / self.beta  # Eq. 7 (module docstring)
+            loss, outputs = super()._compute_loss(model, inputs, True)
+            with torch.no_grad():  # the same forward, unshifted: Eq. 8 per pair
+                mask = inputs["completion_mask"][..., 1:]
+                lp = selective_log_softmax(outputs.logits[..., :-1, :], inputs["input_ids"][..., 1:])
+                chosen, rejected = (lp * mask).sum(1).chunk(2, dim=0)
+                gathered = self.accelerator.gather_for_metrics((chosen, rejected, ref_chosen, ref_rejected, margin))
+                acc, margin_acc = self._pairs[mode].add(*(t.float().cpu() for t in gathered), beta=self.beta)
+                self._metrics[mode]["eq8/accuracy"].append(acc)
+                self._metrics[mode]["eq8/margin_accuracy"].append(margin_acc)
+            return (loss, outputs) if return_outputs else loss
+
+        def pair_metrics(self, mode: str) -> dict:
+            return self._pairs[mode].metrics()
+
+        def reset_pair_metrics(self, mode: str) -> None:
+            self._pairs[mode] = _PairCounts()
 
     return DPATrainer
 
 
-def pair_logprobs(model, tokenizer, pairs: list[dict], batch_size: int, max_length: int | None) -> tuple[torch.Tensor, torch.Tensor]:
-    prompts = [p["prompt"] for p in pairs]
-    fast = completion_logprobs(model, tokenizer, prompts, [p["chosen"] for p in pairs], batch_size, max_length).sums
-    slow = completion_logprobs(model, tokenizer, prompts, [p["rejected"] for p in pairs], batch_size, max_length).sums
-    return fast, slow
+class _PairCounts:
+    """Per-pair counts over a pass: Eq. 8 (log-ratio of d_f above d_s's) and the margin-aware
+    version (beta * Delta > mu, what TRL's shifted ``rewards/accuracies`` measures)."""
+
+    def __init__(self):
+        self.n, self.eq8, self.margin = 0, 0.0, 0.0
+        self.chosen_sum = self.rejected_sum = 0.0
+
+    def add(self, fast, slow, ref_fast, ref_slow, margin, beta: float) -> tuple[float, float]:
+        n = int(fast.numel())
+        if not n:
+            return 0.0, 0.0
+        eq8 = dpa_accuracy(fast, slow, ref_fast, ref_slow)
+        delta = (fast - ref_fast) - (slow - ref_slow)
+        ok = float((beta * delta.float() > margin.float()).float().mean())
+        self.n, self.eq8, self.margin = self.n + n, self.eq8 + eq8 * n, self.margin + ok * n
+        self.chosen_sum += float((fast - ref_fast).float().sum())
+        self.rejected_sum += float((slow - ref_slow).float().sum())
+        return eq8, ok
+
+    def metrics(self) -> dict:
+        if not self.n:
+            return {}
+        return {"accuracy": self.eq8 / self.n, "margin_accuracy": self.margin / self.n, "pairs": self.n,
+                "fast_logratio": self.chosen_sum / self.n, "slow_logratio": self.rejected_sum / self.n}
 
 
 def run_dpa(cfg: DPAStageConfig) -> StageResult:
@@ -132,35 +212,34 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     from datasets import Dataset
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
-    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
-    # The eval set goes to TRL with mu = 0, so its eval "rewards/accuracies" is Eq. 8 (batch-averaged):
-    # the metric under FSDP, and a cross-check of our exact computation otherwise.
-    zero_margin = Dataset.from_list([{**e, "margin": 0.0} for e in evals])
-    trainer = make_dpa_trainer_class()(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
-                                       eval_dataset=zero_margin, processing_class=tokenizer)
-    drop_printer(trainer)
-    single = trainer.accelerator.num_processes == 1
-    bs = cfg.per_device_eval_batch_size
-    if single:  # pi_SFT log-probs, before training, on the trainer's device
-        ref_fast, ref_slow = pair_logprobs(trainer.model, tokenizer, evals, bs, cfg.max_length)
+    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
+    # pi_SFT, copied before the trainer starts the distributed state: every rank holds the same
+    # full weights when TRL shards it (a second from_pretrained under FSDP's RAM-efficient
+    # loading would leave ranks > 0 empty).
+    ref = copy.deepcopy(model)
+    trainer = make_dpa_trainer_class()(model=model, ref_model=ref, args=cfg.trl_args(),
+                                       train_dataset=Dataset.from_list(train), eval_dataset=Dataset.from_list(evals),
+                                       processing_class=tokenizer)
+    del ref
+    report_steps(trainer, "dpa")
+    ref_cols = {f"eval_ref_{k}_logps_mean": statistics.fmean(trainer.eval_dataset[c])
+                for k, c in (("fast", "ref_chosen_logps"), ("slow", "ref_rejected_logps"))}
     out = trainer.train()
+    seen = trainer.pair_metrics("train")
+    trainer.reset_pair_metrics("eval")
     trl_eval = trainer.evaluate()
+    ev = trainer.pair_metrics("eval")
+    logged = last_logged(trainer.state.log_history, "rewards/")
     metrics = {
         "train_samples": len(train), "eval_samples": len(evals), "train_loss": float(out.training_loss),
-        "train_steps": int(out.global_step), "beta": cfg.beta,
-        "eval_accuracy_trl": float(trl_eval["eval_rewards/accuracies"]),
-        **{f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "rewards/").items()
-           if not k.startswith("eval")},
+        "train_steps": int(out.global_step), "beta": cfg.beta, "use_margin": cfg.use_margin,
+        # Eq. 8 per pair (the policy as it trained on each pair), and beta * Delta > mu
+        "train_accuracy": seen.get("accuracy"), "train_margin_accuracy": seen.get("margin_accuracy"),
+        "eval_accuracy": ev["accuracy"], "eval_margin_accuracy": ev["margin_accuracy"],
+        "eval_loss": float(trl_eval["eval_loss"]),  # Eq. 7 with the eval pairs' margins
+        "eval_fast_logratio": ev["fast_logratio"], "eval_slow_logratio": ev["slow_logratio"], **ref_cols,
+        # TRL's own numbers, shifted by the margin (rewards/chosen = beta * logratio(d_f) - mu):
+        **{f"trl_train_{k}": v for k, v in logged.items() if not k.startswith("eval")},
+        **{f"trl_{k}": float(v) for k, v in trl_eval.items() if "rewards/" in k},
     }
-    if single:
-        pol_fast, pol_slow = pair_logprobs(trainer.model, tokenizer, evals, bs, cfg.max_length)
-        margins = torch.tensor([e["margin"] for e in evals])
-        metrics.update({
-            "eval_accuracy": dpa_accuracy(pol_fast, pol_slow, ref_fast, ref_slow),                # Eq. 8
-            "eval_loss": float(dpa_loss(pol_fast, pol_slow, ref_fast, ref_slow, margins, cfg.beta)),  # Eq. 7
-            "eval_fast_logratio": float((pol_fast - ref_fast).mean()),
-            "eval_slow_logratio": float((pol_slow - ref_slow).mean()),
-        })
-    else:
-        metrics["eval_accuracy"] = metrics["eval_accuracy_trl"]
     return save_stage(cfg, trainer, tokenizer, metrics, started)

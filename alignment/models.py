@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from common.paths import BUNDLED_DATA, cache_root
+
 PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
 EMBEDDED = "embedded"
-REPO_ROOT = Path(__file__).resolve().parents[1]
 _SPECIAL = {"bos_token": "<|bos|>", "eos_token": "<|eos|>", "pad_token": "<|pad|>"}
+PAD_TOKEN = _SPECIAL["pad_token"]  # added to tokenizers that have none or pad with EOS
 # Text the prompts always contain: part of the corpus so the markers get their own merges.
 _PROMPT_TEXT = "### Instruction:\n\nWrite a solution in Python 3.\n\n### Response:\n```python\n```cpp\n```java\n```\n"
 _TEXT_SUFFIXES = {".py", ".cpp", ".hpp", ".h", ".cc", ".java", ".md", ".txt", ".json", ".toml", ".yaml", ".yml"}
@@ -38,17 +40,10 @@ class TinyModelSpec:
     seed: int = 0
 
 
-def cache_root() -> Path:
-    """perfalign's one cache directory (PERFALIGN_CACHE_DIR; see sandbox.cache.cache_root)."""
-    from sandbox.cache import cache_root as shared_root
-
-    return shared_root()
-
-
 def default_corpus_files(root: Path | None = None) -> list[Path]:
     """The bundled code: every text file under the repository's data/ (else this package's
     sources, so an installed copy still builds)."""
-    root = root or REPO_ROOT / "data"
+    root = root or BUNDLED_DATA
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES) if root.is_dir() else []
     if not files:
         files = sorted(Path(__file__).resolve().parent.glob("*.py"))
@@ -128,6 +123,25 @@ def embedded_base_model(cache_dir: str | Path | None = None, spec: TinyModelSpec
     return target
 
 
+def cached_tiny_model(tokenizer_file: str | Path) -> Path | None:
+    """The cached tiny model whose tokenizer's vocabulary and merges are those of
+    ``tokenizer_file`` (a stage's saved tokenizer.json); None when none is cached."""
+    mine = _tokenizer_model(Path(tokenizer_file))
+    if not mine:
+        return None
+    for d in sorted((cache_root() / "models").glob("tiny-llama-*")):
+        if (d / "config.json").is_file() and _tokenizer_model(d / "tokenizer.json") == mine:
+            return d
+    return None
+
+
+def _tokenizer_model(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text()).get("model")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def resolve_model(name_or_path: str | os.PathLike) -> str:
     """``"embedded"`` -> the tiny model's directory; anything else is passed to from_pretrained
     as is (a Hub name such as the production base, or a local directory)."""
@@ -165,13 +179,28 @@ def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> 
 
 
 def load_tokenizer(name_or_path: str, padding_side: str = "right"):
+    """The tokenizer, with a pad token of its own. Deepseek-Coder pads with EOS; TRL's PPO finds
+    the end of a response at the first pad token, so with pad == EOS the real EOS is masked out of
+    the update (the policy is never taught to stop). A dedicated ``PAD_TOKEN`` keeps it in; the
+    model's embeddings are fitted by ``fit_vocabulary`` (Deepseek's 32256 rows already have room)."""
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
-    if tok.pad_token is None:  # Deepseek-Coder base has none: pad with EOS (masked anyway)
-        tok.pad_token = tok.eos_token
+    if tok.pad_token is None or (tok.eos_token_id is not None and tok.pad_token_id == tok.eos_token_id):
+        tok.add_special_tokens({"pad_token": PAD_TOKEN})
     tok.padding_side = padding_side
     return tok
+
+
+def fit_vocabulary(model, tokenizer):
+    """Grow the embeddings when the tokenizer has tokens the model has no row for (the added pad
+    token) and record the pad id in the model's configs."""
+    if len(tokenizer) > model.get_input_embeddings().num_embeddings:
+        model.resize_token_embeddings(len(tokenizer))
+    model.config.pad_token_id = tokenizer.pad_token_id
+    if getattr(model, "generation_config", None) is not None:
+        model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model
 
 
 def torch_dtype(bf16: bool):
@@ -180,19 +209,24 @@ def torch_dtype(bf16: bool):
     return torch.bfloat16 if bf16 else torch.float32
 
 
-def load_causal_lm(name_or_path: str, bf16: bool = False):
+def load_causal_lm(name_or_path: str, bf16: bool = False, tokenizer=None):
+    """A causal LM; with ``tokenizer``, its embeddings fitted to it (``fit_vocabulary``)."""
     from transformers import AutoModelForCausalLM
 
-    return AutoModelForCausalLM.from_pretrained(resolve_model(name_or_path), dtype=torch_dtype(bf16))
+    model = AutoModelForCausalLM.from_pretrained(resolve_model(name_or_path), dtype=torch_dtype(bf16))
+    return fit_vocabulary(model, tokenizer) if tokenizer is not None else model
 
 
-def load_sequence_classifier(name_or_path: str, bf16: bool = False, pad_token_id: int | None = None, seed: int = 0):
+def load_sequence_classifier(name_or_path: str, bf16: bool = False, pad_token_id: int | None = None, seed: int = 0,
+                             tokenizer=None):
     """A one-logit sequence classifier (reward or value model); a new score head is seeded."""
     from transformers import AutoModelForSequenceClassification, set_seed
 
     set_seed(seed)  # platform-facts: set the seed before a classification head is built
     model = AutoModelForSequenceClassification.from_pretrained(resolve_model(name_or_path), num_labels=1,
                                                                dtype=torch_dtype(bf16))
+    if tokenizer is not None:
+        fit_vocabulary(model, tokenizer)
     if pad_token_id is not None:
         model.config.pad_token_id = pad_token_id
     return model

@@ -1,18 +1,18 @@
 """Wired-together stage configs: the paper's production settings and the embedded (tiny model,
 2 CPU cores) profile. Each returns {"sft", "reward", "rlpf", "dpa"} in run order; the
-stage functions take them one by one (the lead's flows/CLI call them), or ``run_all`` runs them."""
+stage functions (``STAGE_FUNCTIONS``) take them one by one, SFT first (RLPF and DPA start from
+it; RLPF needs the reward model)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from .common import StageConfig, StageResult
+from .common import StageConfig
 from .dpa import DPAStageConfig, run_dpa
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL
 from .reward_model import RewardStageConfig, train_reward_model
 from .rlpf import RLPFStageConfig, run_rlpf
 from .sft import SFTStageConfig, run_sft
 
-STAGE_ORDER = ("sft", "reward", "rlpf", "dpa")
 STAGE_FUNCTIONS = {"sft": run_sft, "reward": train_reward_model, "rlpf": run_rlpf, "dpa": run_dpa}
 STAGE_CONFIGS = {"sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
                  "dpa": DPAStageConfig}
@@ -43,8 +43,3 @@ def embedded_profile(data_path, workdir, codecontests_dir=None, base_model: str 
     """The tiny locally built model on the CPU: fp32, one thread, larger learning rates."""
     return _wire(lambda s, **kw: STAGE_CONFIGS[s].embedded(**kw), data_path, workdir, codecontests_dir, base_model,
                  overrides)
-
-
-def run_all(configs: dict[str, StageConfig], stages: tuple[str, ...] = STAGE_ORDER) -> dict[str, StageResult]:
-    """Run stages in order (SFT first: RLPF and DPA start from it; RLPF needs the reward model)."""
-    return {s: STAGE_FUNCTIONS[s](configs[s]) for s in stages}

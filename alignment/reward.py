@@ -5,8 +5,9 @@ PPOTrainer (trl 1.12, ``trl.experimental.ppo``) use it.
   code in the sandbox on the problem's tests -> -1 if incorrect, median / runtime - 1 if correct;
 * otherwise (synthetic problems): the reward model r_theta(p, d).
 
-Execution of a batch goes through ``Sandbox.run_many`` (parallel workers) and identical
-programs are run once (a policy often repeats itself), so the trainer does not stall.
+Execution of a batch goes through ``Sandbox.run_many`` (parallel workers, the sandbox's one
+retry policy for SANDBOX_ERROR) and identical programs are run once (a policy often repeats
+itself), so the trainer does not stall. How a reward is measured: ``PerformanceReward``.
 """
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ from types import SimpleNamespace
 import torch
 from torch import nn
 
+from sandbox.calibration import host_scale
+from common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
+
 from .data import ContestProblem
-from .equations import INCORRECT_REWARD, performance_reward
-from .prompts import extract_code
+from common.equations import INCORRECT_REWARD, performance_reward
+from common.prompts import extract_code
 from .scoring import reward_scores
 
 log = logging.getLogger("perfalign.alignment.reward")
@@ -39,23 +43,38 @@ class PromptInfo:
 @dataclass
 class RewardDetail:
     reward: float
-    kind: str            # "execution", "reward_model", "no_code", "sandbox_error", "correct_no_baseline"
+    kind: str            # "execution", "reward_model", "no_code", "sandbox_error", "correct_no_baseline",
+                         # "invalid_measurement"
     verdict: str | None = None
     runtime_s: float | None = None
+    speedup: float | None = None        # median (on this host) / runtime, after common.plausibility
+    flags: tuple[str, ...] = ()         # plausibility flags ("implausible", "capped", "remeasured", ...)
+
+
+@dataclass
+class _Measured:
+    verdict: str
+    runtime_s: float | None
+    calibration: dict
+    remeasured: bool = False
 
 
 class PerformanceReward:
-    """Eq. 4 for batches of (prompt info, response text)."""
+    """Eq. 4 for batches of (prompt info, response text), measured like the labels it is compared
+    to: the dataset's repeats per test (median CPU time per test, mean over tests), the median
+    converted to this host by the calibration figures (sandbox.calibration.host_scale), and the
+    speedup through common.plausibility (capped; NaN/inf rejected; above ``remeasure_above`` the
+    program is run once more and the lower speedup kept, flagged if still implausible)."""
 
     def __init__(self, problems: dict[str, ContestProblem], reward_model=None, tokenizer=None, sandbox=None,
-                 workers: int = 2, repeats: int = 1, max_reward: float | None = None, rm_batch_size: int = 8,
-                 max_length: int | None = None, cache: bool = True):
+                 workers: int = 2, repeats: int | None = None, policy: SpeedupPolicy = SpeedupPolicy(),
+                 rm_batch_size: int = 8, max_length: int | None = None, cache: bool = True):
         self.problems = problems
         self.reward_model, self.tokenizer = reward_model, tokenizer
         self._sandbox = sandbox
-        self.workers, self.repeats, self.max_reward = workers, repeats, max_reward
+        self.workers, self.repeats, self.policy = workers, repeats, policy
         self.rm_batch_size, self.max_length = rm_batch_size, max_length
-        self._cache: dict[tuple[str, str, str], tuple[str, float | None]] | None = {} if cache else None
+        self._cache: dict[tuple[str, str, str], _Measured] | None = {} if cache else None
         self.counts: Counter = Counter()
 
     @property
@@ -72,6 +91,18 @@ class PerformanceReward:
         p = self.problems.get(info.problem_id)
         return info.source == "contest" and p is not None and bool(p.inputs)
 
+    def repeats_for(self, problem: ContestProblem) -> int:
+        return self.repeats or problem.repeats
+
+    def _speedup(self, key: tuple[str, str, str], m: _Measured) -> tuple[float | None, CheckedSpeedup]:
+        """(the median on this host, the checked speedup) of a correct program."""
+        p = self.problems[key[0]]
+        med = p.median_runtime_s.get(key[1])
+        if med is None:
+            return None, CheckedSpeedup(None, None, ["no_baseline"])
+        med *= host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
+        return med, speedup_ratio(med, m.runtime_s, self.policy)
+
     def __call__(self, infos: list[PromptInfo], responses: list[str]) -> list[RewardDetail]:
         details: list[RewardDetail | None] = [None] * len(infos)
         to_run: dict[tuple[str, str, str], list[int]] = {}
@@ -85,21 +116,13 @@ class PerformanceReward:
                 details[i] = RewardDetail(INCORRECT_REWARD, "no_code")
                 continue
             to_run.setdefault((info.problem_id, lang or info.language, code), []).append(i)
-        results = self._execute(list(to_run))
+        results = self._measure(list(to_run))
         for key, idxs in to_run.items():
-            verdict, runtime = results[key]
-            med = self.problems[key[0]].median_runtime_s.get(key[1])
+            m = results[key]
             for i in idxs:
-                if verdict == "SANDBOX_ERROR":  # infrastructure, not the policy: neutral
-                    details[i] = RewardDetail(0.0, "sandbox_error", verdict)
-                elif verdict == "OK" and med is None:  # correct, but no baseline in this language:
-                    details[i] = RewardDetail(0.0, "correct_no_baseline", verdict, runtime)
-                    if self.reward_model is not None:  # "otherwise" branch of Eq. 4
-                        to_score.append(i)
-                else:
-                    r = performance_reward(has_tests=True, correct=verdict == "OK", runtime_s=runtime,
-                                           median_runtime_s=med)
-                    details[i] = RewardDetail(r, "execution", verdict, runtime)
+                details[i] = self._detail(key, m)
+                if details[i].kind == "correct_no_baseline" and self.reward_model is not None:
+                    to_score.append(i)  # the "otherwise" branch of Eq. 4
         if to_score:
             if self.reward_model is None:
                 raise ValueError("Eq. 4 needs the reward model for prompts without tests (synthetic problems)")
@@ -109,40 +132,60 @@ class PerformanceReward:
                 prev = details[i]
                 details[i] = RewardDetail(float(s), "reward_model", prev.verdict if prev else None,
                                           prev.runtime_s if prev else None)
-        out = []
         for d in details:
-            if self.max_reward is not None:
-                d.reward = min(d.reward, self.max_reward)
             self.counts[d.kind] += 1
-            out.append(d)
-        return out
+            self.counts.update(f"flag:{f}" for f in d.flags)
+        return details
 
-    def _execute(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], tuple[str, float | None]]:
+    def _detail(self, key: tuple[str, str, str], m: _Measured) -> RewardDetail:
+        if m.verdict == "SANDBOX_ERROR":  # infrastructure, not the policy: neutral
+            return RewardDetail(0.0, "sandbox_error", m.verdict)
+        if m.verdict != "OK":
+            return RewardDetail(performance_reward(has_tests=True, correct=False), "execution", m.verdict, m.runtime_s)
+        med, checked = self._speedup(key, m)
+        flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ())
+        if med is None:  # correct, but no baseline in this language
+            return RewardDetail(0.0, "correct_no_baseline", m.verdict, m.runtime_s, flags=flags)
+        if checked.value is None:  # not a number: never a reward
+            return RewardDetail(0.0, "invalid_measurement", m.verdict, m.runtime_s, flags=flags)
+        r = performance_reward(has_tests=True, correct=True, runtime_s=m.runtime_s, median_runtime_s=med,
+                               policy=self.policy)
+        return RewardDetail(r, "execution", m.verdict, m.runtime_s, checked.value, flags)
+
+    def _measure(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], _Measured]:
+        """Run each program once (cached); re-measure once those whose speedup is implausible and
+        keep the slower measurement (a program cannot buy a reward with one lucky run)."""
+        done = {k: self._cache[k] for k in keys if self._cache is not None and k in self._cache}
+        fresh = self._execute([k for k in keys if k not in done])
+        again = [k for k, m in fresh.items() if m.verdict == "OK" and self._speedup(k, m)[1].needs_remeasure]
+        for k, m in self._execute(again).items():
+            first = fresh[k]
+            slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
+            if m.verdict not in ("OK", "SANDBOX_ERROR"):  # the second run failed: the program is not correct
+                slower = m
+            fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True)
+        for k, m in fresh.items():
+            if self._cache is not None and m.verdict != "SANDBOX_ERROR":
+                self._cache[k] = m
+        return {**done, **fresh}
+
+    def _execute(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], _Measured]:
+        """One batched run_many; infrastructure faults (SANDBOX_ERROR) retried once by the sandbox."""
+        if not keys:
+            return {}
         from sandbox import Job, Limits, TestCase
 
-        done = {k: self._cache[k] for k in keys if self._cache is not None and k in self._cache}
-        todo = [k for k in keys if k not in done]
-        for attempt in range(2):  # one retry of infrastructure faults
-            jobs = []
-            for pid, lang, code in todo:
-                p = self.problems[pid]
-                jobs.append(Job(code, lang, [TestCase(i, o) for i, o in zip(p.inputs, p.outputs)],
-                                Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb), repeats=self.repeats,
-                                stop_on_failure=True))
-            retry = []
-            for j, res in self.sandbox.run_many(jobs, workers=self.workers) if jobs else ():
-                key = todo[j]
-                if res.verdict.value == "SANDBOX_ERROR" and attempt == 0:
-                    retry.append(key)
-                    continue
-                done[key] = (res.verdict.value, res.mean_cpu_time_s)
-                self.counts["sandbox_runs"] += 1
-                if self._cache is not None and res.verdict.value != "SANDBOX_ERROR":
-                    self._cache[key] = done[key]
-            todo = retry
-            if not todo:
-                break
-        return done
+        jobs = []
+        for pid, lang, code in keys:
+            p = self.problems[pid]
+            jobs.append(Job(code, lang, [TestCase(i, o) for i, o in zip(p.inputs, p.outputs)],
+                            Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb), repeats=self.repeats_for(p),
+                            stop_on_failure=True))
+        out = {}
+        for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
+            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s, dict(getattr(res, "calibration", None) or {}))
+            self.counts["sandbox_runs"] += 1
+        return out
 
 
 class _RewardBackbone(nn.Module):
@@ -165,7 +208,8 @@ class RewardAdapter(nn.Module):
     PPOTrainer scores with ``get_reward``: ``getattr(model, model.base_model_prefix)(input_ids=...,
     attention_mask=...)``, then ``model.score(hidden_states[-1])``, read at the last non-pad token.
     Every position carries the sequence's reward, so whichever position is read gives it. The
-    prompt is found by exact token-prefix match against the training / eval prompts.
+    prompt is found by exact token-prefix match against the training / eval prompts. The trained
+    reward model (synthetic prompts) is a submodule, so it follows the adapter to the policy's device.
     """
 
     base_model_prefix = "backbone"
@@ -177,6 +221,10 @@ class RewardAdapter(nn.Module):
         self._lengths = sorted({len(k) for k in prompts}, reverse=True)
         self.backbone = _RewardBackbone(self)
         self.score = nn.Identity()
+        # Registered as a submodule so the trainer's ``reward_model.to(device)`` moves r_theta with
+        # the adapter (an attribute of PerformanceReward alone would stay on the CPU).
+        rm = getattr(reward, "reward_model", None)
+        self.reward_model = rm if isinstance(rm, nn.Module) else None
         self.history: list[RewardDetail] = []
 
     def split(self, ids: list[int]) -> tuple[PromptInfo, list[int]]:

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import torch
 
-from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from .equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
+from common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .scoring import reward_scores
 
@@ -67,10 +67,10 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     from trl import RewardTrainer
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
-    model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed)
+    model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
                             processing_class=tokenizer)
-    drop_printer(trainer)
+    report_steps(trainer, "reward")
     bs = cfg.per_device_eval_batch_size
     metrics: dict = {"train_samples": len(train), "eval_samples": len(evals)}
     if trainer.accelerator.num_processes == 1:

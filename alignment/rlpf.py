@@ -1,6 +1,7 @@
 """Stage 3: Reinforcement Learning with Performance Feedback (§V-B, §VII-C3): PPO from the SFT
 model with the reward of Eq. 4 and a KL penalty (gamma = 0.1) against the SFT model (Eq. 6).
-Metrics on D_RL's eval prompts: mean reward and KL (paper: 1.8 and 0.29).
+Metrics on D_RL's eval prompts: mean reward and KL (paper: 1.8 and 0.29). The KL coefficient
+starts at 0.1 and adapts (alignment.ppo); advantages are whitened over all ranks' rollouts.
 
 Choice: TRL 1.12's own ``trl.experimental.ppo.PPOTrainer``, fed a ``RewardAdapter`` module in
 place of the reward model (it decodes each sequence, executes the code in the sandbox in one
@@ -18,10 +19,13 @@ from dataclasses import dataclass
 
 import torch
 
-from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_contest_problems, load_triplet_rows
-from .equations import kl_penalized_objective
+from common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
+
+from common.equations import kl_penalized_objective
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
+from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
 from .reward import PerformanceReward, PromptInfo, RewardAdapter
 
 PINNED_TRL = "1.12"  # PPOTrainer left TRL in 1.13
@@ -36,12 +40,15 @@ class RLPFStageConfig(StageConfig):
     reward_model_path: str | None = "runs/reward_model"
     value_model_path: str | None = None               # None: the reward model, else the SFT model (new head)
     data_path: str = "runs/triplets"
-    codecontests_dir: str | None = None               # tests + submission runtimes of the contest problems
+    codecontests_dir: str | list[str] | None = None   # tests + submission runtimes of the contest problems
     output_dir: str = "runs/rlpf"
     num_train_epochs: float = 1.0
     num_ppo_epochs: int = 4
     num_mini_batches: int = 1
-    kl_coef: float = 0.1
+    kl_coef: float = 0.1                              # gamma's initial value (§VII-C3)
+    kl_controller: str = "adaptive"                   # "adaptive" (Ziegler et al.) or "fixed"
+    kl_target: float = DEFAULT_KL_TARGET
+    kl_horizon: int = DEFAULT_KL_HORIZON
     kl_estimator: str = "k1"
     temperature: float = 1.0
     response_length: int = 1024
@@ -50,10 +57,11 @@ class RLPFStageConfig(StageConfig):
     per_device_eval_batch_size: int = 4
     eval_samples_per_prompt: int = 1
     eval_before: bool = False                         # also measure the SFT model (KL 0 by definition)
-    max_reward: float | None = None                   # optional cap of median/runtime - 1
+    speedup_cap: float = DEFAULT_CAP                  # common.plausibility: Eq. 4's speedup capped here
+    remeasure_above: float = DEFAULT_REMEASURE_ABOVE  # ... and re-measured once above this
     sandbox_backend: str = "auto"
     sandbox_workers: int = 2
-    test_repeats: int = 1
+    test_repeats: int | None = None                   # None: as the dataset measured its labels
     train_splits: tuple[str, ...] = ("rl_train",)
     eval_splits: tuple[str, ...] = ("rl_eval",)
 
@@ -78,6 +86,19 @@ class RLPFStageConfig(StageConfig):
             raise ValueError("RLPF: kl_coef >= 0, num_ppo_epochs >= 1, response_length >= 1, temperature > 0")
         if self.kl_estimator not in ("k1", "k3"):
             raise ValueError("RLPF: kl_estimator is 'k1' or 'k3'")
+        if self.kl_controller not in ("adaptive", "fixed"):
+            raise ValueError("RLPF: kl_controller is 'adaptive' or 'fixed'")
+        self.speedup_policy()  # cap / remeasure_above checked by the policy itself
+        if self.test_repeats is not None and self.test_repeats < 1:
+            raise ValueError("RLPF: test_repeats must be >= 1 (or None: as the dataset)")
+
+    def speedup_policy(self) -> SpeedupPolicy:
+        return SpeedupPolicy(cap=self.speedup_cap, remeasure_above=self.remeasure_above)
+
+    def make_kl_controller(self) -> AdaptiveKLController | None:
+        if self.kl_controller == "fixed":
+            return None
+        return AdaptiveKLController(self.kl_coef, self.kl_target, self.kl_horizon)
 
     def trl_args(self, n_train: int):
         from trl.experimental.ppo import PPOConfig
@@ -187,15 +208,14 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
 
     prepare_process(cfg)
     from datasets import Dataset
-    from trl.experimental.ppo import PPOTrainer
 
     tokenizer = load_tokenizer(cfg.model_name_or_path, padding_side="left")
-    policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
-    ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
-    rm = load_sequence_classifier(cfg.reward_model_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed) if needs_rm else None
-    value = load_sequence_classifier(value_path, cfg.bf16, tokenizer.pad_token_id, cfg.seed)
+    policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
+    ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
+    rm = load_sequence_classifier(cfg.reward_model_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer) if needs_rm else None
+    value = load_sequence_classifier(value_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
-                               max_reward=cfg.max_reward, max_length=cfg.max_length)
+                               policy=cfg.speedup_policy(), max_length=cfg.max_length)
     budget = (cfg.max_length or 10**9) - cfg.response_length
     index: dict[tuple[int, ...], PromptInfo] = {}
     for info in train + evals:
@@ -211,8 +231,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
         wanted = set(infos)
         return Dataset.from_dict({"input_ids": [list(k) for k, v in index.items() if v in wanted]})
 
-    metrics: dict = {"train_prompts": len(kept), "eval_prompts": len(evals), "kl_coef": cfg.kl_coef,
-                     "dropped_long_prompts": len(train) - len(kept)}
+    metrics: dict = {"train_prompts": len(kept), "eval_prompts": len(evals), "kl_coef_init": cfg.kl_coef,
+                     "kl_controller": cfg.kl_controller, "dropped_long_prompts": len(train) - len(kept)}
     eval_kw = dict(response_length=cfg.response_length, temperature=cfg.temperature,
                    samples_per_prompt=cfg.eval_samples_per_prompt, kl_coef=cfg.kl_coef,
                    batch_size=cfg.per_device_eval_batch_size, seed=cfg.seed)
@@ -220,20 +240,26 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
         before = evaluate_policy(policy, ref, tokenizer, evals, reward, **eval_kw)
         metrics.update({f"eval_{k}_before": v for k, v in before.items() if k != "samples"})
 
-    trainer = PPOTrainer(args=cfg.trl_args(len(kept)), processing_class=tokenizer, model=policy, ref_model=ref,
-                         reward_model=adapter, train_dataset=to_ds(kept), value_model=value,
-                         eval_dataset=to_ds(evals))
-    drop_printer(trainer)
+    controller = cfg.make_kl_controller()
+    trainer = make_rlpf_trainer_class()(args=cfg.trl_args(len(kept)), processing_class=tokenizer, model=policy,
+                                        ref_model=ref, reward_model=adapter, train_dataset=to_ds(kept),
+                                        value_model=value, eval_dataset=to_ds(evals), kl_controller=controller)
+    report_steps(trainer, "rlpf")
     trainer.train()
+    metrics["kl_coef"] = float(trainer.args.kl_coef)  # after the controller (= kl_coef_init when fixed)
+    metrics["train_whitening"] = {"calls": trainer.whiten.calls, **trainer.whiten.last}
     logged = last_logged(trainer.state.log_history, "/")
     metrics.update({f"train_{k}": v for k, v in logged.items() if k.startswith(("objective/", "policy/", "loss/"))})
     metrics["train_episodes"] = int(trainer.state.episode)
     metrics["train_reward_kinds"] = dict(Counter(d.kind for d in adapter.history))
+    metrics["train_reward_flags"] = dict(Counter(f for d in adapter.history for f in d.flags))
     if trainer.accelerator.num_processes == 1:
         ev = evaluate_policy(trainer.accelerator.unwrap_model(trainer.model).policy, ref, tokenizer, evals, reward, **eval_kw)
         metrics.update({f"eval_{k}": v for k, v in ev.items()})
     else:  # sharded policy: the last training batch's statistics stand in
         metrics.update(eval_mean_reward=logged.get("objective/scores"), eval_kl=logged.get("objective/kl"))
     metrics["sandbox_runs"] = reward.counts["sandbox_runs"]
+    metrics["reward_measurement"] = {"repeats": cfg.test_repeats or "dataset", "speedup_cap": cfg.speedup_cap,
+                                     "remeasure_above": cfg.remeasure_above}
     return save_stage(cfg, trainer, tokenizer, metrics, started)
 

@@ -6,9 +6,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from .common import StageConfig, StageResult, drop_printer, last_logged, prepare_process, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_sft_rows
-from .equations import perplexity
+from common.equations import perplexity
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .scoring import completion_logprobs
 
@@ -67,14 +67,14 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
     from trl import SFTTrainer
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
-    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16)
+    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
     metrics: dict = {"train_samples": len(train_rows), "eval_samples": len(eval_rows)}
     if cfg.eval_before:
         metrics["eval_perplexity_before"] = evaluate_perplexity(model, tokenizer, eval_rows, cfg.per_device_eval_batch_size,
                                                                 cfg.max_length)["perplexity"]
     train_ds = Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]} for r in train_rows])
     trainer = SFTTrainer(model=model, args=cfg.trl_args(), train_dataset=train_ds, processing_class=tokenizer)
-    drop_printer(trainer)
+    report_steps(trainer, "sft")
     out = trainer.train()
     metrics["train_loss"] = float(out.training_loss)
     metrics["train_steps"] = int(out.global_step)

@@ -7,9 +7,16 @@ code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq
     report = evaluate(cfg, "runs/eval")        # report.md, report.json, figures, samples.jsonl
 
 Modules: metrics (Eq. 9, 10), config (EvalConfig, ModelSpec), tasks / contests / pareval /
-polybench (prompts and how to run them), drivers (the C++ timing harness), generation (HF
-models, oracle), execution (sandbox runs), scoring, stages (fine-tuning metrics), report, plots.
+polybench (prompts and how to run them), drivers (the bundled samples' C++ timing drivers),
+generation (HF models, oracle), execution (sandbox runs), scoring, stages (fine-tuning metrics),
+report, plots. The real suites from a user's checkout: pareval_suite, polybench_suite (loaders),
+probe / probe_cpp / cxxsig (the two translation units of a probe), transcript (the per-call
+fingerprints), harness (scoring that a program cannot game), contest_score and score_one (one
+candidate, one score: `perfalign eval score`).
 Nothing heavy (torch, transformers, matplotlib) is imported until it is used.
+
+    from evaluation.score_one import score_candidate
+    score, info = score_candidate("pareval", "02_dense_la_gemm", code, model="omp", pareval_dir="ParEval")
 """
 from .config import EvalConfig, ModelSpec
 from .evaluate import evaluate

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .tasks import TASK_GROUPS
+from common.paths import BUNDLED_DATA
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PAREVAL_DIR = REPO_ROOT / "data" / "pareval_sample"
-DEFAULT_POLYBENCH_DIR = REPO_ROOT / "data" / "polybench_sample"
+from .tasks import OPTIONAL_TASK_GROUPS, TASK_GROUPS
+
+DEFAULT_PAREVAL_DIR = BUNDLED_DATA / "pareval_sample"     # validate() names pareval_dir when missing
+DEFAULT_POLYBENCH_DIR = BUNDLED_DATA / "polybench_sample"
 ORACLE_PREFIX = "oracle:"
 ORACLE_MODES = ("reference", "slow", "fast")
 
@@ -50,6 +51,9 @@ class EvalConfig:
     models: list[ModelSpec] = field(default_factory=list)
     tasks: tuple[str, ...] = TASK_GROUPS
     codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
+    controlled_dir: str | None = None        # task "controlled": an alignment.controlled task folder
+    kernelbench_dir: str | None = None       # task "kernelbench": a KernelBench checkout's KernelBench/ folder
+    kernelbench_levels: tuple[int, ...] = (1,)
     pareval_dir: str = str(DEFAULT_PAREVAL_DIR)
     polybench_dir: str = str(DEFAULT_POLYBENCH_DIR)
     contest_language: str = "cpp"            # language the contest prompts ask for
@@ -66,11 +70,14 @@ class EvalConfig:
     torch_threads: int | None = None
     accept_unfenced: bool = True             # a response without a ``` block is taken as code as is
     # execution
+    profile_name: str = "production"         # problem sizes of the real suites: the suites' own or scaled down
+    controls: bool = True                    # score the reference and a known-slow oracle beside the models
     omp_threads: int = 8                     # paper: 8 cores for ParEval OpenMP
+    mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
     timing_repeats: int = 5                  # timed calls per driver run (paper: 5 runs); median taken
     contest_repeats: int = 3                 # sandbox repeats per contest test; median CPU time per test
-    baseline_runs: int = 2                   # driver baseline runs (first and last); the fastest counts
+    baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
     workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
     backend: str = "auto"
     ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
@@ -80,6 +87,7 @@ class EvalConfig:
         # CLI-friendly: models as "LABEL=REF" strings, sequences as lists
         self.models = [m if isinstance(m, ModelSpec) else ModelSpec.parse(str(m)) for m in self.models]
         self.tasks, self.pareval_models, self.ks = tuple(self.tasks), tuple(self.pareval_models), tuple(self.ks)
+        self.kernelbench_levels = tuple(self.kernelbench_levels)
 
     @classmethod
     def production(cls, **overrides: Any) -> "EvalConfig":
@@ -90,7 +98,7 @@ class EvalConfig:
     def embedded(cls, **overrides: Any) -> "EvalConfig":
         """Tiny models on 2 shared CPU cores: 2 samples, a few prompts per task, short answers."""
         base = dict(num_samples=2, max_prompts_per_task=4, max_new_tokens=192, batch_size=8, omp_threads=2,
-                    timing_repeats=3, contest_repeats=1, torch_threads=1)
+                    timing_repeats=3, contest_repeats=1, torch_threads=1, profile_name="embedded")
         return cls(**{**base, **overrides})
 
     def validate(self) -> None:
@@ -108,23 +116,32 @@ class EvalConfig:
                 from alignment.models import check_model_reference
 
                 check_model_reference(m.ref, f"model {m.label!r}")  # FileNotFoundError for a bad path
-        unknown = set(self.tasks) - set(TASK_GROUPS)
+        unknown = set(self.tasks) - set(TASK_GROUPS + OPTIONAL_TASK_GROUPS)
         if unknown or not self.tasks:
-            raise ValueError(f"unknown or no tasks {sorted(unknown) or list(self.tasks)}; choose from {TASK_GROUPS}")
+            raise ValueError(f"unknown or no tasks {sorted(unknown) or list(self.tasks)}; "
+                             f"choose from {TASK_GROUPS + OPTIONAL_TASK_GROUPS}")
         if "codecontests" in self.tasks:
             if not self.codecontests_dir:
                 raise ValueError("the codecontests task needs codecontests_dir (a CodeContests-Perf folder); "
                                  "build one with `perfalign perf build` or leave 'codecontests' out of tasks")
             if not Path(self.codecontests_dir).is_dir():
                 raise FileNotFoundError(f"codecontests_dir {self.codecontests_dir} does not exist")
+        if "kernelbench" in self.tasks:  # no folder at all: the loader skips the group with the reason
+            if self.kernelbench_dir and not Path(self.kernelbench_dir).is_dir():
+                raise FileNotFoundError(f"kernelbench_dir {self.kernelbench_dir} does not exist (give a KernelBench "
+                                        "checkout's KernelBench/ folder, the one holding level1/)")
+            if not self.kernelbench_levels or any(not isinstance(v, int) or v < 1 for v in self.kernelbench_levels):
+                raise ValueError(f"kernelbench_levels must be levels >= 1, got {self.kernelbench_levels}")
         for name, on in (("pareval_dir", "pareval"), ("polybench_dir", "polybench")):
             if on in self.tasks and not Path(getattr(self, name)).is_dir():
                 raise FileNotFoundError(f"{name} {getattr(self, name)} does not exist")
         bad_models = set(self.pareval_models) - {"serial", "omp", "mpi"}
         if bad_models:
             raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
+        if self.profile_name not in ("embedded", "production"):
+            raise ValueError(f"EvalConfig.profile_name must be embedded or production, got {self.profile_name!r}")
         for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "timing_repeats",
-                     "contest_repeats", "workers", "baseline_runs"):
+                     "contest_repeats", "workers", "baseline_runs", "mpi_ranks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EvalConfig.{name} must be >= 1")
         if self.max_prompts_per_task is not None and self.max_prompts_per_task < 1:

@@ -8,19 +8,16 @@ the baseline is rescaled by the ratio of the sandbox calibration figures.
 """
 from __future__ import annotations
 
-import glob
 import platform
 import statistics
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
-
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from sandbox import Job, Limits, RunResult, TestCase, Verdict
 
-from alignment.prompts import instruction_prompt
+from common.prompts import instruction_prompt
+from perfdata.shards import read_rows
+from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 
 from .drivers import Measurement
 from .tasks import EvalPrompt, Skipped
@@ -30,8 +27,7 @@ if TYPE_CHECKING:
 
 _PROBLEM_COLUMNS = ("problem_id", "description", "held_out", "time_limit_s", "memory_limit_mb", "test_inputs",
                     "test_outputs")
-_SUBMISSION_COLUMNS = ("problem_id", "language", "is_correct", "status", "runtime_s", "solution", "host",
-                       "calibration_cpu_s")
+_SUBMISSION_COLUMNS = (*MEASURED_COLUMNS, "solution", "host", "calibration_cpu_s")
 
 
 @dataclass
@@ -61,34 +57,12 @@ class ContestSpec:
         return None if base is None else base * self.baseline_scale
 
 
-def read_perf_table(folder: str | Path, name: str, columns: tuple[str, ...]) -> list[dict]:
-    """Rows of a CodeContests-Perf table (``FOLDER/data/<name>-*.parquet``, or FOLDER itself)."""
-    root = Path(folder)
-    files = sorted(glob.glob(str(root / "data" / f"{name}-*.parquet"))) or \
-        sorted(glob.glob(str(root / f"{name}-*.parquet")))
-    if not files:
-        raise FileNotFoundError(f"no {name} table under {root} (expected {root}/data/{name}-*.parquet: "
-                                "a folder written by `perfalign perf build`)")
-    tables = []
-    for f in files:
-        t = pq.read_table(f)
-        missing = [c for c in columns if c not in t.column_names]
-        if missing:
-            raise ValueError(f"{f}: missing columns {missing}")
-        tables.append(t.select(list(columns)))
-    return pa.concat_tables(tables).to_pylist()
-
-
 def load_contest_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
     lang = config.contest_language
-    problems = [p for p in read_perf_table(config.codecontests_dir, "problems", _PROBLEM_COLUMNS) if p["held_out"]]
+    problems = [p for p in read_rows(config.codecontests_dir, "problems", _PROBLEM_COLUMNS) if p["held_out"]]
     if not problems:
         return [], [Skipped("codecontests", "*", f"no held-out problem in {config.codecontests_dir}")]
-    subs = read_perf_table(config.codecontests_dir, "submissions", _SUBMISSION_COLUMNS)
-    correct: dict[str, dict[str, list[dict]]] = {}
-    for s in subs:
-        if s["is_correct"] and s["status"] == "measured" and s["runtime_s"] is not None:
-            correct.setdefault(s["problem_id"], {}).setdefault(s["language"], []).append(s)
+    correct = measured_by_problem(read_rows(config.codecontests_dir, "submissions", _SUBMISSION_COLUMNS))
     prompts, skipped = [], []
     for p in sorted(problems, key=lambda r: r["problem_id"]):
         by_lang = correct.get(p["problem_id"], {})
@@ -97,7 +71,7 @@ def load_contest_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[S
             skipped.append(Skipped("codecontests", p["problem_id"],
                                    f"no measured correct {lang} submission: no baseline"))
             continue
-        baselines = {lg: statistics.median(s["runtime_s"] for s in ss) for lg, ss in by_lang.items()}
+        baselines = language_medians(by_lang)
         median = baselines[lang]
         middle = min(own, key=lambda s: abs(s["runtime_s"] - median))
         picks = {"reference": middle, "slow": own[-1], "fast": own[0]}

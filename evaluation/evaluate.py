@@ -15,16 +15,36 @@ from pathlib import Path
 
 from sandbox.calibration import cpu_model
 
-from .config import EvalConfig
+from .config import EvalConfig, ModelSpec
 from .contests import rescale_baselines
 from .execution import execute
 from .generation import make_generator
+from .harness import ProbeSettings
 from .report import EvalReport, write_report
 from .scoring import oracle_checks, score
 from .stages import finetune_metrics
-from .tasks import load_tasks
+from common.progress import report as report_progress
+
+from .loading import load_tasks
 
 log = logging.getLogger("perfalign.evaluation")
+
+
+# Every report scores these beside the models: a reader sees the harness measure ~1.0 for the
+# reference and less for a known-slow program even when every model scores 0.
+CONTROLS = {"control:reference": "oracle:reference", "control:slow": "oracle:slow"}
+CONTROL_LABELS = tuple(CONTROLS)
+
+
+def with_controls(config: EvalConfig) -> EvalConfig:
+    """The config with the two controls appended (unless disabled or already there)."""
+    import dataclasses
+
+    if not config.controls:
+        return config
+    labels = {m.label for m in config.models}
+    extra = [ModelSpec(label, ref) for label, ref in CONTROLS.items() if label not in labels]
+    return dataclasses.replace(config, models=[*config.models, *extra])
 
 
 def _slug(label: str) -> str:
@@ -36,6 +56,7 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     from sandbox import Sandbox
 
     config.validate()
+    config = with_controls(config)
     t0 = time.time()
     out = Path(out_dir)
     (out / "generations").mkdir(parents=True, exist_ok=True)
@@ -45,7 +66,8 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
 
     generations: dict[str, list[list[str]]] = {}
     models = []
-    for spec in config.models:
+    for mi, spec in enumerate(config.models):
+        report_progress("evaluate: models generated", mi, len(config.models))
         t = time.time()
         responses = make_generator(spec, config).generate(prompts, config.num_samples)
         seconds = time.time() - t
@@ -54,18 +76,22 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
             for p, rs in zip(prompts, responses):
                 row = {"task": p.task, "prompt_id": p.prompt_id, "prompt": p.text, "responses": rs}
                 f.write(json.dumps(row) + "\n")
-        models.append({"label": spec.label, "ref": spec.ref, "kind": "oracle" if spec.is_oracle else "hf",
+        kind = "control" if spec.label in CONTROL_LABELS else "oracle" if spec.is_oracle else "hf"
+        models.append({"label": spec.label, "ref": spec.ref, "kind": kind,
                        "finetune": {} if spec.is_oracle else finetune_metrics(spec.ref), "generation_s": seconds})
         timings[f"generate[{spec.label}]_s"] = seconds
         log.info("generated %s in %.1f s", spec.label, seconds)
+    report_progress("evaluate: models generated", len(config.models), len(config.models))
 
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded
     with Sandbox(backend=config.backend, workers=config.workers) as sb:
         calibration = sb.calibration()
+        # contest baselines are re-run below; the rescaling only applies to samples in another
+        # language than the prompt's (their baseline is the dataset's median)
         rescaled = rescale_baselines(prompts, calibration)
         samples, baselines = execute(prompts, generations, sb, config.workers, config.accept_unfenced,
-                                     config.baseline_runs)
+                                     config.baseline_runs, ProbeSettings(repeats=config.timing_repeats))
         sandbox_info = {"backend": sb.name, "isolated": sb.isolated, "calibration": calibration,
                         "contest_baseline_rescaling": rescaled}
     timings["execute_s"] = time.time() - t

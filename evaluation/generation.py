@@ -10,7 +10,7 @@ import gc
 import logging
 from typing import Protocol
 
-from alignment.prompts import format_response
+from common.prompts import format_response
 
 from .config import EvalConfig, ModelSpec
 from .tasks import EvalPrompt

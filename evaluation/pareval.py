@@ -8,8 +8,11 @@ commented function header the model completes, wrapped in the Listing 1 instruct
 
 Serial prompts are compiled without OpenMP and timed by CPU time; OpenMP prompts with
 ``-fopenmp`` and ``OMP_NUM_THREADS=omp_threads``, timed by wall time (CPU time sums threads).
-The baseline of both is the sequential implementation. MPI prompts are listed but skipped: the
-sandbox has no MPI launcher, and this host has no MPI implementation.
+The baseline of both is the sequential implementation. MPI prompts of the bundled sample are
+listed but skipped (its drivers have no MPI harness).
+
+``pareval_dir`` may instead be a ParEval checkout: its own 60 problems in serial, OpenMP and MPI
+are then loaded by pareval_suite.py and scored by the probe harness (harness.py).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from sandbox import Limits
 
-from alignment.prompts import instruction_prompt
+from common.prompts import instruction_prompt
 
 from .drivers import DriverSpec, read_task_dir
 from .tasks import EvalPrompt, Skipped
@@ -39,10 +42,11 @@ _REQUIRED = ("function", "signature", "args", "description", "example", "executi
 
 
 def mpi_unavailable_reason() -> str:
-    """Why MPI prompts cannot run here (always a reason: the sandbox cannot launch MPI jobs)."""
+    """Why the bundled sample's MPI prompts are skipped."""
     if shutil.which("mpicxx") is None or shutil.which("mpirun") is None:
         return "no MPI implementation on this host (mpicxx/mpirun not found)"
-    return "an MPI implementation is installed, but the sandbox has no MPI launcher (mpirun inside the sandbox)"
+    return ("the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
+            "ParEval's MPI problems")
 
 
 def pareval_header(meta: dict, model: str) -> str:
@@ -52,7 +56,39 @@ def pareval_header(meta: dict, model: str) -> str:
     return f"{_INCLUDE[model]}{meta.get('preamble', '')}/* {lines[0]}\n{rest}\n*/\n{meta['signature']} {{"
 
 
+def is_pareval_checkout(path: str | Path) -> bool:
+    return (Path(path) / "prompts" / "generation-prompts.json").is_file()
+
+
+def load_checkout_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """ParEval's own problems from a checkout (pareval_suite.py), run by the probe harness."""
+    from .pareval_suite import ParEvalCheckout
+
+    co = ParEvalCheckout(config.pareval_dir)
+    prompts: list[EvalPrompt] = []
+    skipped: list[Skipped] = []
+    mpi_missing = shutil.which("mpicxx") is None or shutil.which("mpirun") is None
+    for name in co.names():
+        for model in config.pareval_models:
+            task, prompt_id = f"pareval-{model}", f"{name}-{model}"
+            if (name, model) not in co.prompts:
+                continue
+            if model == "mpi" and mpi_missing:
+                skipped.append(Skipped(task, prompt_id, "no MPI implementation on this host (mpicxx/mpirun not "
+                                                        "found; scripts/setup.sh installs Open MPI)"))
+                continue
+            p = co.problem(name, model, config.profile_name, threads=config.omp_threads, ranks=config.mpi_ranks)
+            text = instruction_prompt(f"Complete the C++ function {p.signature.name} below. Reply with the whole "
+                                      f"function.\n\n```cpp\n{p.prompt}\n```", "cpp")
+            prompts.append(EvalPrompt(task, prompt_id, text, "cpp", p.clock, p,
+                                      {"reference": p.reference, "slow": p.slow, "fast": p.reference},
+                                      {"reference": 1.0, "slow": None, "fast": 1.0}))
+    return prompts, skipped
+
+
 def load_pareval_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    if is_pareval_checkout(config.pareval_dir):
+        return load_checkout_prompts(config)
     root = Path(config.pareval_dir)
     problems = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
     if not problems:

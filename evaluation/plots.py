@@ -12,6 +12,20 @@ if TYPE_CHECKING:
     from .report import EvalReport
 
 _HATCHES = ("", "//", "xx", "..", "\\\\", "++", "oo", "--")
+SPEEDUP_FLOOR = 0.01  # log-scale axes cannot show 0: a speedup of 0 is drawn here and labelled "0"
+
+
+def bootstrap_ci(values: list[float], level: float = 0.95, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean (deterministic for a seed)."""
+    import random
+
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (0.0, 0.0)
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(values, k=len(values))) / len(values) for _ in range(resamples))
+    lo = means[int((1 - level) / 2 * resamples)]
+    hi = means[min(resamples - 1, int((1 + level) / 2 * resamples))]
+    return lo, hi
 
 
 def _plt():
@@ -23,23 +37,47 @@ def _plt():
     return plt
 
 
-def _grouped_bars(ax, tasks: list[str], models: list[str], value, skipped: dict[str, str], fmt: str) -> None:
+def _grouped_bars(ax, tasks: list[str], models: list[str], value, skipped: dict[str, str], fmt: str,
+                  spread=None, count=None, log: bool = False) -> None:
+    """Bars per (task, model); ``spread`` -> (lo, hi) error bars, ``count`` -> samples shown
+    under each label; on a log axis a 0 is drawn at SPEEDUP_FLOOR and labelled 0."""
     width = 0.8 / max(1, len(models))
     for m_i, model in enumerate(models):
-        xs, ys = [], []
+        xs, ys, errs, labels = [], [], [[], []], []
         for t_i, task in enumerate(tasks):
             v = value(model, task)
-            if v is not None:
-                xs.append(t_i + (m_i - (len(models) - 1) / 2) * width)
-                ys.append(v)
-        bars = ax.bar(xs, ys, width, label=model, hatch=_HATCHES[m_i % len(_HATCHES)], edgecolor="black", linewidth=0.5)
-        ax.bar_label(bars, fmt=fmt, fontsize=7, padding=1)
+            if v is None:
+                continue
+            shown = max(v, SPEEDUP_FLOOR) if log else v
+            xs.append(t_i + (m_i - (len(models) - 1) / 2) * width)
+            ys.append(shown)
+            lo, hi = spread(model, task) if spread else (v, v)
+            lo, hi = (max(lo, SPEEDUP_FLOOR), max(hi, SPEEDUP_FLOOR)) if log else (lo, hi)
+            errs[0].append(max(shown - lo, 0.0))
+            errs[1].append(max(hi - shown, 0.0))
+            n = count(model, task) if count else None
+            labels.append((fmt % v) + (f"\nn={n}" if n is not None else ""))
+        bars = ax.bar(xs, ys, width, label=model, hatch=_HATCHES[m_i % len(_HATCHES)], edgecolor="black", linewidth=0.5,
+                      yerr=errs if spread else None, capsize=2, error_kw={"linewidth": 0.7})
+        ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
     for t_i, task in enumerate(tasks):
         if task in skipped:
             ax.text(t_i, 0.05, "skipped", ha="center", va="bottom", fontsize=8, color="grey",
                     transform=ax.get_xaxis_transform())
     ax.set_xticks(range(len(tasks)), [TASK_LABELS[t] for t in tasks])
-    ax.legend(fontsize=8, ncols=min(4, len(models)))
+    ax.legend(fontsize=7, ncols=min(4, len(models)), loc="upper center", bbox_to_anchor=(0.5, -0.08))
+
+
+def _log_axis(ax) -> None:
+    """Log scale with plain tick labels, room above and below the bars (and the 1.0 line)."""
+    import matplotlib.ticker as ticker
+
+    ax.set_yscale("log")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(max(SPEEDUP_FLOOR / 1.5, min(lo, 0.5) / 1.5), max(hi, 2.0) * 1.6)
+    ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def plot_code_generation(report: "EvalReport", out_dir: Path, k: str = "1") -> dict[str, str]:
@@ -59,12 +97,22 @@ def plot_code_generation(report: "EvalReport", out_dir: Path, k: str = "1") -> d
             s = report.score(model, task)
             return None if s is None else getattr(s, attr).get(k)
 
-        _grouped_bars(ax, tasks, models, value, skipped, fmt)
-        ax.set_title(title)
+        def spread(model, task, attr=attr):  # 95% bootstrap interval of the mean over prompts
+            s = report.score(model, task)
+            return bootstrap_ci([getattr(p, attr).get(k, 0.0) for p in s.per_prompt]) if s else (0, 0)
+
+        def count(model, task):
+            s = report.score(model, task)
+            return s.samples if s else None
+
+        log = name == "speedup"
+        _grouped_bars(ax, tasks, models, value, skipped, fmt, spread, count, log=log)
+        ax.set_title(title + (" (log scale; bars: 95% CI over prompts)" if log else ""), fontsize=9)
         ax.set_ylabel(f"pass@{k}" if name == "pass" else f"speedup$_n$@{k}")
         if name == "pass":
-            ax.set_ylim(0, 1.1)
+            ax.set_ylim(0, 1.2)
         else:
+            _log_axis(ax)
             ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         fig.tight_layout()
         file = f"fig_{name}_at_{k}.png"
@@ -88,13 +136,15 @@ def plot_polybench(report: "EvalReport", out_dir: Path, k: str = "1") -> dict[st
     left.set_xticks(range(len(models)), models, rotation=30, ha="right")
     left.set_ylim(0, 1.1)
     left.set_title(f"PolyBench pass@{k}")
-    dists = [[p.speedup_at[k] for p in report.score(m, "polybench").per_prompt] for m in models]
+    dists = [[max(p.speedup_at[k], SPEEDUP_FLOOR) for p in report.score(m, "polybench").per_prompt] for m in models]
     right.boxplot(dists, showfliers=True)
-    for i, d in enumerate(dists, start=1):  # every kernel as a point: few kernels here
+    for i, d in enumerate(dists, start=1):  # every kernel as a point
         right.scatter([i] * len(d), d, s=10, alpha=0.6, zorder=3)
-    right.set_xticks(range(1, len(models) + 1), models, rotation=30, ha="right")
+    right.set_xticks(range(1, len(models) + 1),
+                     [f"{m}\n({report.score(m, 'polybench').prompts} kernels)" for m in models], rotation=30, ha="right")
+    _log_axis(right)
     right.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
-    right.set_title(f"per-kernel speedup$_n$@{k}")
+    right.set_title(f"per-kernel speedup$_n$@{k} (log; 0 drawn at {SPEEDUP_FLOOR})", fontsize=9)
     fig.tight_layout()
     file = f"fig_polybench_at_{k}.png"
     fig.savefig(out_dir / file, dpi=120)

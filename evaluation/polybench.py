@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sandbox import Limits
 
-from alignment.prompts import optimization_prompt
+from common.prompts import optimization_prompt
 
 from .drivers import DriverSpec, read_task_dir
 from .tasks import EvalPrompt, Skipped
@@ -27,7 +27,30 @@ if TYPE_CHECKING:
 _REQUIRED = ("kernel", "function", "signature", "args", "description")
 
 
+def is_polybench_checkout(path: str | Path) -> bool:
+    return (Path(path) / "utilities" / "polybench.h").is_file()
+
+
+def load_checkout_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """PolyBench/C 4.2.1's 30 kernels from a checkout (polybench_suite.py), run by the probe harness."""
+    from .polybench_suite import PolyBenchCheckout
+
+    co = PolyBenchCheckout(config.polybench_dir)
+    model = "omp" if config.polybench_openmp else "serial"
+    prompts = []
+    for name in co.names():
+        p = co.problem(name, config.profile_name, model, threads=config.omp_threads)
+        problem = (f"PolyBench/C kernel {name} ({p.sizes['T']}). Keep the signature of {p.signature.name}; the "
+                   "arrays it dumps must stay the same (relative difference at most 1e-6).")
+        prompts.append(EvalPrompt("polybench", name, optimization_prompt(problem, "cpp", p.prompt), "cpp", p.clock, p,
+                                  {"reference": p.reference, "slow": p.slow, "fast": p.reference},
+                                  {"reference": 1.0, "slow": None, "fast": 1.0}))
+    return prompts, []
+
+
 def load_polybench_prompts(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    if is_polybench_checkout(config.polybench_dir):
+        return load_checkout_prompts(config)
     root = Path(config.polybench_dir)
     kernels = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
     if not kernels:

@@ -73,16 +73,23 @@ def _timing_notes(report: EvalReport) -> list[str]:
     c = report.config
     return [
         f"- **CodeContests**: runtime = mean over the problem's tests of the median CPU time over "
-        f"{c['contest_repeats']} run(s) (the dataset's label); baseline = median runtime of the dataset's correct "
-        "submissions in the sample's language.",
+        f"{c['contest_repeats']} run(s); baseline = the dataset's median-runtime correct submission in the prompt's "
+        "language, re-run in this evaluation with the same job (a sample in another language: that language's "
+        "dataset median, flagged `baseline_from_dataset`).",
         f"- **ParEval Serial**: CPU time of the function, median of {c['timing_repeats']} timed calls inside the "
         f"driver; baseline = the sequential implementation, timed by the same driver in this run ({c['baseline_runs']} "
-        "runs, first and last; the fastest counts).",
+        "run(s), like a sample; the median counts).",
         f"- **ParEval OpenMP**: **wall time** (CPU time sums threads), `OMP_NUM_THREADS={c['omp_threads']}`, "
         f"median of {c['timing_repeats']} calls; baseline = the sequential implementation; threaded programs run "
         "one at a time.",
         f"- **PolyBench**: {'wall' if c['polybench_openmp'] else 'CPU'} time of the kernel, median of "
         f"{c['timing_repeats']} calls; baseline = the original kernel, timed by the same driver in this run.",
+        "- **Real suites** (a ParEval or PolyBench/C checkout given): the probe harness (evaluation/harness.py). "
+        "The candidate is its own translation unit; every call, at two sizes, is compared with the suite's "
+        "reference on inputs drawn per run from a secret seed; time = the sandbox's accounting of the whole run "
+        "(CPU time for serial code, wall time for OpenMP/MPI) minus a run of the same driver around an empty "
+        f"function, per call, median of {c['timing_repeats']} rounds in which the reference runs beside the "
+        "samples; speedups capped and flagged (common.plausibility), implausible ones re-measured once.",
         "- speedup of a sample = baseline / runtime when it is correct; an incorrect sample (no code, compile "
         "error, runtime error, time limit, wrong result) contributes a speedup of **0** and stays among the n "
         "samples (ParEval's convention): per prompt, speedup_n@1 = (share of correct samples) x (their mean "
@@ -99,7 +106,7 @@ def render_markdown(report: EvalReport) -> str:
         f"{report.host.get('cores')} cores, 1-min load average {report.host.get('loadavg_1m', '?')} before/after "
         f"the runs); sandbox backend `{report.sandbox.get('backend')}` "
         f"(isolated: {report.sandbox.get('isolated')}). Every number below comes from programs run in this "
-        "evaluation (contest baselines: from the CodeContests-Perf dataset).",
+        "evaluation, baselines included.",
         "",
         "## Setup",
         "",
@@ -121,6 +128,7 @@ def render_markdown(report: EvalReport) -> str:
         vals = " | ".join(f"{_f(s.pass_at.get(k))} | {_f(s.speedup_at.get(k))}" for k in ks)
         lines.append(f"| {s.model} | {TASK_LABELS[s.task]} | {_CLOCK[s.timing]} | {s.prompts} | {s.samples} | {vals} |")
     lines.append("")
+    lines += _controls_table(report)
     for name, title in (("pass", "pass@1 (cf. Fig. 5)"), ("speedup", "speedup_n@1 (cf. Fig. 6)"),
                         ("polybench", "PolyBench (cf. Fig. 7)")):
         if name in report.figures:
@@ -148,6 +156,32 @@ def render_markdown(report: EvalReport) -> str:
         lines.append("")
     lines += ["## Timings", "", *[f"- {k}: {v:.1f} s" for k, v in report.timings.items()], ""]
     return "\n".join(lines)
+
+
+def _controls_table(report: EvalReport) -> list[str]:
+    """The controls scored beside the models: the reference (expected ~1.0) and a known-slow
+    oracle (expected below 1; its true ratio from its own per-call clock where known)."""
+    rows = [o for o in report.oracle_checks if o["model"].startswith("control:")]
+    if not rows:
+        return []
+    lines = ["## Controls", "",
+             "Scored in the same runs as the models, by the same harness: `control:reference` is the suite's "
+             "baseline itself (a working harness measures ~1.0), `control:slow` a known-slower program (the "
+             "baseline run twice; expected: its true ratio, from its own per-call clock on probe tasks). If every "
+             "model scores 0, these rows still show that compilation, validation and timing work.", "",
+             "| control | task | prompts | correct | measured speedup: median [min, max] | expected: median |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for o in rows:
+        groups.setdefault((o["model"], o["task"]), []).append(o)
+    for (model, task), g in sorted(groups.items()):
+        meas = sorted(o["measured_speedup"] for o in g if o["measured_speedup"] is not None)
+        exp = sorted(o["expected_speedup"] for o in g if o["expected_speedup"] is not None)
+        med = (lambda v: v[len(v) // 2] if v else None)
+        span = f"{_f(med(meas), 2)} [{_f(meas[0], 2)}, {_f(meas[-1], 2)}]" if meas else "—"
+        lines.append(f"| {model} | {TASK_LABELS.get(task, task)} | {len(g)} | {sum(o['correct'] for o in g)} | "
+                     f"{span} | {_f(med(exp), 2)} |")
+    return lines + [""]
 
 
 def _polybench_table(report: EvalReport) -> list[str]:

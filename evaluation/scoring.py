@@ -90,6 +90,12 @@ def oracle_checks(prompts: list[EvalPrompt], samples: list[SampleResult], oracle
         if mode is None or s.index != 0:
             continue
         expected = by_id[s.prompt_id].expected_speedup.get(mode)
+        # probe tasks: an honest oracle's own per-call clock is its true speedup
+        known = "in-process" if expected is None and s.inprocess_speedup is not None else "known"
+        if expected is None:
+            expected = s.inprocess_speedup
         rows.append({"model": s.model, "mode": mode, "task": s.task, "prompt_id": s.prompt_id, "correct": s.correct,
-                     "verdict": s.verdict, "expected_speedup": expected, "measured_speedup": s.speedup})
+                     "verdict": s.verdict, "expected_speedup": expected, "expected_from": known,
+                     "measured_speedup": s.speedup, "flags": list(s.flags),
+                     "round_speedups": list(s.round_speedups)})
     return rows

@@ -83,14 +83,7 @@ def embedded_base_of(ref: str, stage_dir: Path) -> str:
     current data/ tree, which changes whenever data/ does; the stage saved the tokenizer it was
     trained with, so pick the cached tiny model with the same vocabulary and merges. Other
     references (Hub names, directories), or no match, are returned unchanged."""
-    from alignment.models import EMBEDDED, cache_root
+    from alignment.models import EMBEDDED, cached_tiny_model
 
-    if ref != EMBEDDED:
-        return ref
-    mine = _read_json(stage_dir / "tokenizer.json").get("model")
-    if not mine:
-        return ref
-    for d in sorted((cache_root() / "models").glob("tiny-llama-*")):
-        if (d / "config.json").is_file() and _read_json(d / "tokenizer.json").get("model") == mine:
-            return str(d)
-    return ref
+    found = cached_tiny_model(stage_dir / "tokenizer.json") if ref == EMBEDDED else None
+    return str(found) if found else ref

@@ -1,17 +1,14 @@
 """The evaluation prompts of every task (paper §VI) in one shape, and the loader over all tasks.
 
 Task names (the report's columns): ``codecontests`` (held-out CodeContests-Perf problems),
-``pareval-serial`` / ``pareval-omp`` / ``pareval-mpi`` (data/pareval_sample) and ``polybench``
-(data/polybench_sample). A task that cannot run here is *skipped* with its reason, never
+``pareval-serial`` / ``pareval-omp`` / ``pareval-mpi`` (data/pareval_sample), ``polybench``
+(data/polybench_sample) and ``kernelbench`` (a KernelBench checkout, scored by ``kernels``). A task that cannot run here is *skipped* with its reason, never
 silently dropped.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .config import EvalConfig
+from typing import Any
 
 TASK_LABELS = {
     "codecontests": "CodeContests",
@@ -19,9 +16,13 @@ TASK_LABELS = {
     "pareval-omp": "ParEval OpenMP",
     "pareval-mpi": "ParEval MPI",
     "polybench": "PolyBench",
+    "controlled": "Controlled (held-out)",
+    "kernelbench": "KernelBench (CPU)",
 }
 CODE_GENERATION_TASKS = ("codecontests", "pareval-serial", "pareval-omp", "pareval-mpi")  # Fig. 5-6
 TASK_GROUPS = ("codecontests", "pareval", "polybench")  # what EvalConfig.tasks selects
+# selectable, not default: alignment.controlled's held-out prompts; KernelBench (needs a checkout, torch in the sandbox)
+OPTIONAL_TASK_GROUPS = ("controlled", "kernelbench")
 
 
 @dataclass
@@ -47,50 +48,3 @@ class Skipped:
     task: str
     prompt_id: str
     reason: str
-
-
-def load_tasks(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
-    """All prompts of the configured tasks (at most ``max_prompts_per_task`` each) and the
-    skipped ones with reasons. Raises ValueError when nothing is left to evaluate."""
-    prompts: list[EvalPrompt] = []
-    skipped: list[Skipped] = []
-    if "codecontests" in config.tasks:
-        from .contests import load_contest_prompts
-
-        p, s = load_contest_prompts(config)
-        prompts += p
-        skipped += s
-    if "pareval" in config.tasks:
-        from .pareval import load_pareval_prompts
-
-        p, s = load_pareval_prompts(config)
-        prompts += p
-        skipped += s
-    if "polybench" in config.tasks:
-        from .polybench import load_polybench_prompts
-
-        p, s = load_polybench_prompts(config)
-        prompts += p
-        skipped += s
-    ids = [p.prompt_id for p in prompts]
-    if len(set(ids)) != len(ids):  # results are keyed by prompt id
-        raise ValueError(f"duplicate prompt ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    prompts, dropped = _limit(prompts, config.max_prompts_per_task)
-    if not prompts:
-        why = "; ".join(f"{s.task}/{s.prompt_id}: {s.reason}" for s in skipped[:10]) or "no task selected"
-        raise ValueError(f"empty task set: no prompt to evaluate for tasks {list(config.tasks)} ({why})")
-    return prompts, skipped + dropped
-
-
-def _limit(prompts: list[EvalPrompt], limit: int | None) -> tuple[list[EvalPrompt], list[Skipped]]:
-    """The first ``limit`` prompts of each task (loaders sort by id: deterministic)."""
-    if limit is None:
-        return prompts, []
-    kept, dropped, seen = [], [], {}
-    for p in prompts:
-        seen[p.task] = seen.get(p.task, 0) + 1
-        if seen[p.task] <= limit:
-            kept.append(p)
-        else:
-            dropped.append(Skipped(p.task, p.prompt_id, f"over max_prompts_per_task={limit}"))
-    return kept, dropped

@@ -3,9 +3,14 @@ alignment/ (triplets -> SFT -> RM -> RLPF, and SFT -> DPA)."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .env import configure_prefect
+
+if TYPE_CHECKING:
+    from .config import TripletSettings
 
 configure_prefect()
 
@@ -16,31 +21,63 @@ STAGES = ("sft", "reward", "rlpf", "dpa")
 NEEDS = {"sft": (), "reward": (), "rlpf": ("sft", "reward"), "dpa": ("sft",)}
 
 
-def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, seed: int = 0,
-             max_margin: float = 3.0, held_out_count: int = 0) -> dict:
+def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, settings: "TripletSettings") -> dict:
+    """The triplets of the two datasets; with ``settings.controlled_task``, also the training rows
+    of the controlled task (alignment.controlled, measured into OUT/controlled), whose held-out
+    prompts the evaluation scores."""
     from perfdata.triplets import TripletConfig, build_triplets
 
+    for stale in Path(out, "data").glob("*-controlled.parquet"):  # a rerun decides afresh
+        stale.unlink()
+    if not settings.controlled_task:
+        shutil.rmtree(controlled_dir(out), ignore_errors=True)
+    t = settings
     res = build_triplets(out, codecontests_dir=codecontests_dir, synthetic_dir=synthetic_dir,
-                         config=TripletConfig(seed=seed, max_margin=max_margin, held_out_count=held_out_count or None))
-    return {"out": str(res.out_dir), "stats": res.stats}
+                         config=TripletConfig(seed=t.seed, max_margin=t.max_margin, held_out_count=t.held_out_count or None,
+                                              small_groups=t.small_groups, min_group_solutions=t.min_group_solutions))
+    stats = res.stats
+    if settings.controlled_task:
+        from alignment.controlled import add_to_triplets, build_controlled_task
+
+        # 3 copies of each program: the tiny model needs ~300 SFT steps on the family (the benchmark's
+        # pilot); two pair kinds per instance keep the reward model and DPA within the main job's time
+        task = build_controlled_task(controlled_dir(out), copies=3, repeats=1)
+        added = add_to_triplets(task, out, pairs=("fast>medium", "fast>slow"))
+        stats = {**stats, "controlled_task": {"dir": str(task.root), "added_rows": added,
+                                              "train_instances": len(task.train), "heldout_instances": len(task.heldout)}}
+    return {"out": str(res.out_dir), "stats": stats}
+
+
+def controlled_dir(triplets_dir: str | Path) -> Path:
+    """Where the triplets stage measures the controlled task (its CodeContests-Perf tables and
+    held-out instances), for RLPF and the evaluation."""
+    return Path(triplets_dir) / "controlled"
 
 
 @flow(name="build_triplets")
-def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str, seed: int = 0,
-                        max_margin: float = 3.0, held_out_count: int = 0) -> dict:
-    return task(triplets, name="triplets")(codecontests_dir, synthetic_dir, out, seed, max_margin, held_out_count)
+def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str,
+                        settings: "TripletSettings") -> dict:
+    return task(triplets, name="triplets")(codecontests_dir, synthetic_dir, out, settings)
 
 
 def stage_configs(profile: str, triplets_dir: str, workdir: str, codecontests_dir: str | None,
-                  base_model: str | None = None, overwrite: bool = False) -> dict:
-    """The four stage configs of a profile ("production": paper §VII-C; "embedded": tiny model)."""
+                  base_model: str | None = None, overwrite: bool = False, sandbox_backend: str | None = None,
+                  workers: int | None = None) -> dict:
+    """The four stage configs of a profile ("production": paper §VII-C; "embedded": tiny model).
+    ``base_model`` (a Hub id, a path or "embedded") replaces the profile's base model whatever the
+    profile; ``sandbox_backend`` / ``workers`` (the [sandbox] table) reach RLPF's reward."""
     from alignment.profiles import embedded_profile, production_profile
 
     if profile not in ("production", "embedded"):
         raise ValueError(f"unknown alignment profile {profile!r} (production or embedded)")
     make = embedded_profile if profile == "embedded" else production_profile
-    kwargs = {"base_model": base_model} if base_model and base_model != "embedded" else {}
-    configs = make(triplets_dir, workdir, codecontests_dir, **kwargs)
+    configs = make(triplets_dir, workdir, codecontests_dir, **({"base_model": base_model} if base_model else {}))
+    sandbox = {k: v for k, v in (("sandbox_backend", sandbox_backend), ("sandbox_workers", workers)) if v}
+    configs["rlpf"] = dataclasses.replace(configs["rlpf"], **sandbox)
+    ctl = controlled_dir(triplets_dir) / "codecontests"
+    if Path(triplets_dir, "data", "triplets-controlled.parquet").exists():  # its RL prompts need its tests
+        cc = [codecontests_dir] if codecontests_dir else []
+        configs["rlpf"] = dataclasses.replace(configs["rlpf"], codecontests_dir=[*cc, str(ctl)])
     return {k: dataclasses.replace(v, overwrite=overwrite) for k, v in configs.items()}
 
 
@@ -54,14 +91,19 @@ def train_stage(stage: str, config) -> dict:
 
 @flow(name="align")
 def align(triplets_dir: str, workdir: str, codecontests_dir: str | None = None, profile: str = "embedded",
-          base_model: str | None = None, stages: list[str] | None = None, overwrite: bool = False) -> dict:
-    """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training."""
+          base_model: str | None = None, stages: list[str] | None = None, overwrite: bool = False,
+          sandbox_backend: str | None = None, workers: int | None = None, configs: dict | None = None) -> dict:
+    """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
+    ``configs``: stage configs a caller already built and checked with ``preflight`` (the CLI,
+    which fails before Prefect starts), else built and checked here."""
     wanted = list(stages or STAGES)
     unknown = set(wanted) - set(STAGES)
     if unknown:
         raise ValueError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
-    configs = stage_configs(profile, triplets_dir, workdir, codecontests_dir, base_model, overwrite)
-    preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
+    if configs is None:
+        configs = stage_configs(profile, triplets_dir, workdir, codecontests_dir, base_model, overwrite,
+                                sandbox_backend, workers)
+        preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
     results: dict[str, dict] = {}
     for s in STAGES:  # in DAG order; tasks so each shows in the Prefect UI
         if s in wanted:
@@ -93,5 +135,7 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
         load_triplet_rows(triplets_dir, tuple(configs[s].train_splits), what=f"{s} train")
         load_triplet_rows(triplets_dir, tuple(configs[s].eval_splits), what=f"{s} eval")
     if "rlpf" in wanted:
-        if codecontests_dir and not Path(codecontests_dir, "data").is_dir():
-            raise FileNotFoundError(f"RLPF: CodeContests-Perf directory {codecontests_dir} has no data/")
+        cc = configs["rlpf"].codecontests_dir
+        for d in ([cc] if isinstance(cc, str) else cc or []):
+            if not Path(d, "data").is_dir():
+                raise FileNotFoundError(f"RLPF: CodeContests-Perf directory {d} has no data/")

@@ -31,46 +31,72 @@ app.add_typer(train_app, name="train")
 
 console = Console()
 err = Console(stderr=True)
-EMBEDDED_SAMPLE = Path(__file__).resolve().parents[1] / "data" / "codecontests_sample" / "data"
+
+
+
+_CONFIG_PROFILE_OPT = typer.Option("embedded", "--profile", help="Config profile: embedded (bundled sample, tiny model) or production (paper defaults).")
+_CONFIG_FILE_OPT = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml).")
+
+
+def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
+    """The one typed configuration (flows.config), or a clear error and exit code 2."""
+    from flows.config import ConfigError, load_config
+
+    try:
+        return load_config(config, profile, list(sets or []), flags=flags)
+    except ConfigError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
 
 
 @perf_app.command("build")
 def perf_build(
-    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source",
-                               help="hf:deepmind/code_contests[:split] or a path to Parquet/JSONL in the same schema. "
-                                    "Default: the bundled sample."),
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
-    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems."),
-    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test (median kept, all stored)."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel batches (default: one per core)."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox backend: auto, bwrap, docker, local-unsafe."),
+    source: Optional[str] = typer.Option(None, "--source",
+                                         help="hf:deepmind/code_contests[:split] or a path to Parquet/JSONL in the same "
+                                              "schema [perf.source; embedded profile: the bundled sample]."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems [perf.limit_problems]."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test, median kept, all stored [perf.repeats]."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel batches [sandbox.workers; 0: one per core]."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="Sandbox backend: auto, bwrap, docker, local-unsafe [sandbox.backend]."),
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run tasks on an existing Dask cluster (tcp://host:port)."),
-    time_limit_factor: float = typer.Option(1.0, "--time-limit-factor", min=0.01, help="Multiply each problem's time limit."),
-    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem (default: all)."),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Submissions per Prefect task."),
+    time_limit_factor: Optional[float] = typer.Option(None, "--time-limit-factor", min=0.01, help="Multiply each problem's time limit [perf.time_limit_factor]."),
+    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem [perf.max_tests; 0: all]."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Submissions per Prefect task [perf.batch_size]."),
+    remeasure_rejects: bool = typer.Option(False, "--remeasure-rejects",
+                                           help="Measure again the rejects of earlier runs caused by time (TLE); "
+                                                "those that now pass move to the measured submissions."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run every correct submission on all tests in the sandbox; resumable and incremental."""
+    """Run every correct submission on all tests in the sandbox; resumable and incremental.
+    Unset options take the profile's values from the config file."""
     from perfdata.perf import BuildSettings
     from sandbox import BackendUnavailable
     from sandbox.backends import make_backend
 
-    _check_source(source)
+    cfg = _load_config(config, profile, flags={
+        "perf.source": source, "perf.limit_problems": limit_problems, "perf.repeats": repeats,
+        "sandbox.workers": workers, "sandbox.backend": backend, "perf.time_limit_factor": time_limit_factor,
+        "perf.max_tests": max_tests, "perf.batch_size": batch_size})
+    p = cfg.perf
+    _check_source(p.source)
     try:
-        BuildSettings(repeats=repeats, time_limit_factor=time_limit_factor, batch_size=batch_size)
-        make_backend(backend)  # fail before starting Prefect if the sandbox cannot run here
+        BuildSettings(repeats=p.repeats, time_limit_factor=p.time_limit_factor, batch_size=p.batch_size)
+        make_backend(cfg.sandbox.backend)  # fail before starting Prefect if the sandbox cannot run here
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     from flows.perf import run_build
 
-    from .progress import progress_bar
+    from .progress import progress_bars
 
-    with progress_bar("measuring submissions", enabled=not as_json) as update:
-        summary = run_build(source=source, out=str(out), workers=workers, dask_address=dask_address,
-                            limit_problems=limit_problems, repeats=repeats, backend=backend,
-                            time_limit_factor=time_limit_factor, max_tests=max_tests, batch_size=batch_size,
-                            progress=update)
+    with progress_bars(enabled=not as_json):
+        summary = run_build(source=p.source, out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
+                            limit_problems=p.limit_problems or None, repeats=p.repeats, backend=cfg.sandbox.backend,
+                            time_limit_factor=p.time_limit_factor, max_tests=p.max_tests or None,
+                            batch_size=p.batch_size, remeasure_rejects=remeasure_rejects)
     if as_json:
         print(json.dumps(summary))
     else:
@@ -97,6 +123,14 @@ def print_perf_summary(summary: dict, out: Path) -> None:
     console.print(t)
     console.print(f"test executions: {summary['test_executions']}, skipped (already measured): "
                   f"{summary.get('resumed_skipped', 0)}, wall time: {summary.get('wall_seconds', 0):.1f} s")
+    console.print(f"unsupported languages: {summary.get('unsupported_share', 0):.1%} of the correct-labelled submissions"
+                  + "".join(f"\n  {n} x {r}" for r, n in sorted(summary.get("unsupported_reasons", {}).items(),
+                                                                 key=lambda kv: -kv[1])[:5]))
+    if summary.get("reject_causes"):
+        console.print("reject causes: " + ", ".join(f"{c} {n}" for c, n in sorted(summary["reject_causes"].items()))
+                      + f" (re-measured: {summary.get('remeasured', 0)})")
+    for msg in summary.get("quarantined", []):
+        console.print(f"[yellow]{msg}[/yellow]")
     if summary.get("failed_batches"):
         console.print(f"[red]{summary['failed_batches']} batch(es) failed[/red] (rerun to retry): {summary['failures'][:3]}")
 
@@ -123,37 +157,46 @@ def publish_cmd(
 @synth_app.command("generate")
 def synth_generate(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
-    n: int = typer.Option(100, "--n", min=1, help="Number of pairs to generate (the paper: 10k)."),
-    backend: str = typer.Option("gemini", "--backend", help="gemini, openai (any OpenAI-compatible endpoint) or sample."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name (default: the backend's default)."),
-    seeds: Optional[str] = typer.Option(None, "--seeds", help="hf:DATASET (e.g. hf:bigcode/the-stack-smol) or a directory of source files. Default: the bundled seeds."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    n: Optional[int] = typer.Option(None, "--n", min=1, help="Number of pairs to generate (the paper: 10k) [synth.n]."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="gemini, openai (any OpenAI-compatible endpoint) or sample [synth.backend]."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name; '' for the backend's default [synth.model]."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="hf:DATASET (e.g. hf:bigcode/the-stack-smol), a directory of source files, or '' for the bundled seeds [synth.seeds]."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Endpoint for --backend openai (e.g. http://localhost:8000/v1)."),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, help="Requests in flight."),
-    rpm: Optional[float] = typer.Option(60.0, "--requests-per-minute", help="Request-rate limit."),
-    min_speedup: float = typer.Option(1.2, "--min-speedup", help="Keep a pair only if fast is at least this much faster (CPU time)."),
-    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per input when verifying."),
-    sandbox_backend: str = typer.Option("auto", "--sandbox", help="Sandbox backend for verification."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, help="Requests in flight [synth.concurrency]."),
+    rpm: Optional[float] = typer.Option(None, "--requests-per-minute", help="Request-rate limit [synth.requests_per_minute]."),
+    min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Keep a pair only if fast is at least this much faster, CPU time [synth.min_speedup]."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per input when verifying [perf.repeats]."),
+    sandbox_backend: Optional[str] = typer.Option(None, "--sandbox", help="Sandbox backend for verification [sandbox.backend]."),
     seed: int = typer.Option(0, "--seed", help="Random seed (seed selection, language alternation)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Generate fast/slow pairs with an LLM (or the bundled sample without a key) and verify them."""
-    from perfdata.synth import AuthError, SynthConfig
+    """Generate fast/slow pairs with an LLM (or the bundled sample without a key) and verify them.
+    Unset options take the profile's values from the config file."""
+    import dataclasses
 
+    from perfdata.synth import AuthError
+
+    from .pipeline import synth_config
+
+    cfg = _load_config(config, profile, flags={
+        "synth.n": n, "synth.backend": backend, "synth.model": model, "synth.seeds": seeds,
+        "synth.concurrency": concurrency, "synth.requests_per_minute": rpm, "synth.min_speedup": min_speedup,
+        "perf.repeats": repeats, "sandbox.backend": sandbox_backend})
     try:
-        config = SynthConfig(n=n, backend=backend, model=model, seeds=seeds, base_url=base_url, concurrency=concurrency,
-                             requests_per_minute=rpm, min_speedup=min_speedup, repeats=repeats,
-                             sandbox=sandbox_backend, seed=seed)
+        config = dataclasses.replace(synth_config(cfg), base_url=base_url, seed=seed)
         config.validate()
     except ValueError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.synth import run_synth
+    from flows.synth import generate_synthetic
 
-    from .progress import progress_bar
+    from .progress import progress_bars
 
     try:
-        with progress_bar("synthetic pairs", enabled=not as_json) as update:
-            summary = run_synth(config, str(out), progress=lambda p: update(p.done, p.total))
+        with progress_bars(enabled=not as_json):
+            summary = generate_synthetic(config, str(out))
     except AuthError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -183,11 +226,17 @@ def triplets_build(
     out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
     synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (splits, choices)."),
-    max_margin: float = typer.Option(3.0, "--max-margin", help="lambda of Eq. 3."),
-    held_out_count: int = typer.Option(0, "--held-out-count", min=0, help="Problems held out for evaluation (0: the held-out split)."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (splits, choices) [triplets.seed]."),
+    max_margin: Optional[float] = typer.Option(None, "--max-margin", help="lambda of Eq. 3 [triplets.max_margin]."),
+    held_out_count: Optional[int] = typer.Option(None, "--held-out-count", min=0, help="Problems held out for evaluation (0: the held-out split) [triplets.held_out_count]."),
+    small_groups: Optional[str] = typer.Option(None, "--small-groups", help="Groups under --min-group-solutions: exclude or flag their triplets [triplets.small_groups]."),
+    min_group_solutions: Optional[int] = typer.Option(None, "--min-group-solutions", min=2, help="Correct solutions a (problem, language) group needs [triplets.min_group_solutions]."),
+    controlled_task: bool = typer.Option(False, "--controlled-task/--no-controlled-task", help="Also add the controlled task's rows (alignment.controlled)."),
 ) -> None:
-    """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits."""
+    """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits.
+    Unset options take the profile's values from the config file."""
     if not codecontests and not synthetic:
         err.print("[red]error:[/red] give --codecontests, --synthetic, or both")
         raise typer.Exit(2)
@@ -195,11 +244,15 @@ def triplets_build(
         if p and not p.is_dir():
             err.print(f"[red]error:[/red] {p} is not a directory")
             raise typer.Exit(2)
+    settings = _load_config(config, profile, flags={
+        "triplets.seed": seed, "triplets.max_margin": max_margin, "triplets.held_out_count": held_out_count,
+        "triplets.small_groups": small_groups, "triplets.min_group_solutions": min_group_solutions,
+        "triplets.controlled_task": controlled_task}).triplets
     from flows.align import build_triplets_flow
 
     try:
         res = build_triplets_flow(str(codecontests) if codecontests else None, str(synthetic) if synthetic else None,
-                                  str(out), seed, max_margin, held_out_count)
+                                  str(out), settings)
     except ValueError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -209,18 +262,20 @@ def triplets_build(
 
 def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, base_model: Optional[str],
                stages: list[str], overwrite: bool) -> None:
-    from flows.align import align, preflight, stage_configs
+    from flows.align import STAGES, align, preflight, stage_configs
 
-    try:  # bad inputs fail here, before Prefect starts or any model loads
-        cc = str(codecontests) if codecontests else None
-        preflight(stage_configs(profile, str(triplets), str(workdir), cc, base_model, overwrite), stages,
-                  str(triplets), cc, str(workdir))
+    cc = str(codecontests) if codecontests else None
+    try:  # bad inputs fail here, before Prefect starts or any model loads (and only here)
+        unknown = set(stages) - set(STAGES)
+        if unknown:
+            raise ValueError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
+        configs = stage_configs(profile, str(triplets), str(workdir), cc, base_model, overwrite)
+        preflight(configs, stages, str(triplets), cc, str(workdir))
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     try:
-        results = align(str(triplets), str(workdir), str(codecontests) if codecontests else None, profile,
-                        base_model, stages, overwrite)
+        results = align(str(triplets), str(workdir), cc, profile, base_model, stages, overwrite, configs=configs)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -269,73 +324,167 @@ def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, code
                overwrite)
 
 
-@app.command("eval")
+eval_app = typer.Typer(help="Evaluate models (report), score one candidate, list the suites' problems.",
+                       invoke_without_command=True)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.callback()
 def eval_cmd(
-    out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, figures, samples)."),
+    ctx: typer.Context,
+    out: Optional[Path] = typer.Option(None, "--out", help="Report directory (report.md, report.json, figures, samples)."),
     models: Optional[List[str]] = typer.Option(None, "--models", help="LABEL=REF (HF name, model dir, embedded, oracle:reference|slow|fast); repeatable."),
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
-    tasks: str = typer.Option("codecontests,pareval,polybench", "--tasks", help="Comma-separated: codecontests, pareval, polybench."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated: codecontests, pareval, polybench, controlled [eval.tasks]."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (held-out problems and baselines)."),
-    profile: str = typer.Option("embedded", "--profile", help="embedded (few prompts, 2 samples) or production (paper: 20 samples, T 0.2, top-p 0.95)."),
-    num_samples: Optional[int] = typer.Option(None, "--n-samples", min=1, help="Samples per prompt."),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="OpenMP threads for ParEval OpenMP tasks."),
-    max_prompts: Optional[int] = typer.Option(None, "--max-prompts", min=1, help="Prompts per task (default: the profile's)."),
+    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", help="A ParEval checkout (default: the bundled sample)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", help="A PolyBench/C 4.2.1 checkout (default: the bundled sample)."),
+    kernelbench_dir: Optional[Path] = typer.Option(None, "--kernelbench-dir", help="Task kernelbench: a KernelBench checkout's KernelBench/ folder (level1/, level2/)."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    num_samples: Optional[int] = typer.Option(None, "--n-samples", min=1, help="Samples per prompt [eval.n_samples]."),
+    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="OpenMP threads for ParEval OpenMP tasks [eval.threads]."),
+    max_prompts: Optional[int] = typer.Option(None, "--max-prompts", min=1, help="Prompts per task (default: the evaluation profile's)."),
 ) -> None:
-    """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots."""
-    specs = list(models or [])
-    if run_dir:
-        from evaluation import models_from_run_dir
+    """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots.
+    Unset options take the profile's values from the config file."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if out is None:
+        err.print("[red]error:[/red] give --out DIR for a report, or a subcommand (score, tasks); see --help")
+        raise typer.Exit(2)
+    from evaluation import ModelSpec
 
-        try:
-            specs += [f"{m.label}={m.ref}" for m in models_from_run_dir(run_dir, prefix="base")]
-        except FileNotFoundError as e:
-            err.print(f"[red]error:[/red] {e}")
-            raise typer.Exit(2)
-    from flows.evaluate import eval_config
-
-    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    cfg = _load_config(config, profile, flags={"eval.n_samples": num_samples, "eval.threads": threads,
+                                               "eval.tasks": [t.strip() for t in tasks.split(",") if t.strip()]
+                                               if tasks else None})
     try:
-        cfg = eval_config(profile, specs, task_list, str(codecontests) if codecontests else None,
-                          num_samples=num_samples, omp_threads=threads, max_prompts_per_task=max_prompts)
+        specs = [ModelSpec.parse(m) for m in models or []]
+        if run_dir:
+            from evaluation import models_from_run_dir
+
+            specs += models_from_run_dir(run_dir, prefix="base")
+    except (ValueError, FileNotFoundError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    from flows.pipeline import eval_config_from
+
+    chosen = list(cfg.eval.tasks)
+    if not tasks:  # the profile's groups whose inputs this command has (the pipeline supplies the rest)
+        dropped = [t for t in chosen if t == "controlled" or (t == "codecontests" and not codecontests)]
+        chosen = [t for t in chosen if t not in dropped]
+        if dropped:
+            err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests, or --tasks)[/dim]")
+    try:
+        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen,
+                                max_prompts_per_task=max_prompts,
+                                pareval_dir=str(pareval_dir) if pareval_dir else None,
+                                polybench_dir=str(polybench_dir) if polybench_dir else None,
+                                kernelbench_dir=str(kernelbench_dir) if kernelbench_dir else None)
     except (ValueError, FileNotFoundError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     from flows.evaluate import evaluate
 
-    res = evaluate(cfg, str(out))
+    res = evaluate(ecfg, str(out))
     console.print(Path(res["report"]).read_text()[:3000])
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
+
+
+@eval_app.command("score")
+def eval_score_cmd(
+    suite: str = typer.Option(..., "--suite", help="pareval, polybench or codecontests."),
+    problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
+    code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
+    model: str = typer.Option("serial", "--model", help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
+    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR", help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR", help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf folder or raw CodeContests source (default: the bundled sample)."),
+    language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
+    profile: str = typer.Option("embedded", "--profile", help="embedded (sizes scaled down) or production (the suites' sizes)."),
+    threads: int = typer.Option(2, "--threads", min=1, help="OpenMP thread budget (the run's cpuset)."),
+    ranks: int = typer.Option(2, "--ranks", min=1, help="MPI ranks."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Timed rounds (reference and candidate interleaved)."),
+    backend: str = typer.Option("auto", "--backend", help="Sandbox backend."),
+    as_json: bool = typer.Option(False, "--json", help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
+) -> None:
+    """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened)."""
+    from evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
+
+    try:
+        text = read_code(code)
+        score, info = score_candidate(suite, problem, text, model=model,
+                                      pareval_dir=str(pareval_dir) if pareval_dir else None,
+                                      polybench_dir=str(polybench_dir) if polybench_dir else None,
+                                      codecontests=str(codecontests) if codecontests else None, language=language,
+                                      profile=profile, threads=threads, ranks=ranks, repeats=repeats, backend=backend)
+    except ScoreInputError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    except ProblemUnusable as e:
+        err.print(f"[red]cannot score here:[/red] {e}")
+        raise typer.Exit(1)
+    if as_json:
+        print(json.dumps(score.contract()))
+        return
+    console.print(f"{suite}/{problem} ({model}): [bold]{score.verdict}[/bold] correct={score.correct} "
+                  f"speedup={score.speedup} runtime_s={score.runtime_s} baseline_s={score.baseline_s} "
+                  f"clock={score.clock} flags={score.flags}")
+    if score.message:
+        console.print(score.message)
+    console.print(json.dumps(info))
+
+
+@eval_app.command("tasks")
+def eval_tasks_cmd(
+    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR", help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR", help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf folder or raw source (default: the bundled sample)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the lists as JSON."),
+) -> None:
+    """List the problems `perfalign eval score` can score."""
+    from evaluation.score_one import list_tasks
+
+    try:
+        tasks = list_tasks(str(pareval_dir) if pareval_dir else None, str(polybench_dir) if polybench_dir else None,
+                           str(codecontests) if codecontests else None)
+    except (FileNotFoundError, ValueError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    if as_json:
+        print(json.dumps(tasks))
+        return
+    for suite, rows in tasks.items():
+        if isinstance(rows, str):
+            console.print(f"[dim]{rows}[/dim]")
+            continue
+        console.print(f"[bold]{suite}[/bold] ({len(rows)})")
+        for r in rows:
+            console.print(f"  {r['problem']}  [{', '.join(r['models'])}]")
 
 
 @app.command("pipeline")
 def pipeline_cmd(
     out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory: every stage's output, logs and states."),
-    profile: str = typer.Option("embedded", "--profile", help="Config profile: embedded (bundled sample, tiny model) or production (paper defaults)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml)."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = typer.Option(None, "--set", help="Override one setting: table.key=value (repeatable)."),
-    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source (overrides perf.source)."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test (overrides perf.repeats)."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers (overrides sandbox.workers)."),
+    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source [perf.source]."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test [perf.repeats]."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers [sandbox.workers]."),
 ) -> None:
     """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
-    from flows.config import ConfigError, load_config
     from sandbox import BackendUnavailable
     from sandbox.backends import make_backend
 
-    overrides = list(set_ or [])
+    cfg = _load_config(config, profile, set_, flags={"perf.source": source, "perf.repeats": repeats,
+                                                     "sandbox.workers": workers})
+    _check_source(cfg.perf.source)
     try:
-        cfg = load_config(config, profile, overrides)
-    except ConfigError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
-    _check_source(source or cfg["perf"]["source"])
-    try:
-        make_backend(cfg["sandbox"]["backend"])
+        make_backend(cfg.sandbox.backend)
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    import flows.perf
-    import flows.synth
     from flows.pipeline import pipeline
     from flows.runstate import StageFailed
 
@@ -343,14 +492,8 @@ def pipeline_cmd(
 
     console.print(f"[bold]perfalign pipeline[/bold] profile={profile} -> {out}")
     try:
-        with progress_bars("CodeContests-Perf", "synthetic pairs") as (perf_update, synth_update):
-            flows.perf._progress_hook = perf_update
-            flows.synth._progress_hook = lambda p: synth_update(p.done, p.total)
-            try:
-                result = pipeline(out=str(out), profile=profile, config_path=str(config) if config else None,
-                                      overrides=overrides, source=source, repeats=repeats, workers=workers)
-            finally:
-                flows.perf._progress_hook = flows.synth._progress_hook = None
+        with progress_bars():
+            result = pipeline(out=str(out), config=cfg)
     except StageFailed as e:
         err.print(f"[red]pipeline failed:[/red] {e}")
         raise typer.Exit(1)
@@ -392,18 +535,23 @@ def _fmt(x) -> str:
 
 @app.command("config")
 def config_cmd(
-    profile: str = typer.Option("production", "--profile", help="Profile to apply."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml)."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = typer.Option(None, "--set", help="Override: table.key=value (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print {table: {key: {value, from}}} as JSON."),
 ) -> None:
-    """Print the effective configuration (defaults + profile + overrides) as JSON."""
-    from flows.config import ConfigError, load_config
-
-    try:
-        print(json.dumps(load_config(config, profile, list(set_ or [])), indent=1))
-    except ConfigError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+    """Show the effective configuration (file defaults + profile + overrides), each value with
+    where it came from; the same profile default as `perfalign pipeline`."""
+    cfg = _load_config(config, profile, set_)
+    explained = cfg.explain()
+    if as_json:
+        print(json.dumps({"config_file": cfg.config_file, "profile": cfg.profile, "settings": explained}, indent=1))
+        return
+    t = Table("setting", "value", "from", title=f"{cfg.config_file} (profile {cfg.profile})")
+    for table, values in explained.items():
+        for key, v in values.items():
+            t.add_row(f"{table}.{key}", json.dumps(v["value"]), v["from"])
+    console.print(t)
 
 
 @app.command("status")
@@ -439,12 +587,12 @@ def ui_cmd(
     import os
     import subprocess
 
-    from flows.deploy import server_command
+    from flows.deploy import server_command, server_env
 
     console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
                   f"Point other commands at it: export PREFECT_API_URL=http://{host}:{port}/api")
     try:
-        raise typer.Exit(subprocess.call(server_command(host, port)))
+        raise typer.Exit(subprocess.call(server_command(host, port), env=server_env(host, port)))
     except KeyboardInterrupt:
         raise typer.Exit(0)
 
@@ -452,7 +600,7 @@ def ui_cmd(
 @app.command("deploy")
 def deploy_cmd(
     out_root: Optional[Path] = typer.Option(None, "--out-root", help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
-    source: str = typer.Option(str(EMBEDDED_SAMPLE), "--source", help="CodeContests source for the scheduled builds."),
+    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source for the scheduled builds (default: the bundled sample)."),
     perf_cron: str = typer.Option("0 2 * * *", "--perf-cron", help="Schedule of the incremental CodeContests-Perf rebuild."),
     pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
     limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems."),
@@ -460,6 +608,7 @@ def deploy_cmd(
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
 ) -> None:
     """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules)."""
+    from common.paths import bundled
     from flows.deploy import api_url_or_none, default_out_root, serve_deployments
 
     url = api_url_or_none()
@@ -471,8 +620,158 @@ def deploy_cmd(
     os.environ["PREFECT_API_URL"] = url
     console.print(f"serving deployments on {url}: build_codecontests_perf/nightly-incremental ({perf_cron}), "
                   f"pipeline/weekly ({pipeline_cron})")
-    serve_deployments(out_root=str(out_root or default_out_root()), source=source, perf_cron=perf_cron,
+    serve_deployments(out_root=str(out_root or default_out_root()),
+                      source=source or str(bundled("codecontests_sample/data", "--source")), perf_cron=perf_cron,
                       pipeline_cron=pipeline_cron, limit_problems=limit_problems, max_tests=max_tests, repeats=repeats)
+
+
+@app.command("grpo")
+def grpo_cmd(
+    out: Path = typer.Option(Path("runs/grpo"), "--out", help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
+    profile: str = typer.Option("embedded", "--profile", help="embedded (tiny model, spec family, CPU) or production (14B coder, free C, GPU)."),
+    seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds."),
+    arms: Optional[str] = typer.Option(None, "--arms", help="Comma-separated: sqd, grpo, control (default: all)."),
+    steps_per_stage: Optional[int] = typer.Option(None, "--steps-per-stage", min=1, help="GRPO steps of each SQD stage."),
+    steps: Optional[int] = typer.Option(None, "--steps", min=1, help="Total steps of grpo/control (default: as many as SQD)."),
+    schedule: Optional[str] = typer.Option(None, "--schedule", help="SQD stages, ';'-separated, techniques '+'-joined (openmp, simd, blocking, unroll, none, all), ':N' steps."),
+    num_generations: Optional[int] = typer.Option(None, "--num-generations", min=2, help="Completions per prompt (the GRPO group)."),
+    workers: int = typer.Option(2, "--workers", min=1, help="LocalCluster benchmark workers (ignored with --dask-address)."),
+    cpus_per_worker: int = typer.Option(1, "--cpus-per-worker", min=1, help="Cores pinned per worker (the program's thread budget)."),
+    dask_address: Optional[str] = typer.Option(None, "--dask-address", help="A running Dask scheduler (tcp://host:8786)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", help="PolyBench/C 4.2.1 checkout (2mm, syrk, jacobi-2d)."),
+    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated problems: dgemm, 2mm, syrk, jacobi-2d."),
+    model: Optional[str] = typer.Option(None, "--model", help="Base model: a Hub id, a path, or 'embedded'."),
+    learning_rate: Optional[float] = typer.Option(None, "--learning-rate", help="GRPO learning rate."),
+    warmup_steps: Optional[int] = typer.Option(None, "--warmup-steps", min=0, help="Spec-format warm-up steps."),
+    warmup_prior: Optional[str] = typer.Option(None, "--warmup-prior", help="uniform or compliant."),
+    reward_mode: str = typer.Option("gflops", "--reward-mode", help="Reward of a correct program: gflops or peak_fraction."),
+    reuse_measurements: bool = typer.Option(True, "--reuse-measurements/--no-reuse-measurements", help="Measure a program already measured in this run again, or reuse its number."),
+) -> None:
+    """Online GRPO with rewards measured in GFLOPS on Dask benchmark workers, and staged
+    quality-diversity (issue 15; README section "Online GRPO")."""
+    from flows.grpo import grpo_command
+
+    def ints(text: str) -> list[int]:
+        try:
+            return [int(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            err.print(f"[red]error:[/red] --seeds {text!r}: expected comma-separated integers")
+            raise typer.Exit(2)
+
+    def names(text: Optional[str]) -> Optional[list[str]]:
+        return [x.strip() for x in text.split(",") if x.strip()] if text else None
+
+    try:
+        result = grpo_command(profile=profile, out=str(out), seeds=ints(seeds), arms=names(arms),
+                              steps_per_stage=steps_per_stage, steps=steps, schedule=schedule,
+                              num_generations=num_generations, workers=workers, cpus_per_worker=cpus_per_worker,
+                              dask_address=dask_address, polybench_dir=str(polybench_dir) if polybench_dir else None,
+                              tasks=names(tasks), model=model, learning_rate=learning_rate, warmup_steps=warmup_steps,
+                              warmup_prior=warmup_prior, reward_mode=reward_mode, reuse_measurements=reuse_measurements)
+    except (ValueError, FileNotFoundError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    console.print(json.dumps(result, indent=1, default=str)[:4000])
+
+
+kernel_app = typer.Typer(help="Kernel environment: KernelBench problems, sandboxed candidates, speedups over eager "
+                                "PyTorch and torch.compile.", no_args_is_help=True)
+app.add_typer(kernel_app, name="kernel")
+
+
+def _kernel_config(device: str, trials: int, scale: Optional[float], threads: int, no_compile: bool,
+                   allow_reference_ops: bool, interpret: bool = False):
+    from kernels import ScoreConfig
+
+    try:
+        return ScoreConfig(device=device, trials=trials, min_trials=min(5, trials), scale=scale, threads=threads,
+                           compile_baseline=not no_compile, allow_reference_ops=allow_reference_ops, interpret=interpret)
+    except ValueError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+
+
+_K_DEVICE = typer.Option("cpu", "--device", help="cpu, or cuda (needs a GPU passed into the sandbox).")
+_K_TRIALS = typer.Option(30, "--trials", min=1, help="Timed calls per model at most (fresh inputs each; time-budgeted).")
+_K_SCALE = typer.Option(None, "--scale", help="Multiply every size constant >= 16 by F (default: auto, one eager call <= ~20 ms).")
+_K_THREADS = typer.Option(1, "--threads", min=1, help="Threads for torch and OpenMP, baselines and candidates alike.")
+_K_NO_COMPILE = typer.Option(False, "--no-compile-baseline", help="Skip the torch.compile baseline (~20 s of CPU per problem, cached).")
+_K_ALLOW = typer.Option(False, "--allow-reference-ops", help="Do not flag candidates that call the reference's main operator.")
+
+
+@kernel_app.command("score")
+def kernel_score_cmd(
+    problem: Path = typer.Option(..., "--problem", help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
+    candidate: Path = typer.Option(..., "--candidate", help="A module defining ModelNew."),
+    device: str = _K_DEVICE, trials: int = _K_TRIALS, scale: Optional[float] = _K_SCALE, threads: int = _K_THREADS,
+    no_compile: bool = _K_NO_COMPILE, allow_reference_ops: bool = _K_ALLOW,
+    interpret: bool = typer.Option(False, "--triton-interpret", help="TRITON_INTERPRET=1: Triton on CPU (correctness only)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Score one candidate: correctness over fresh inputs, then speedups (exit 0 whenever scoring happened)."""
+    from kernels import KernelEnvError, ProblemError, Scorer, load_problem
+
+    cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops, interpret)
+    try:
+        prob = load_problem(problem)
+        source = candidate.read_text(encoding="utf-8")
+        with Scorer(cfg) as scorer:
+            res = scorer.score(prob, source, str(candidate))
+    except (ProblemError, KernelEnvError, OSError, UnicodeDecodeError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    d = res.to_dict()
+    head = {k: d[k] for k in ("verdict", "correct", "speedup_eager", "speedup_compile", "runtime_s", "flags")}
+    if as_json:
+        print(json.dumps({**head, **{k: v for k, v in d.items() if k not in head}}))
+    else:
+        console.print(f"{prob.name}: [bold]{res.verdict}[/bold]  speedup vs eager {_fmt(res.speedup_eager)}, "
+                      f"vs torch.compile {_fmt(res.speedup_compile)}, runtime {_fmt(res.runtime_s)} s, "
+                      f"scale {res.scale}, reward {_fmt(res.reward)}")
+        if res.message:
+            console.print(res.message)
+        if res.flags:
+            console.print("flags: " + ", ".join(res.flags))
+    raise typer.Exit(3 if res.verdict == "sandbox_error" else 0)
+
+
+@kernel_app.command("eval")
+def kernel_eval_cmd(
+    problems: Path = typer.Option(..., "--problems", help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),
+    candidates: str = typer.Option(..., "--candidates", help="A directory of candidates named like the problems, or "
+                                                             "'reference' (the reference-as-candidate oracle)."),
+    out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, scores.jsonl)."),
+    device: str = _K_DEVICE, trials: int = _K_TRIALS, scale: Optional[float] = _K_SCALE, threads: int = _K_THREADS,
+    no_compile: bool = _K_NO_COMPILE, allow_reference_ops: bool = _K_ALLOW,
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+) -> None:
+    """Score a directory of candidates: correct %, fast_p, % faster than torch.compile, geometric means."""
+    from kernels import KernelEnvError, ProblemError, Scorer
+
+    cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops)
+    if candidates != "reference" and not Path(candidates).is_dir():
+        err.print(f"[red]error:[/red] --candidates {candidates}: not a directory (or 'reference')")
+        raise typer.Exit(2)
+    try:
+        Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
+        from flows.kernel import kernel_eval
+
+        from .progress import progress_bars
+
+        with progress_bars(enabled=not as_json):
+            result = kernel_eval(str(problems), candidates, str(out), cfg)
+    except (ProblemError, KernelEnvError) as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2)
+    if as_json:
+        print(json.dumps(result["metrics"]))
+    else:
+        m = result["metrics"]
+        console.print(f"{m['n']} problems: correct {m['correct_pct']:.1f}%, "
+                      + ", ".join(f"{k} {v:.1f}%" for k, v in m["fast_p"].items())
+                      + f", faster than torch.compile {_fmt(m['faster_than_compile_pct'])}%, geomean speedup "
+                        f"eager {_fmt(m['geomean_speedup_eager'])}, compile {_fmt(m['geomean_speedup_compile'])}")
+        console.print(f"report: {out / 'report.md'}")
 
 
 def main() -> None:

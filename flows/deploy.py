@@ -22,6 +22,14 @@ def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[st
     return [str(prefect), "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
 
 
+def server_env(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> dict[str, str]:
+    """Environment for the server process: the UI must call the API on the port it is served
+    from (Prefect's UI reads PREFECT_UI_API_URL, which does not follow ``--port``)."""
+    url = f"http://{host}:{port}/api"
+    return dict(os.environ, PREFECT_UI_API_URL=url, PREFECT_API_URL=url, PREFECT_SERVER_API_HOST=host,
+                PREFECT_SERVER_API_PORT=str(port))
+
+
 def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:
     """PREFECT_API_URL if set, else the local `perfalign ui` server when it answers."""
     url = os.environ.get("PREFECT_API_URL") or f"http://127.0.0.1:{default_port}/api"

@@ -12,12 +12,18 @@ def project_dir() -> Path:
     return Path(os.environ.get("PERFALIGN_HOME") or Path.cwd() / ".perfalign").resolve()
 
 
+LIBRARY_LOGGERS = ("common", "sandbox", "perfdata", "alignment", "evaluation", "kernels", "grpo", "flows", "perfalign")
+_progress_logged = False
+
+
 def configure_prefect() -> None:
     os.environ.setdefault("PREFECT_HOME", str(project_dir() / "prefect"))
     Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)  # sqlite cannot create dirs
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    _library_loggers_at_info()
+    _progress_to_run_log()
     # The temporary API server needs ~10 s on an idle 2-core machine, more when it is busy.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     # Offline machines: never try to fetch models or datasets unless asked.
@@ -26,3 +32,45 @@ def configure_prefect() -> None:
     # lives in trl.experimental in the pinned 1.12; transformers 5 renamed a property TRL reads).
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     warnings.filterwarnings("ignore", message=r".*is_gradient_checkpointing.*", category=FutureWarning)
+
+
+def _library_loggers_at_info() -> None:
+    """INFO from the libraries goes to the logs of the Prefect run it executes in (the UI) and to
+    the stage log files; only warnings are printed, so progress bars stay readable.
+
+    The run handler is attached here rather than through PREFECT_LOGGING_EXTRA_LOGGERS, which
+    only works when it is set before Prefect first configures logging."""
+    import logging
+
+    from prefect.context import FlowRunContext, TaskRunContext
+    from prefect.logging.handlers import APILogHandler
+
+    class RunLogHandler(APILogHandler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if FlowRunContext.get() or TaskRunContext.get():  # outside a run: nothing to send
+                super().emit(record)
+
+    to_run = RunLogHandler()
+    console = logging.StreamHandler()
+    console.setLevel(logging.WARNING)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    for name in LIBRARY_LOGGERS:
+        lg = logging.getLogger(name)
+        if getattr(lg, "_perfalign_routed", False):
+            continue
+        lg.setLevel(logging.INFO)
+        lg.propagate = False
+        lg.addHandler(console)
+        lg.addHandler(to_run)
+        lg._perfalign_routed = True
+
+
+def _progress_to_run_log() -> None:
+    """common.progress reports also go to the log (at 0, 25, 50, 75, 100 %): the Prefect UI's
+    run log and the stage log files show how far a long stage is."""
+    global _progress_logged
+    if not _progress_logged:
+        from common.progress import LogListener, subscribe
+
+        subscribe(LogListener())
+        _progress_logged = True

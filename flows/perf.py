@@ -1,14 +1,15 @@
 """Flow `build_codecontests_perf`: thin Prefect wiring around perfdata.perf.
 
-Coarse tasks (a batch of submissions each: Prefect costs ~100 ms per task), retries only for
-sandbox infrastructure faults, progress in the Prefect UI (a progress artifact) and in the CLI.
+Coarse tasks (a batch of submissions each: Prefect costs ~100 ms per task), progress in the
+Prefect UI (a progress artifact) and in the CLI. No task retries: a SANDBOX_ERROR is retried by
+the sandbox (``Sandbox.run_many(retries=)``) and then recorded as a reject, and a batch that
+fails for any other reason stays missing until the next run.
 """
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
-from typing import Callable
 
 from .env import configure_prefect
 
@@ -19,28 +20,15 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.futures import as_completed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
+from common.progress import report  # noqa: E402
 from perfdata.perf import (  # noqa: E402
-    Batch, BatchReport, BuildPlan, BuildSettings, SandboxInfraError, finalize, plan_build, run_batch, summarize,
+    Batch, BatchReport, BuildPlan, BuildSettings, finalize, plan_build, run_batch, summarize,
 )
 
-
-def _retry_on_sandbox_error(task, task_run, state) -> bool:
-    """Retry a batch only when the sandbox itself failed, never for the program's fault."""
-    try:
-        state.result()
-    except SandboxInfraError:
-        return True
-    except Exception:
-        return False
-    return False
+PROGRESS = "CodeContests-Perf: submissions measured"
 
 
-# Set by the CLI for its progress bar (a callable is not a flow parameter Prefect can store).
-_progress_hook: Callable[[int, int], None] | None = None
-
-
-@task(retries=2, retry_delay_seconds=2, retry_condition_fn=_retry_on_sandbox_error,
-      task_run_name="measure {batch.problem_id} ({batch.shard_id})")
+@task(task_run_name="measure {batch.problem_id} ({batch.shard_id})")
 def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchReport:
     return run_batch(batch, settings, Path(out_dir))
 
@@ -48,13 +36,14 @@ def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchR
 @flow(name="build_codecontests_perf", log_prints=True)
 def build_codecontests_perf(source: str, out: str, limit_problems: int | None = None, repeats: int = 3,
                             backend: str = "auto", time_limit_factor: float = 1.0, max_tests: int | None = None,
-                            batch_size: int = 8, max_in_flight: int = 8) -> dict:
-    """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``."""
+                            batch_size: int = 8, max_in_flight: int = 8, remeasure_rejects: bool = False) -> dict:
+    """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
+    ``remeasure_rejects``: measure timing-caused rejects of earlier runs again."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
                              max_tests=max_tests, batch_size=batch_size)
     plan = BuildPlan(Path(out), settings)
-    artifact = create_progress_artifact(progress=0.0, description="CodeContests-Perf: submissions measured")
+    artifact = create_progress_artifact(progress=0.0, description=PROGRESS)
     done, failed, in_flight = 0, [], []
 
     def collect(n: int) -> None:
@@ -71,26 +60,30 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
             in_flight.remove(fut)
             pct = 100.0 * done / max(plan.pending, 1)
             update_progress_artifact(artifact, progress=min(pct, 100.0))
-            if _progress_hook:
-                _progress_hook(done, plan.pending)
+            report(PROGRESS, done, plan.pending)
 
-    for batch in plan_build(source, Path(out), settings, limit_problems, plan):
-        in_flight.append(measure_batch.submit(batch, settings, str(out)))
-        if _progress_hook:
-            _progress_hook(done, plan.pending)
-        if len(in_flight) >= max_in_flight:
-            collect(1)
-    collect(len(in_flight))
-    finalize(Path(out), source, settings)
+    try:
+        for batch in plan_build(source, Path(out), settings, limit_problems, plan, remeasure_rejects):
+            in_flight.append(measure_batch.submit(batch, settings, str(out)))
+            report(PROGRESS, done, plan.pending)
+            if len(in_flight) >= max_in_flight:
+                collect(1)
+        collect(len(in_flight))
+        for msg in plan.quarantined:
+            print(msg)
+        finalize(Path(out), source, settings)
+    finally:
+        plan.release()
     summary = summarize(Path(out)).to_dict()
     summary.update(wall_seconds=round(time.monotonic() - t0, 2), failed_batches=len(failed),
-                   failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors)
+                   failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors,
+                   quarantined=plan.quarantined, remeasured_rejects=plan.remeasuring)
     update_progress_artifact(artifact, progress=100.0)
     return summary
 
 
 def run_build(*, source: str, out: str, workers: int | None = None, dask_address: str | None = None,
-              progress: Callable[[int, int], None] | None = None, **kwargs) -> dict:
+              **kwargs) -> dict:
     """Pick the task runner (threads locally, one worker per core; Dask when given an
     address) and run the flow."""
     if dask_address:
@@ -102,9 +95,4 @@ def run_build(*, source: str, out: str, workers: int | None = None, dask_address
         workers = workers or os.cpu_count() or 1
         runner = ThreadPoolTaskRunner(max_workers=workers)
     kwargs.setdefault("max_in_flight", 2 * workers)
-    global _progress_hook
-    _progress_hook = progress
-    try:
-        return build_codecontests_perf.with_options(task_runner=runner)(source=source, out=out, **kwargs)
-    finally:
-        _progress_hook = None
+    return build_codecontests_perf.with_options(task_runner=runner)(source=source, out=out, **kwargs)

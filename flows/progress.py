@@ -1,29 +1,29 @@
-"""Rich progress bars for long CLI steps, fed by (done, total) callbacks."""
+"""Rich progress bars in the terminal, one per kind of work, fed by common.progress reports."""
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator
+from typing import Iterator
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-Update = Callable[[int, int], None]
+from common.progress import listening
 
 
 @contextlib.contextmanager
-def progress_bars(*descriptions: str, enabled: bool = True) -> Iterator[list[Update]]:
-    """One live display with a bar per description; yields an update callback per bar."""
+def progress_bars(enabled: bool = True) -> Iterator[None]:
+    """For the length of the block, every ``common.progress.report`` shows as a bar (a new bar
+    the first time a kind of work reports)."""
     if not enabled:
-        yield [lambda done, total: None for _ in descriptions]
+        yield
         return
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), transient=False) as bar:
-        def updater(tid) -> Update:
-            return lambda done, total: bar.update(tid, completed=done, total=max(total, done) or None)
+        bars: dict[str, int] = {}
 
-        yield [updater(bar.add_task(d, total=None)) for d in descriptions]
+        def show(what: str, done: int, total: int) -> None:
+            if what not in bars:
+                bars[what] = bar.add_task(what, total=None)
+            bar.update(bars[what], completed=done, total=max(total, done) or None)
 
-
-@contextlib.contextmanager
-def progress_bar(description: str, enabled: bool = True) -> Iterator[Update]:
-    with progress_bars(description, enabled=enabled) as (update,):
-        yield update
+        with listening(show):
+            yield

@@ -6,6 +6,11 @@
 
 A stage whose input hash (settings + the content of its inputs) matches a completed record is
 skipped, so a rerun is incremental and a crashed run resumes at the stage that did not finish.
+
+Why not Prefect's task caching (``cache_key_fn`` + persisted results): a stage's result is a
+folder of Parquet shards and model weights in the run directory, not a picklable return value,
+and the skip must survive deleting Prefect's database and be visible to `perfalign status`
+without a server; the key is the same idea (settings + content hashes of the inputs).
 """
 from __future__ import annotations
 
@@ -14,13 +19,16 @@ import datetime as _dt
 import hashlib
 import json
 import logging
-import os
 import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-LIBRARY_LOGGERS = ("sandbox", "perfdata", "alignment", "evaluation", "flows", "perfalign")
+from common.fileio import atomic_write_json
+
+from .env import LIBRARY_LOGGERS, _library_loggers_at_info
+
+_log = logging.getLogger("flows.pipeline")
 
 
 class StageFailed(RuntimeError):
@@ -64,9 +72,7 @@ class RunState:
             self.data = {"run": self.run_dir.name, "created": _now(), "stages": {}}
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, default=str))
-        os.replace(tmp, self.path)
+        atomic_write_json(self.path, self.data, indent=1, default=str)
 
     def record(self, stage: str) -> dict | None:
         return self.data["stages"].get(stage)
@@ -81,6 +87,7 @@ class RunState:
             rec["state"] = "skipped"
             rec["skipped_at"] = _now()
             self.save()
+            _log.info("stage %s skipped: inputs and settings unchanged since %s", stage, rec.get("finished"))
             return rec.get("summary") or {}
         log = self.log_path(stage)
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
@@ -90,44 +97,37 @@ class RunState:
         self.save()
         t0 = time.monotonic()
         with _stage_log(log):
+            _log.info("stage %s started on %s (log: %s)", stage, input_desc, log)
             try:
                 summary = fn()
             except BaseException as e:
-                logging.getLogger("flows").error("stage %s failed:\n%s", stage, traceback.format_exc())
+                _log.error("stage %s failed:\n%s", stage, traceback.format_exc())
                 rec.update(state="failed", finished=_now(), seconds=round(time.monotonic() - t0, 1),
                            error=f"{type(e).__name__}: {e}")
                 self.save()
                 raise StageFailed(stage, input_desc, log, e) from e
-        rec.update(state="completed", finished=_now(), seconds=round(time.monotonic() - t0, 1), summary=summary)
+            rec.update(state="completed", finished=_now(), seconds=round(time.monotonic() - t0, 1), summary=summary)
+            _log.info("stage %s completed in %.1f s: %s", stage, rec["seconds"], json.dumps(summary, default=str)[:2000])
         self.save()
         return summary
 
 
 @contextlib.contextmanager
 def _stage_log(path: Path):
-    """Library loggers at INFO into the stage's log file; only warnings reach the console."""
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """Library loggers at INFO into the stage's log file (they also reach the Prefect run's logs,
+    and warnings the console: flows.env routes them once per process)."""
+    _library_loggers_at_info()
     to_file = logging.FileHandler(path, mode="a")
     to_file.setLevel(logging.INFO)
-    to_file.setFormatter(fmt)
-    to_console = logging.StreamHandler()
-    to_console.setLevel(logging.WARNING)
-    to_console.setFormatter(fmt)
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     loggers = [logging.getLogger(n) for n in LIBRARY_LOGGERS]
-    saved = [(lg.level, lg.propagate) for lg in loggers]
     for lg in loggers:
         lg.addHandler(to_file)
-        lg.addHandler(to_console)
-        lg.setLevel(logging.INFO)
-        lg.propagate = False  # the root's handlers would print INFO to the console
     try:
         yield
     finally:
-        for lg, (level, propagate) in zip(loggers, saved):
+        for lg in loggers:
             lg.removeHandler(to_file)
-            lg.removeHandler(to_console)
-            lg.setLevel(level)
-            lg.propagate = propagate
         to_file.close()
 
 

@@ -3,28 +3,49 @@ Parquet / JSONL files in the same schema.
 
 A malformed row never stops a build: it becomes an ``ErrorRecord`` with the reason.
 Schema: ../shared/notes/codecontests-schema.md (one row per problem).
+
+Real rows hold hundreds of generated tests with multi-MB inputs, so tests stay in Arrow
+arrays (``Tests``) and are turned into Python strings one test at a time; Parquet and Hub rows
+are read one row at a time.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
+import math
+import os
+import re
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+import pyarrow as pa
+
 from sandbox import Language, TestCase
+
+from .shards import iter_row_groups
 
 HF_DATASET = "deepmind/code_contests"
 SPLITS = ("train", "valid", "test")
 DEFAULT_TIME_LIMIT_S = 2.0
 DEFAULT_MEMORY_MB = 256
+TEST_FIELDS = ("public_tests", "private_tests", "generated_tests")
+# `datasets` names CodeContests' "valid" split "validation" when it infers splits from file names.
+_SPLIT_ALIASES = {"validation": "valid", "val": "valid", "dev": "valid", "eval": "valid"}
+# Lone surrogates \udc80-\udcff are undecodable bytes kept by "surrogateescape" (lossless);
+# any other lone surrogate cannot be written as bytes at all.
+_NON_BYTE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 @dataclass(frozen=True)
 class Submission:
     problem_id: str
     language_id: int
+    # Text; bytes that are not UTF-8 are kept as surrogate escapes (see ``raw_bytes``).
     solution: str
     is_correct: bool
     index: int  # position in the row's (incorrect_)solutions list
@@ -39,6 +60,140 @@ class Submission:
         h.update(self.solution.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:24]
 
+    @property
+    def raw_bytes(self) -> bytes:
+        """The source exactly as it came (what the sandbox compiles)."""
+        return self.solution.encode("utf-8", "surrogateescape")
+
+    @property
+    def is_utf8(self) -> bool:
+        try:
+            self.solution.encode("utf-8")
+            return True
+        except UnicodeEncodeError:
+            return False
+
+    @property
+    def text(self) -> str:
+        """Valid UTF-8 for the `solution` column: undecodable bytes shown as U+FFFD."""
+        return self.solution if self.is_utf8 else self.raw_bytes.decode("utf-8", "replace")
+
+
+class Tests(Sequence):
+    """A problem's tests as Arrow string arrays, materialized one ``TestCase`` at a time.
+
+    Slicing and concatenation are zero-copy; nothing here holds every test as Python strings.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, inputs: pa.ChunkedArray, outputs: pa.ChunkedArray) -> None:
+        if len(inputs) != len(outputs):
+            raise ValueError(f"{len(inputs)} inputs but {len(outputs)} outputs")
+        self.inputs, self.outputs = inputs, outputs
+
+    @classmethod
+    def of(cls, inputs: list[str], outputs: list[str]) -> "Tests":
+        return cls(pa.chunked_array([pa.array(inputs, pa.string())]), pa.chunked_array([pa.array(outputs, pa.string())]))
+
+    @classmethod
+    def concat(cls, parts: Sequence["Tests"]) -> "Tests":
+        ins = [c for p in parts for c in p.inputs.chunks]
+        outs = [c for p in parts for c in p.outputs.chunks]
+        return cls(pa.chunked_array(ins, pa.string()), pa.chunked_array(outs, pa.string()))
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                raise ValueError("Tests supports contiguous slices only")
+            n = max(0, stop - start)
+            return Tests(self.inputs.slice(start, n), self.outputs.slice(start, n))
+        if i < 0:
+            i += len(self)
+        return TestCase(self.inputs[i].as_py(), self.outputs[i].as_py())
+
+    def iter_buffers(self) -> Iterator[tuple[memoryview, memoryview]]:
+        """(input, expected output) UTF-8 bytes per test, zero-copy views into the arrays."""
+        for a, b in zip(self.inputs, self.outputs):
+            yield memoryview(a.as_buffer()), memoryview(b.as_buffer())
+
+    def spool(self, directory: Path) -> "SpooledTests":
+        """Write every test to ``directory`` (one file per input / output), for batches."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for i, (a, b) in enumerate(self.iter_buffers()):
+            (directory / f"{i}.in").write_bytes(a)
+            (directory / f"{i}.out").write_bytes(b)
+        return SpooledTests(str(directory), len(self))
+
+
+@dataclass(frozen=True)
+class SpooledTests(Sequence):
+    """Tests on disk: what a batch carries (a path, not gigabytes), read one test at a time.
+
+    Picklable and small, so Prefect and Dask move batches cheaply; the folder must be on a
+    file system every worker sees (it lives under the build's output folder)."""
+
+    directory: str
+    n: int
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return _SpooledTest(self.directory, i % self.n)
+
+    def input_path(self, i: int) -> Path:
+        return Path(self.directory) / f"{i}.in"
+
+    def link_copy(self, directory: Path) -> "SpooledTests":
+        """The same tests in ``directory`` as hard links (no bytes copied)."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for i in range(self.n):
+            for ext in ("in", "out"):
+                src, dst = Path(self.directory) / f"{i}.{ext}", directory / f"{i}.{ext}"
+                try:
+                    os.link(src, dst)
+                except OSError:  # a file system without hard links
+                    shutil.copyfile(src, dst)
+        return SpooledTests(str(directory), self.n)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class _SpooledTest(TestCase):
+    """A TestCase that reads its input and expected output from disk each time they are used,
+    so whoever keeps TestCase objects (e.g. one judge per test for a whole job) keeps paths,
+    not hundreds of MB."""
+
+    def __init__(self, directory: str, index: int) -> None:
+        object.__setattr__(self, "_where", (directory, index))
+
+    def _read(self, ext: str) -> str:
+        d, i = self._where
+        return (Path(d) / f"{i}.{ext}").read_text("utf-8", "surrogateescape")
+
+    @property
+    def input(self) -> str:  # type: ignore[override]
+        return self._read("in")
+
+    @property
+    def expected(self) -> str:  # type: ignore[override]
+        return self._read("out")
+
+    def __repr__(self) -> str:
+        return f"_SpooledTest({self._where[0]!r}, {self._where[1]})"
+
 
 @dataclass
 class Problem:
@@ -48,9 +203,9 @@ class Problem:
     description: str
     time_limit_s: float
     memory_limit_mb: int
-    public_tests: list[TestCase]
-    private_tests: list[TestCase]
-    generated_tests: list[TestCase]
+    public_tests: Tests
+    private_tests: Tests
+    generated_tests: Tests
     submissions: list[Submission]
     source: int = 0
     difficulty: int = 0
@@ -59,14 +214,16 @@ class Problem:
     held_out: bool = False
 
     @property
-    def tests(self) -> list[TestCase]:
-        return self.public_tests + self.private_tests + self.generated_tests
+    def tests(self) -> Tests:
+        return Tests.concat([self.public_tests, self.private_tests, self.generated_tests])
 
-    @property
+    @functools.cached_property
     def content_hash(self) -> str:
         h = hashlib.sha256(self.problem_id.encode())
-        for t in self.tests:
-            h.update(t.input.encode("utf-8", "surrogatepass") + b"\0" + (t.expected or "").encode("utf-8", "surrogatepass"))
+        for a, b in self.tests.iter_buffers():
+            h.update(a)
+            h.update(b"\0")
+            h.update(b)
         h.update(f"{self.time_limit_s}\0{self.memory_limit_mb}".encode())
         return h.hexdigest()[:24]
 
@@ -88,40 +245,94 @@ class MalformedRow(ValueError):
     pass
 
 
-def _tests(row: dict, key: str) -> list[TestCase]:
+def _string_array(values: Any, what: str) -> pa.Array:
+    """An Arrow string array from Arrow values or a Python list; MalformedRow if not text."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if pa.types.is_string(values.type):
+            return values
+        if pa.types.is_large_string(values.type) or pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+            try:
+                return values.cast(pa.string())
+            except (pa.ArrowInvalid, pa.ArrowCapacityError) as e:
+                raise MalformedRow(f"{what}: not valid UTF-8 text ({e})") from None
+        if pa.types.is_null(values.type):
+            return pa.array([None] * len(values), pa.string())
+        raise MalformedRow(f"{what}: expected strings, got {values.type}")
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise MalformedRow(f"{what}[{i}]: test input/output must be strings")
+    try:
+        return pa.array(values, pa.string())
+    except UnicodeEncodeError as e:
+        bad = next(i for i, v in enumerate(values) if _NON_UTF8.search(v))
+        raise MalformedRow(f"{what}[{bad}]: not valid UTF-8 text ({e.reason})") from None
+
+
+_NON_UTF8 = re.compile("[\ud800-\udfff]")
+
+
+def _field(value: Any, name: str) -> Any:
+    """``value[name]`` for a dict or an Arrow struct scalar (None if absent or null)."""
+    if isinstance(value, pa.StructScalar):
+        if not value.is_valid or name not in value.type.names:
+            return None
+        v = value[name]
+        return v.values if isinstance(v, pa.ListScalar) and v.is_valid else None
+    return value.get(name)
+
+
+def _tests(row: dict, key: str) -> Tests:
     value = row.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, dict) or "input" not in value or "output" not in value:
+    if value is None or (isinstance(value, pa.Scalar) and not value.is_valid):
+        return Tests.of([], [])
+    arrow = isinstance(value, pa.StructScalar)
+    if not (arrow or isinstance(value, dict)) or not _has(value, "input") or not _has(value, "output"):
         raise MalformedRow(f"{key}: expected {{input: [...], output: [...]}}")
-    ins, outs = value["input"] or [], value["output"] or []
+    ins, outs = _field(value, "input"), _field(value, "output")
+    ins = ins if ins is not None else []
+    outs = outs if outs is not None else []
+    if not arrow and not (isinstance(ins, list) and isinstance(outs, list)):
+        raise MalformedRow(f"{key}: input and output must be lists")
     if len(ins) != len(outs):
         raise MalformedRow(f"{key}: {len(ins)} inputs but {len(outs)} outputs")
-    for i, (a, b) in enumerate(zip(ins, outs)):
-        if not isinstance(a, str) or not isinstance(b, str):
-            raise MalformedRow(f"{key}[{i}]: test input/output must be strings")
-    return [TestCase(a, b) for a, b in zip(ins, outs)]
+    ins, outs = _string_array(ins, key), _string_array(outs, key)
+    if ins.null_count or outs.null_count:
+        raise MalformedRow(f"{key}: a test input/output is null")
+    return Tests(pa.chunked_array([ins]) if isinstance(ins, pa.Array) else ins,
+                 pa.chunked_array([outs]) if isinstance(outs, pa.Array) else outs)
+
+
+def _has(value: Any, name: str) -> bool:
+    return name in value.type.names if isinstance(value, pa.StructScalar) else name in value
 
 
 def _submissions(row: dict, key: str, problem_id: str, correct: bool, errors: list[tuple[int, str]]) -> list[Submission]:
     value = row.get(key)
+    if isinstance(value, pa.Scalar):
+        value = value.as_py()  # solutions are small next to tests
     if value is None:
         return []
     if not isinstance(value, dict) or "language" not in value or "solution" not in value:
         raise MalformedRow(f"{key}: expected {{language: [...], solution: [...]}}")
     langs, sols = value["language"] or [], value["solution"] or []
+    if not isinstance(langs, list) or not isinstance(sols, list):
+        raise MalformedRow(f"{key}: language and solution must be lists")
     if len(langs) != len(sols):
         raise MalformedRow(f"{key}: {len(langs)} languages but {len(sols)} solutions")
     out = []
     for i, (lang, code) in enumerate(zip(langs, sols)):
-        if isinstance(code, bytes):
-            try:
-                code = code.decode("utf-8")
-            except UnicodeDecodeError as e:
-                errors.append((i, f"{key}[{i}]: undecodable code ({e.reason} at byte {e.start})"))
-                continue
+        if isinstance(code, bytes):  # a binary column: keep undecodable bytes, losslessly
+            code = code.decode("utf-8", "surrogateescape")
         if not isinstance(code, str):
             errors.append((i, f"{key}[{i}]: solution is {type(code).__name__}, not text"))
+            continue
+        bad = _NON_BYTE_SURROGATE.search(code)
+        if bad:
+            errors.append((i, f"{key}[{i}]: solution holds an unpaired surrogate U+{ord(bad.group()):04X} at "
+                              f"character {bad.start()} (not representable as bytes)"))
+            continue
+        if isinstance(lang, bool) or not isinstance(lang, (int, str)):
+            errors.append((i, f"{key}[{i}]: language id {lang!r} is not an integer"))
             continue
         try:
             lang_id = int(lang)
@@ -132,60 +343,119 @@ def _submissions(row: dict, key: str, problem_id: str, correct: bool, errors: li
     return out
 
 
+def _number(value: Any, what: str) -> float:
+    """A finite number; numeric strings ("2") are accepted as before, anything else is a MalformedRow."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValueError
+        v = float(value)
+    except ValueError:
+        raise MalformedRow(f"{what}: expected a number, got {type(value).__name__} {str(value)[:60]!r}") from None
+    if not math.isfinite(v):
+        raise MalformedRow(f"{what}: {value!r} is not a finite number")
+    return v
+
+
 def _time_limit(row: dict) -> float:
     tl = row.get("time_limit")
-    if not tl:
+    if isinstance(tl, pa.Scalar):
+        tl = tl.as_py()
+    if tl is None or tl == {}:
         return DEFAULT_TIME_LIMIT_S
-    secs = float(tl.get("seconds") or 0) + float(tl.get("nanos") or 0) / 1e9
+    if isinstance(tl, dict):
+        secs = _number(tl.get("seconds") or 0, "time_limit.seconds") + _number(tl.get("nanos") or 0, "time_limit.nanos") / 1e9
+    elif isinstance(tl, (int, float)) and not isinstance(tl, bool):  # a bare number of seconds is unambiguous
+        secs = _number(tl, "time_limit")
+    else:  # e.g. "2 seconds": which unit? The schema says {seconds, nanos}
+        raise MalformedRow(f"time_limit: expected {{seconds, nanos}}, got {type(tl).__name__} {str(tl)[:60]!r}")
     return secs if secs > 0 else DEFAULT_TIME_LIMIT_S
+
+
+def _int(row: dict, key: str, default: int = 0) -> int:
+    v = row.get(key)
+    if isinstance(v, pa.Scalar):
+        v = v.as_py()
+    if v is None:
+        return default
+    return int(_number(v, key))
+
+
+def _str_list(row: dict, key: str) -> list[str]:
+    v = row.get(key)
+    if isinstance(v, pa.Scalar):
+        v = v.as_py()
+    if v is None:
+        return []
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise MalformedRow(f"{key}: expected a list of strings")
+    return [x.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for x in v]
+
+
+def _text(row: dict, key: str) -> Any:
+    v = row.get(key)
+    return v.as_py() if isinstance(v, pa.Scalar) else v
 
 
 def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[Problem, list[tuple[int, str]]]:
     """A validated Problem, plus per-submission problems (index, reason) that were skipped.
 
-    Raises MalformedRow when the row as a whole is unusable.
+    ``row`` is a dict of Python values, or of Arrow scalars (a Parquet / Hub row: the tests
+    then stay in Arrow). Raises MalformedRow when the row as a whole is unusable.
     """
     if not isinstance(row, dict):
         raise MalformedRow(f"row is {type(row).__name__}, not a mapping")
-    name = row.get("name")
+    name = _text(row, "name")
     if not isinstance(name, str) or not name.strip():
         raise MalformedRow("missing field 'name'")
-    description = row.get("description")
+    if _NON_UTF8.search(name):
+        raise MalformedRow("field 'name' is not valid UTF-8")
+    description = _text(row, "description")
     if not isinstance(description, str):
         raise MalformedRow("missing field 'description'")
-    public, private, generated = (_tests(row, k) for k in ("public_tests", "private_tests", "generated_tests"))
-    if not (public or private or generated):
+    # prose only: undecodable bytes become U+FFFD (the statement does not change any measurement)
+    description = description.encode("utf-8", "surrogateescape").decode("utf-8", "replace") \
+        if _NON_UTF8.search(description) else description
+    public, private, generated = (_tests(row, k) for k in TEST_FIELDS)
+    if not (len(public) or len(private) or len(generated)):
         raise MalformedRow("no tests (public_tests, private_tests and generated_tests are all empty)")
     sub_errors: list[tuple[int, str]] = []
     subs = _submissions(row, "solutions", name, True, sub_errors)
     subs += _submissions(row, "incorrect_solutions", name, False, sub_errors)
-    mem = row.get("memory_limit_bytes") or 0
+    mem = _int(row, "memory_limit_bytes", 0)
     return Problem(
         problem_id=name,
         name=name,
         split=split,
         description=description,
         time_limit_s=_time_limit(row),
-        memory_limit_mb=int(mem) // (1024 * 1024) if mem else DEFAULT_MEMORY_MB,
+        memory_limit_mb=mem // (1024 * 1024) if mem > 0 else DEFAULT_MEMORY_MB,
         public_tests=public,
         private_tests=private,
         generated_tests=generated,
         submissions=subs,
-        source=int(row.get("source") or 0),
-        difficulty=int(row.get("difficulty") or 0),
-        cf_rating=int(row.get("cf_rating") or 0),
-        cf_tags=list(row.get("cf_tags") or []),
+        source=_int(row, "source"),
+        difficulty=_int(row, "difficulty"),
+        cf_rating=_int(row, "cf_rating"),
+        cf_tags=_str_list(row, "cf_tags"),
         held_out=(split == "test") if held_out is None else held_out,
     ), sub_errors
 
 
 # --------------------------------------------------------------------------- sources
-def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
-    """Raw rows ``(split, row_index, row)`` from ``hf:NAME[:split]`` or a local path.
+def parse_hub_source(spec: str) -> tuple[str, str | None, str | None]:
+    """``NAME[@REVISION][:split]`` -> (name, revision, split)."""
+    name, _, split = spec.partition(":")
+    name, _, revision = name.partition("@")
+    return name or HF_DATASET, revision or None, split or None
 
-    A local path may be a file (.parquet, .jsonl, .jsonl.gz, .json) or a directory of them;
-    the split is read from the file name (``train-00000-of-00001.parquet``, ``valid.jsonl``)
-    and defaults to ``train``.
+
+def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
+    """Raw rows ``(split, row_index, row)`` from ``hf:NAME[@REV][:split]`` or a local path.
+
+    A local path may be a file (.parquet, .jsonl, .jsonl.gz, .json), whose split comes from its
+    name (``train-00000-of-00001.parquet``, ``valid.jsonl``; default ``train``), or a dataset
+    folder, whose files and splits are found as ``datasets.load_dataset`` finds them: the
+    card's (README.md) ``configs:``, else the split-named files (e.g. under ``data/``).
     """
     if source.startswith("hf:"):
         yield from _iter_hub(source[3:])
@@ -193,23 +463,71 @@ def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"source {source!r} does not exist (expected hf:NAME[:split] or a path)")
-    files = sorted(p for p in path.rglob("*") if _is_data_file(p)) if path.is_dir() else [path]
-    if not files:
-        raise FileNotFoundError(f"no .parquet/.jsonl/.json files under {source!r}")
-    for f in files:
-        split = _split_of(f)
-        for i, row in enumerate(_iter_file(f)):
-            yield split, i, row
+    for split, f in (local_data_files(path) if path.is_dir() else [(_split_of(path), path)]):
+        if not _is_data_file(f):
+            yield split, -1, _BadRow(f"{f.name}: not a .parquet/.jsonl/.jsonl.gz/.json file")
+            continue
+        try:
+            # No enumerate(): it keeps its last (index, row) tuple for reuse, i.e. holds the last
+            # row (possibly GBs) while the next one is decoded. Nor a local that outlives the yield.
+            i = 0
+            for row in _iter_file(f):
+                yield split, i, row
+                del row
+                i += 1
+        except (OSError, ValueError, pa.ArrowException) as e:  # unreadable file: one record, go on
+            yield split, -1, _BadRow(f"{f.name}: unreadable ({type(e).__name__}: {str(e)[:300]})")
+
+
+def local_data_files(folder: Path) -> list[tuple[str, Path]]:
+    """(split, file) of a dataset folder, resolved with `datasets`' own rules."""
+    from datasets.data_files import DataFilesDict, EmptyDatasetError, get_data_patterns, sanitize_patterns
+
+    base, patterns = Path(folder).resolve(), None
+    card = base / "README.md"
+    if card.is_file():
+        from datasets.utils.metadata import MetadataConfigs
+        from huggingface_hub import DatasetCard
+
+        configs = MetadataConfigs.from_dataset_card_data(DatasetCard.load(card).data)
+        if configs:
+            name = configs.get_default_config_name() or next(iter(configs))
+            cfg = configs[name]
+            if cfg.get("data_dir"):
+                base = base / cfg["data_dir"]
+            if cfg.get("data_files"):
+                patterns = sanitize_patterns(cfg["data_files"])
+    try:
+        patterns = patterns or get_data_patterns(base.as_posix())
+    except EmptyDatasetError:
+        raise FileNotFoundError(f"no data files under {folder}") from None
+    files = DataFilesDict.from_patterns(patterns, base_path=base.as_posix())
+    out = []
+    for split, paths in files.items():
+        name = _SPLIT_ALIASES.get(str(split), str(split))
+        out += [(name, Path(p)) for p in paths if not _in_build_output(Path(p), base)]
+    if not out:
+        raise FileNotFoundError(f"no data files under {folder}")
+    return out
+
+
+def _in_build_output(p: Path, base: Path) -> bool:
+    """A CodeContests-Perf output folder inside the source (its `*-train-*.parquet` shards
+    look like split files to `datasets`' patterns) is not source data."""
+    return any((d / ".build.lock").exists() for d in p.parents if d == base or base in d.parents)
 
 
 def _iter_hub(spec: str) -> Iterator[tuple[str, int, Any]]:
     import datasets  # the real loader; streaming so a 4.5M-submission build never holds it all
 
-    name, _, split = spec.partition(":")
+    name, revision, split = parse_hub_source(spec)
     for sp in ([split] if split else list(SPLITS)):
-        ds = datasets.load_dataset(name or HF_DATASET, split=sp, streaming=True)
-        for i, row in enumerate(ds):
-            yield sp, i, row
+        ds = datasets.load_dataset(name, split=sp, streaming=True, revision=revision).with_format("arrow")
+        i = 0  # not enumerate(): see iter_rows
+        for table in ds.iter(batch_size=1):  # Arrow rows: tests stay out of Python
+            yield _SPLIT_ALIASES.get(sp, sp), i, _arrow_row(table)
+            del table
+            i += 1
 
 
 def _is_data_file(p: Path) -> bool:
@@ -219,16 +537,21 @@ def _is_data_file(p: Path) -> bool:
 
 def _split_of(p: Path) -> str:
     stem = p.name.split(".")[0].split("-")[0].lower()
+    stem = _SPLIT_ALIASES.get(stem, stem)
     return stem if stem in SPLITS else "train"
+
+
+def _arrow_row(batch: pa.RecordBatch | pa.Table) -> dict:
+    """One row as Arrow scalars (tests stay in Arrow; other fields are read as needed)."""
+    return {name: batch.column(i)[0] for i, name in enumerate(batch.schema.names)}
 
 
 def _iter_file(f: Path) -> Iterator[Any]:
     if f.name.endswith(".parquet"):
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(f)
-        for batch in pf.iter_batches(batch_size=16):
-            yield from batch.to_pylist()
+        for group in iter_row_groups(f):  # one problem handed out at a time
+            for j in range(group.num_rows):
+                yield _arrow_row(group.slice(j, 1))
+            del group
         return
     opener = gzip.open if f.name.endswith(".gz") else open
     with opener(f, "rt", encoding="utf-8", errors="surrogateescape") as fh:
@@ -242,11 +565,11 @@ def _iter_file(f: Path) -> Iterator[Any]:
             try:
                 yield json.loads(line)
             except ValueError as e:
-                yield _BadJson(str(e))
+                yield _BadRow(f"invalid JSON: {e}")
 
 
-class _BadJson:
-    """Placeholder for an unparsable JSONL line, so it turns into an error record."""
+class _BadRow:
+    """Placeholder for an unreadable row or file, so it turns into an error record."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -259,15 +582,23 @@ def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | E
         if limit is not None and count >= limit:
             return
         count += 1
-        if isinstance(row, _BadJson):
-            yield ErrorRecord(source, split, i, None, f"invalid JSON: {row.reason}")
+        if isinstance(row, _BadRow):
+            yield ErrorRecord(source, split, i, None, row.reason)
             continue
-        name = row.get("name") if isinstance(row, dict) else None
+        name = _text(row, "name") if isinstance(row, dict) else None
+        name = name if isinstance(name, str) and not _NON_UTF8.search(name) else None
         try:
             problem, sub_errors = parse_problem(row, split)
+            del row  # only the Problem keeps the row's data (see iter_rows)
         except MalformedRow as e:
-            yield ErrorRecord(source, split, i, name if isinstance(name, str) else None, str(e))
+            row = None
+            yield ErrorRecord(source, split, i, name, str(e))
+            continue
+        except Exception as e:  # noqa: BLE001 - any other surprise in a row is still only that row's
+            row = None
+            yield ErrorRecord(source, split, i, name, f"unreadable row: {type(e).__name__}: {str(e)[:300]}")
             continue
         for idx, reason in sub_errors:
             yield ErrorRecord(source, split, i, problem.name, reason, submission_index=idx)
         yield problem
+        del problem

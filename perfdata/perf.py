@@ -1,10 +1,14 @@
 """CodeContests-Perf (paper §IV-A): run every correct submission on all tests of its problem
 in the sandbox and record runtimes.
 
-Plain library code: ``plan_build`` streams the source, writes the `problems` / `errors`
-tables and the rows that need no execution, and yields ``Batch``es of submissions still
-missing; ``run_batch`` measures one batch and commits it as atomic shards. Orchestration
-(Prefect, Dask) lives in flows/ and only moves batches around.
+Plain library code: ``plan_build`` repairs the output folder, streams the source, writes the
+`problems` / `errors` tables and the rows that need no execution, and yields ``Batch``es of
+submissions still missing; ``run_batch`` measures one batch and commits it as atomic shards.
+Orchestration (Prefect, Dask) lives in flows/ and only moves batches around.
+
+Nothing a single row or submission does sinks the build: malformed rows are `errors`
+records, a submission whose run keeps failing in the sandbox is a `rejects` record with cause
+``sandbox_error`` (re-measured on the next run), and corrupt shards are quarantined.
 """
 from __future__ import annotations
 
@@ -12,20 +16,46 @@ import collections
 import datetime as _dt
 import hashlib
 import json
+import logging
+import os
 import platform
+import shutil
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from sandbox import languages
 
-from . import shards
-from .codecontests import ErrorRecord, Problem, Submission, iter_problems
-from .dataset_card import write_dataset_card
-from .schema import arrow_schema, card_schema
+from common.concurrency import bounded_map
 
-SANDBOX_RETRIES = 2  # per submission, before the batch fails for the orchestrator to retry
+from . import shards
+from .codecontests import ErrorRecord, Problem, SpooledTests, Submission, Tests, iter_problems
+from .dataset_card import write_dataset_card
+from .schema import arrow_schema, card_schema, conform
+
+log = logging.getLogger("perfdata.perf")
+
+# Re-runs of a job that ends in SANDBOX_ERROR (Sandbox.run_many's one retry policy); after
+# that the submission is a reject with cause ``sandbox_error`` and the rest of its batch is kept.
+SANDBOX_RETRIES = 2
+CAUSES = {
+    Verdict.TIME_LIMIT_EXCEEDED: "time", Verdict.MEMORY_LIMIT_EXCEEDED: "memory",
+    Verdict.WRONG_ANSWER: "wrong_answer", Verdict.RUNTIME_ERROR: "runtime_error",
+    Verdict.COMPILE_ERROR: "compile_error", Verdict.OUTPUT_LIMIT_EXCEEDED: "output_limit",
+    Verdict.SANDBOX_ERROR: "sandbox_error",
+}
+TIMING_CAUSES = frozenset({"time"})            # re-measured by --remeasure-rejects
+INFRA_CAUSES = frozenset({"sandbox_error"})    # not the program's fault: re-measured on every run
+SPOOL = ".spool"  # per-batch test files (hidden: never published, never matched by the card)
+TABLES = ("submissions", "problems", "rejects", "errors")
+KEY_COLUMNS = {"submissions": ["submission_key"], "problems": ["problem_id", "content_hash"],
+               "rejects": ["submission_key"], "errors": ["error_key"]}
+_PROBLEM_FLUSH_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -56,11 +86,13 @@ class BuildSettings:
 @dataclass
 class Batch:
     problem_id: str
-    tests: list[TestCase]
+    tests: Sequence[TestCase]  # SpooledTests from plan_build: a folder, not the data
     limits: Limits
     submissions: list[Submission]
     split: str
     keys: list[str]
+    # per submission: the cause of an earlier reject this measurement replaces (None: first time)
+    previous: list[str | None] = field(default_factory=list)
 
     @property
     def shard_id(self) -> str:
@@ -72,48 +104,69 @@ class BatchReport:
     shard_id: str
     counts: dict[str, int] = field(default_factory=dict)  # status -> n
     by_language: dict[str, dict[str, int]] = field(default_factory=dict)
+    causes: dict[str, int] = field(default_factory=dict)  # reject cause -> n
+    remeasured: int = 0  # failed only on time and were measured a second time
     executions: int = 0  # test executions (tests x repeats actually run)
     seconds: float = 0.0
-
-
-class SandboxInfraError(RuntimeError):
-    """A submission kept getting SANDBOX_ERROR: the batch is not committed; retry it."""
 
 
 def submission_key(sub: Submission, problem: Problem, settings: BuildSettings) -> str:
     return hashlib.sha256(f"{sub.content_hash}\0{problem.content_hash}\0{settings.settings_hash}".encode()).hexdigest()[:32]
 
 
-def _problem_row(p: Problem, limits: Limits, tests: list[TestCase]) -> dict:
-    return {
+def reject_cause(verdict: Verdict | str) -> str:
+    try:
+        return CAUSES.get(Verdict(verdict), str(verdict).lower())
+    except ValueError:  # a verdict this version does not know (an older shard)
+        return str(verdict).lower()
+
+
+def _problem_table(p: Problem, limits: Limits, tests: Tests) -> pa.Table:
+    """One `problems` row built from the tests' Arrow arrays (no Python copy of the tests)."""
+    row = {
         "problem_id": p.problem_id, "name": p.name, "split": p.split, "held_out": p.held_out,
         "description": p.description, "time_limit_s": limits.time_s, "memory_limit_mb": limits.memory_mb,
         "source": p.source, "difficulty": p.difficulty, "cf_rating": p.cf_rating, "cf_tags": p.cf_tags,
-        "test_inputs": [t.input for t in tests], "test_outputs": [t.expected or "" for t in tests],
         "n_correct": sum(s.is_correct for s in p.submissions),
         "n_incorrect": sum(not s.is_correct for s in p.submissions),
         "content_hash": p.content_hash,
     }
+    schema = arrow_schema("problems")
+    cols = []
+    for f in schema:
+        if f.name in ("test_inputs", "test_outputs"):
+            values = (tests.inputs if f.name == "test_inputs" else tests.outputs).combine_chunks()
+            cols.append(pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values))
+        else:
+            cols.append(pa.array([row[f.name]], f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def _error_row(e: ErrorRecord) -> dict:
-    key = hashlib.sha256(f"{e.source}\0{e.split}\0{e.row_index}\0{e.submission_index}".encode()).hexdigest()[:24]
+    ident = f"{e.source}\0{e.split}\0{e.row_index}\0{e.submission_index}"
+    if e.row_index < 0:  # a whole unreadable file: several per split, told apart by the reason
+        ident += f"\0{e.reason}"
+    key = hashlib.sha256(ident.encode()).hexdigest()[:24]
     return {"error_key": key, "source": e.source, "split": e.split, "row_index": e.row_index,
             "problem_name": e.problem_name, "submission_index": e.submission_index, "reason": e.reason}
+
+
+def _solution_columns(sub: Submission) -> dict:
+    return {"solution": sub.text, "solution_bytes": None if sub.is_utf8 else sub.raw_bytes}
 
 
 def _base_row(sub: Submission, split: str, key: str, settings: BuildSettings) -> dict:
     return {
         "submission_key": key, "submission_id": sub.content_hash, "problem_id": sub.problem_id,
         "problem_name": sub.problem_id, "split": split, "language": sub.language.value,
-        "language_id": sub.language_id, "solution": sub.solution, "is_correct": sub.is_correct,
+        "language_id": sub.language_id, **_solution_columns(sub), "is_correct": sub.is_correct,
         "repeats": settings.repeats, "settings_hash": settings.settings_hash,
         "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(),
     }
 
 
-def problem_limits(p: Problem, settings: BuildSettings) -> tuple[Limits, list[TestCase]]:
+def problem_limits(p: Problem, settings: BuildSettings) -> tuple[Limits, Tests]:
     tests = p.tests if settings.max_tests is None else p.tests[: settings.max_tests]
     return Limits(time_s=round(p.time_limit_s * settings.time_limit_factor, 3), memory_mb=p.memory_limit_mb), tests
 
@@ -130,130 +183,323 @@ class BuildPlan:
     pending: int = 0      # submissions still to execute
     skipped_done: int = 0  # already measured with these settings (resume)
     recorded: int = 0     # written without running (incorrect / unsupported)
+    remeasuring: int = 0  # earlier rejects measured again (--remeasure-rejects, sandbox errors)
+    quarantined: list[str] = field(default_factory=list)  # one message per corrupt shard moved aside
+    lock: shards.BuildLock | None = field(default=None, repr=False)
+
+    def release(self) -> None:
+        if self.lock:
+            self.lock.release()
+            self.lock = None
 
 
+# --------------------------------------------------------------------------- start-up repair
+def repair(out_dir: Path) -> list[str]:
+    """Make the output folder consistent before a (re)run; returns the quarantine messages.
+
+    Leftover temp files and spooled tests go; corrupt shards go to quarantine/ (their keys are
+    then missing, so the run rebuilds them); shards written by an older version are rewritten
+    in the current schema and split naming; rejects without their submission row (a batch that
+    crashed between its two shards, or a quarantined submissions shard) are dropped."""
+    out_dir = Path(out_dir)
+    shards.clean_temp(out_dir)
+    shutil.rmtree(out_dir / SPOOL, ignore_errors=True)
+    msgs = []
+    for table in TABLES:
+        msgs += shards.quarantine_corrupt(out_dir, table, KEY_COLUMNS[table])
+    msgs += _upgrade_legacy(out_dir)
+    for m in msgs:
+        log.warning(m)
+    _drop_orphan_rejects(out_dir)
+    return msgs
+
+
+def _upgrade_legacy(out_dir: Path) -> list[str]:
+    """Shards from before split-named files / new columns: rewrite each in the current form."""
+    split_by_key: dict[str, str] | None = None
+    msgs = []
+    for table in TABLES:
+        target = arrow_schema(table)
+        for f in shards.shard_files(out_dir, table):
+            if shards.split_of(f, table) and shards.read_schema(f).remove_metadata().equals(target):
+                continue
+            if table == "rejects" and split_by_key is None:
+                split_by_key = _split_by_key(out_dir)
+            groups: dict[str, list[pa.Table]] = collections.defaultdict(list)
+            try:
+                for t in shards.iter_row_groups(f):
+                    t = _fill_legacy(conform(t, table), table, split_by_key)
+                    for split in set(t.column("split").to_pylist()):
+                        groups[split].append(t.filter(pc.equal(t.column("split"), split)))
+            except Exception as e:  # noqa: BLE001 - corrupt beyond its key columns
+                msgs.append(shards.quarantine(out_dir, f, e))
+                continue
+            legacy = shards.split_of(f, table) is None
+            sid = f.stem[len(table) + 1:] if legacy else f.stem.rsplit("-", 1)[1]
+            for split, parts in groups.items():  # an up-to-date name is rewritten in place
+                shards.write_shard(out_dir, table, sid, pa.concat_tables(parts), target, shards.clean_split(split))
+            if legacy or not groups:
+                f.unlink()
+    return msgs
+
+
+def _split_by_key(out_dir: Path) -> dict[str, str]:
+    t = shards.read_table(out_dir, "submissions", arrow_schema("submissions"), ["submission_key", "split"])
+    return dict(zip(t.column("submission_key").to_pylist(), t.column("split").to_pylist()))
+
+
+def _fill_legacy(t: pa.Table, table: str, split_by_key: dict[str, str] | None) -> pa.Table:
+    """Values an older shard lacks: the split of a reject, the cause of a rejection."""
+    if table == "rejects":
+        splits = [s or (split_by_key or {}).get(k) or "train"
+                  for s, k in zip(t.column("split").to_pylist(), t.column("submission_key").to_pylist())]
+        causes = [c or reject_cause(v) for c, v in zip(t.column("cause").to_pylist(), t.column("verdict").to_pylist())]
+        t = t.set_column(t.schema.get_field_index("split"), "split", pa.array(splits, pa.string()))
+        t = t.set_column(t.schema.get_field_index("cause"), "cause", pa.array(causes, pa.string()))
+    elif table == "submissions":
+        causes = [c or (reject_cause(v) if st == "rejected" else None) for c, v, st in zip(
+            t.column("reject_cause").to_pylist(), t.column("verdict").to_pylist(), t.column("status").to_pylist())]
+        t = t.set_column(t.schema.get_field_index("reject_cause"), "reject_cause", pa.array(causes, pa.string()))
+    if t.column("split").null_count:
+        t = t.set_column(t.schema.get_field_index("split"), "split", pc.fill_null(t.column("split"), "train"))
+    return t
+
+
+def _drop_orphan_rejects(out_dir: Path) -> None:
+    """A batch commits rejects first, then submissions: reject rows whose submission row is
+    missing are from a batch that crashed in between (or a quarantined shard) and will run again."""
+    if not shards.shard_files(out_dir, "rejects"):
+        return
+    have = pa.array(list(shards.read_column(out_dir, "submissions", "submission_key")), pa.string())
+    for f, t in shards.iter_shards(out_dir, "rejects", ["submission_key"]):
+        if not pc.all(pc.is_in(t.column("submission_key"), have)).as_py():
+            shards.rewrite_shard(f, arrow_schema("rejects"), lambda t: t.filter(pc.is_in(t.column("submission_key"), have)))
+
+
+def _remove_rows(out_dir: Path, keys: set[str], files: dict[str, set[Path]]) -> None:
+    """Take the rows of ``keys`` out of the shards that hold them (submissions first, so a
+    crash in between leaves the key missing, i.e. measured again, never duplicated)."""
+    drop = pa.array(sorted(keys), pa.string())
+    for table in ("submissions", "rejects"):
+        for f in sorted(files[table]):
+            if f.exists():
+                shards.rewrite_shard(f, arrow_schema(table),
+                                     lambda t: t.filter(pc.invert(pc.is_in(t.column("submission_key"), drop))))
+
+
+@dataclass
+class _Done:
+    """What the output folder already holds."""
+
+    keys: set[str]
+    redo: dict[str, str]  # key -> cause of a reject to measure again
+    where: dict[str, dict[str, set[Path]]]  # key to redo -> table -> shards holding it
+
+
+def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
+    keys: set[str] = set()
+    redo: dict[str, str] = {}
+    where: dict[str, dict[str, set[Path]]] = {}
+    again = INFRA_CAUSES | (TIMING_CAUSES if remeasure_rejects else frozenset())
+    for f, t in shards.iter_shards(out_dir, "submissions", ["submission_key", "status", "reject_cause"]):
+        for k, st, cause in zip(*(t.column(c).to_pylist() for c in t.column_names)):
+            keys.add(k)
+            if st == "rejected" and cause in again:
+                redo[k] = cause
+                where.setdefault(k, {"submissions": set(), "rejects": set()})["submissions"].add(f)
+    if redo:
+        for f, t in shards.iter_shards(out_dir, "rejects", ["submission_key"]):
+            for k in t.column("submission_key").to_pylist():
+                if k in where:
+                    where[k]["rejects"].add(f)
+    return _Done(keys, redo, where)
+
+
+# --------------------------------------------------------------------------- planning
 def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
-               plan: BuildPlan | None = None) -> Iterator[Batch]:
+               plan: BuildPlan | None = None, remeasure_rejects: bool = False) -> Iterator[Batch]:
     """Yield batches of correct submissions that still need measuring.
 
-    Side effects (all idempotent, atomic shards): problems, errors and the not-run rows
-    (incorrect or unsupported-language submissions) are committed as they stream past.
+    Side effects (all idempotent, atomic shards): the start-up ``repair``; problems, errors and
+    the not-run rows (incorrect or unsupported-language submissions) are committed as they
+    stream past. Rejects whose cause is ``sandbox_error`` are measured again on every run,
+    those caused by time too with ``remeasure_rejects``. Holds the output folder's build lock
+    until ``plan.release()``.
     """
     out_dir = Path(out_dir)
     plan = plan or BuildPlan(out_dir, settings)
-    shards.clean_temp(out_dir)
-    _drop_orphan_rejects(out_dir)
-    done_keys = shards.read_column(out_dir, "submissions", "submission_key")
+    plan.lock = plan.lock or shards.BuildLock(out_dir)
+    plan.quarantined += repair(out_dir)
+    done = _done_index(out_dir, remeasure_rejects)
     done_problems = {(r["problem_id"], r["content_hash"]) for r in _problem_keys(out_dir)}
     done_errors = shards.read_column(out_dir, "errors", "error_key")
-    prob_rows, err_rows, direct_rows = [], [], []
+    prob_tables: list[pa.Table] = []
+    err_rows: list[dict] = []
+    direct_rows: list[dict] = []
 
     def flush(force: bool = False) -> None:
         if err_rows and (force or len(err_rows) >= 256):
             _commit(out_dir, "errors", err_rows, "error_key")
-        if prob_rows and (force or len(prob_rows) >= 64):
-            _commit(out_dir, "problems", prob_rows, "problem_id")
+        if prob_tables and (force or len(prob_tables) >= 64 or sum(t.nbytes for t in prob_tables) >= _PROBLEM_FLUSH_BYTES):
+            _commit_tables(out_dir, "problems", prob_tables)
         if direct_rows and (force or len(direct_rows) >= 512):
             _commit(out_dir, "submissions", direct_rows, "submission_key")
 
+    def error(item: ErrorRecord) -> None:
+        row = _error_row(item)
+        if row["error_key"] not in done_errors:
+            err_rows.append(row)
+            done_errors.add(row["error_key"])
+        plan.errors += 1
+
     for item in iter_problems(source, limit=limit_problems):
         if isinstance(item, ErrorRecord):
-            row = _error_row(item)
-            if row["error_key"] not in done_errors:
-                err_rows.append(row)
-                done_errors.add(row["error_key"])
-            plan.errors += 1
+            error(item)
             continue
         p = item
         plan.problems_seen += 1
         limits, tests = problem_limits(p, settings)
         if (p.problem_id, p.content_hash) not in done_problems:
-            prob_rows.append(_problem_row(p, limits, tests))
+            try:
+                prob_tables.append(_problem_table(p, limits, tests))
+            except (pa.ArrowException, OverflowError) as e:  # e.g. tests beyond 2 GB of text
+                error(ErrorRecord(source, p.split, -1, p.name, f"problem row not writable: {type(e).__name__}: {e}"))
+                continue
             done_problems.add((p.problem_id, p.content_hash))
             plan.problems_new += 1
-        pending: list[tuple[str, Submission]] = []
+        pending: list[tuple[str, Submission, str | None]] = []
+        redo: set[str] = set()
         for sub in p.submissions:
             key = submission_key(sub, p, settings)
-            if key in done_keys:
+            previous = done.redo.pop(key, None)
+            if key in done.keys and previous is None:
                 plan.skipped_done += 1
                 continue
-            done_keys.add(key)
+            done.keys.add(key)
+            if previous is not None:
+                redo.add(key)
             supported, why = languages.supported(sub.language)
             if not sub.is_correct:
                 direct_rows.append(_base_row(sub, p.split, key, settings) | {"status": "not_run", "verdict": "NOT_RUN"})
                 plan.recorded += 1
             elif not supported:
                 direct_rows.append(_base_row(sub, p.split, key, settings) | {
-                    "status": "unsupported", "verdict": Verdict.UNSUPPORTED_LANGUAGE.value, "compile_message": why})
+                    "status": "unsupported", "verdict": Verdict.UNSUPPORTED_LANGUAGE.value, "compile_message": why,
+                    "previous_cause": previous})
                 plan.recorded += 1
             else:
-                pending.append((key, sub))
+                pending.append((key, sub, previous))
+        if redo:  # their old rows go before the new measurement is queued
+            files = {t: set().union(*(done.where[k][t] for k in redo)) for t in ("submissions", "rejects")}
+            _remove_rows(out_dir, redo, files)
+            plan.remeasuring += len(redo)
         flush()
-        for i in range(0, len(pending), settings.batch_size):
-            chunk = pending[i:i + settings.batch_size]
-            plan.pending += len(chunk)
-            yield Batch(p.problem_id, tests, limits, [s for _, s in chunk], p.split, [k for k, _ in chunk])
+        batches = list(_batches(p, tests, limits, pending, settings, out_dir))
+        del item, p, tests  # the row's Arrow data goes before its batches run
+        pa.default_memory_pool().release_unused()  # and back to the OS, not kept by the allocator
+        for b in batches:
+            plan.pending += len(b.submissions)
+            yield b
+        del batches
     flush(force=True)
 
 
-def _problem_keys(out_dir: Path) -> list[dict]:
-    import pyarrow.parquet as pq
+def _batches(p: Problem, tests: Tests, limits: Limits, pending: list, settings: BuildSettings,
+             out_dir: Path) -> Iterator[Batch]:
+    """Spool the tests once, give each batch its own hard-linked copy (it deletes it when done)."""
+    if not pending:
+        return
+    root = out_dir / SPOOL / f"{p.content_hash}-{os.getpid()}"
+    chunks = [pending[i:i + settings.batch_size] for i in range(0, len(pending), settings.batch_size)]
+    spooled = tests.spool(root / "tests")
+    batches = []
+    for j, chunk in enumerate(chunks):
+        batches.append(Batch(p.problem_id, spooled.link_copy(root / f"b{j}"), limits, [s for _, s, _ in chunk],
+                             p.split, [k for k, _, _ in chunk], [prev for _, _, prev in chunk]))
+    spooled.remove()
+    yield from batches
 
-    rows: list[dict] = []
-    for f in shards.shard_files(out_dir, "problems"):
-        rows += pq.read_table(f, columns=["problem_id", "content_hash"]).to_pylist()
-    return rows
+
+def _problem_keys(out_dir: Path) -> list[dict]:
+    return shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "content_hash"]).to_pylist()
 
 
 def _commit(out_dir: Path, table: str, rows: list[dict], key: str) -> None:
-    shard_id = hashlib.sha256("\0".join(str(r[key]) for r in rows).encode()).hexdigest()[:20]
-    shards.write_shard(out_dir, table, shard_id, list(rows), arrow_schema(table))
+    by_split: dict[str, list[dict]] = collections.defaultdict(list)
+    for r in rows:
+        by_split[r["split"]].append(r)
+    for split, group in by_split.items():
+        shard_id = hashlib.sha256("\0".join(str(r[key]) for r in group).encode()).hexdigest()[:20]
+        shards.write_shard(out_dir, table, shard_id, group, arrow_schema(table), shards.clean_split(split))
     rows.clear()
 
 
-def _drop_orphan_rejects(out_dir: Path) -> None:
-    """A batch commits rejects first, then submissions: rejects without their submissions
-    shard are from a batch that crashed in between and will run again."""
-    have = {p.name[len("submissions-"):] for p in shards.shard_files(out_dir, "submissions")}
-    for p in shards.shard_files(out_dir, "rejects"):
-        if p.name[len("rejects-"):] not in have:
-            p.unlink(missing_ok=True)
+def _commit_tables(out_dir: Path, table: str, tables: list[pa.Table]) -> None:
+    by_split: dict[str, list[pa.Table]] = collections.defaultdict(list)
+    for t in tables:
+        by_split[t.column("split")[0].as_py()].append(t)
+    for split, group in by_split.items():
+        ident = "\0".join(f"{t.column('problem_id')[0]}\0{t.column('content_hash')[0]}" for t in group)
+        shard_id = hashlib.sha256(ident.encode()).hexdigest()[:20]
+        shards.write_shard(out_dir, table, shard_id, pa.concat_tables(group), arrow_schema(table), shards.clean_split(split),
+                           plain=("test_inputs", "test_outputs"))
+    tables.clear()
+
+
+# --------------------------------------------------------------------------- measuring
+def _run_all(sb: Sandbox, jobs: list[Job]) -> list[RunResult]:
+    results: list[RunResult | None] = [None] * len(jobs)
+    # workers=1: a batch is one unit of work; parallelism comes from batches in flight
+    for i, res in sb.run_many(jobs, workers=1, retries=SANDBOX_RETRIES):
+        results[i] = res
+    return results  # type: ignore[return-value]
 
 
 def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: Sandbox | None = None) -> BatchReport:
-    """Measure a batch and commit it (rejects shard, then submissions shard)."""
+    """Measure a batch and commit it (rejects shard, then submissions shard).
+
+    A correct-labelled submission that fails only on time is measured once more before it is
+    rejected (a loaded machine must not turn it into a TLE); its row says so."""
     import time
 
     t0 = time.monotonic()
     own = sandbox is None
     sb = sandbox or Sandbox(backend=settings.backend)
     try:
-        results = []
-        for sub in batch.submissions:
-            job = Job(sub.solution, sub.language, batch.tests, batch.limits, settings.repeats, stop_on_failure=True)
-            for _attempt in range(SANDBOX_RETRIES + 1):
-                res = sb.run_job(job)
-                if res.verdict is not Verdict.SANDBOX_ERROR:
-                    break
-            else:
-                raise SandboxInfraError(f"{batch.problem_id}: sandbox error persisted: {res.message}")
-            results.append(res)
+        jobs = [Job(sub.solution, sub.language, batch.tests, batch.limits, settings.repeats, stop_on_failure=True)
+                for sub in batch.submissions]
+        results = _run_all(sb, jobs)
+        again = [i for i, r in enumerate(results) if r.verdict is Verdict.TIME_LIMIT_EXCEEDED]
+        for i, res in zip(again, _run_all(sb, [jobs[i] for i in again]) if again else []):
+            results[i] = res
     finally:
         if own:
             sb.close()
+        if isinstance(batch.tests, SpooledTests):
+            batch.tests.remove()
+            try:  # the problem's spool folder goes with its last batch
+                os.rmdir(Path(batch.tests.directory).parent)
+            except OSError:
+                pass
+    remeasured = set(again)
     report = BatchReport(batch.shard_id)
     sub_rows, rej_rows = [], []
-    for sub, key, res in zip(batch.submissions, batch.keys, results):
+    previous = batch.previous or [None] * len(batch.submissions)
+    for i, (sub, key, res) in enumerate(zip(batch.submissions, batch.keys, results)):
         row = _measured_row(sub, batch.split, key, settings, res)
+        row.update(remeasured=i in remeasured or previous[i] is not None, previous_cause=previous[i])
         sub_rows.append(row)
         if row["status"] == "rejected":
-            rej_rows.append(_reject_row(sub, key, settings, res))
+            rej_rows.append(_reject_row(sub, batch.split, key, settings, res, i in remeasured))
+            report.causes[row["reject_cause"]] = report.causes.get(row["reject_cause"], 0) + 1
         report.counts[row["status"]] = report.counts.get(row["status"], 0) + 1
         lang = report.by_language.setdefault(sub.language.value, {})
         lang[row["status"]] = lang.get(row["status"], 0) + 1
         report.executions += sum(len(t.cpu_times_s) for t in res.tests)
-    shards.write_shard(out_dir, "rejects", batch.shard_id, rej_rows, arrow_schema("rejects"))
-    shards.write_shard(out_dir, "submissions", batch.shard_id, sub_rows, arrow_schema("submissions"))
+    report.remeasured = len(remeasured)
+    split = shards.clean_split(batch.split)
+    shards.write_shard(out_dir, "rejects", batch.shard_id, rej_rows, arrow_schema("rejects"), split)
+    shards.write_shard(out_dir, "submissions", batch.shard_id, sub_rows, arrow_schema("submissions"), split)
     report.seconds = time.monotonic() - t0
     return report
 
@@ -261,9 +507,11 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
 def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult) -> dict:
     row = _base_row(sub, split, key, settings)
     ok = res.verdict is Verdict.OK
+    status = "measured" if ok else ("unsupported" if res.verdict is Verdict.UNSUPPORTED_LANGUAGE else "rejected")
     row.update({
-        "status": "measured" if ok else ("unsupported" if res.verdict is Verdict.UNSUPPORTED_LANGUAGE else "rejected"),
+        "status": status,
         "verdict": res.verdict.value,
+        "reject_cause": reject_cause(res.verdict) if status == "rejected" else None,
         "runtime_s": res.mean_cpu_time_s if ok else None,
         "test_cpu_times_s": [t.cpu_time_s for t in res.tests],
         "test_cpu_repeats_s": [t.cpu_times_s for t in res.tests],
@@ -272,15 +520,16 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
         "test_verdicts": [t.verdict.value for t in res.tests],
         "compile_ok": res.compile.ok,
         "compile_seconds": res.compile.seconds,
-        "compile_message": res.compile.message,
+        "compile_message": res.compile.message if res.compile.message or ok else res.message,
         "backend": res.backend,
         "isolated": res.isolated,
+        "sandbox_flags": list(getattr(res, "flags", []) or []),
         "calibration_cpu_s": res.calibration.get("reference_cpu_s"),
     })
     return row
 
 
-def _reject_row(sub: Submission, key: str, settings: BuildSettings, res: RunResult) -> dict:
+def _reject_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult, remeasured: bool) -> dict:
     failed = next((i for i, t in enumerate(res.tests) if t.verdict is not Verdict.OK), None)
     if res.verdict is Verdict.COMPILE_ERROR:
         reason = res.compile.message
@@ -289,8 +538,11 @@ def _reject_row(sub: Submission, key: str, settings: BuildSettings, res: RunResu
         reason = f"test {failed}: {t.verdict.value}" + (f": {t.message}" if t.message else "")
     else:
         reason = res.message
-    return {"submission_key": key, "submission_id": sub.content_hash, "problem_id": sub.problem_id,
-            "language": sub.language.value, "solution": sub.solution, "verdict": res.verdict.value,
+    if remeasured:
+        reason = "failed on time twice (measured a second time before rejecting): " + reason
+    return {"submission_key": key, "submission_id": sub.content_hash, "problem_id": sub.problem_id, "split": split,
+            "language": sub.language.value, **_solution_columns(sub), "verdict": res.verdict.value,
+            "cause": reject_cause(res.verdict), "remeasured": remeasured,
             "reason": reason[:4000], "failed_test": failed, "backend": res.backend,
             "settings_hash": settings.settings_hash}
 
@@ -306,87 +558,162 @@ class BuildSummary:
     by_language: dict[str, dict[str, int]]
     test_executions: int
     wall_seconds: float = 0.0
+    by_split: dict[str, dict[str, int]] = field(default_factory=dict)  # split -> status -> n
+    reject_causes: dict[str, int] = field(default_factory=dict)
+    remeasured: int = 0
+    # correct-labelled submissions whose language cannot run here, and why
+    unsupported_share: float = 0.0
+    unsupported_reasons: dict[str, int] = field(default_factory=dict)
+    quarantined: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def summarize(out_dir: Path) -> BuildSummary:
-    import pyarrow.compute as pc
-
     probs = shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "held_out"])
     subs = shards.read_table(out_dir, "submissions", arrow_schema("submissions"),
-                             ["status", "language", "test_cpu_repeats_s"])
+                             ["status", "language", "split", "is_correct", "reject_cause", "remeasured",
+                              "compile_message", "test_cpu_repeats_s"])
     errs = shards.read_table(out_dir, "errors", arrow_schema("errors"), ["error_key"])
-    status = collections.Counter(subs.column("status").to_pylist())
+    col = {c: subs.column(c).to_pylist() for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured")}
+    status = collections.Counter(col["status"])
     by_lang: dict[str, dict[str, int]] = {}
-    for st, lang in zip(subs.column("status").to_pylist(), subs.column("language").to_pylist()):
-        d = by_lang.setdefault(lang, {})
-        d[st] = d.get(st, 0) + 1
+    by_split: dict[str, dict[str, int]] = {}
+    for st, lang, split in zip(col["status"], col["language"], col["split"]):
+        for d in (by_lang.setdefault(lang, {}), by_split.setdefault(split, {})):
+            d[st] = d.get(st, 0) + 1
+    unsupported = subs.filter(pc.equal(subs.column("status"), "unsupported"))
+    reasons = collections.Counter(f"{lang}: {msg or 'unsupported'}" for lang, msg in zip(
+        unsupported.column("language").to_pylist(), unsupported.column("compile_message").to_pylist()))
+    correct = sum(bool(c) for c in col["is_correct"])
     execs = sum(sum(len(r) for r in (reps or [])) for reps in subs.column("test_cpu_repeats_s").to_pylist())
+    ids = probs.column("problem_id").to_pylist()
     return BuildSummary(
-        problems=len(set(probs.column("problem_id").to_pylist())),
-        held_out_problems=len({p for p, h in zip(probs.column("problem_id").to_pylist(), probs.column("held_out").to_pylist()) if h}),
+        problems=len(set(ids)),
+        held_out_problems=len({p for p, h in zip(ids, probs.column("held_out").to_pylist()) if h}),
         errors=errs.num_rows,
         submissions=subs.num_rows,
         status=dict(status),
         by_language=by_lang,
         test_executions=execs,
-    ) if probs.num_rows or subs.num_rows else BuildSummary(0, 0, errs.num_rows, 0, {}, {}, 0)
+        by_split=by_split,
+        reject_causes=dict(collections.Counter(c for c in col["reject_cause"] if c)),
+        remeasured=sum(bool(r) for r in col["remeasured"]),
+        unsupported_share=round(status.get("unsupported", 0) / correct, 4) if correct else 0.0,
+        unsupported_reasons=dict(reasons),
+    )
+
+
+def describe_source(source: str, out_dir: Path) -> str:
+    """The source as a reader of the card can find it: the Hub dataset and revision, or a path
+    relative to the card (never this machine's absolute path)."""
+    from .codecontests import parse_hub_source
+
+    if source.startswith("hf:"):
+        name, revision, split = parse_hub_source(source[3:])
+        revision = revision or _hub_revision(name)
+        return (f"[`{name}`](https://huggingface.co/datasets/{name})"
+                + (f" at revision `{revision}`" if revision else " (latest revision at build time)")
+                + (f", split `{split}`" if split else ""))
+    src, card = Path(source).resolve(), Path(out_dir).resolve()
+    if os.path.commonpath([src, card]) != src.anchor:
+        where = f"`{Path(os.path.relpath(src, card)).as_posix()}` (relative to this card)"
+    else:  # nothing in common but the root: a relative path would spell out this machine's layout
+        where = f"`{'/'.join(src.parts[-2:])}` (a local copy)"
+    return f"local files in the CodeContests schema, {where}"
+
+
+def _hub_revision(name: str) -> str | None:
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(name, timeout=10).sha
+    except Exception:  # noqa: BLE001 - offline or unreachable: the card says "latest"
+        return None
+
+
+def _split_globs(out_dir: Path, table: str) -> dict[str, str]:
+    splits = sorted({shards.split_of(f, table) for f in shards.shard_files(out_dir, table)} - {None},
+                    key=lambda s: (SPLIT_ORDER.get(s, 9), s))
+    return {s: f"data/{table}-{s}-*.parquet" for s in splits}
+
+
+SPLIT_ORDER = {"train": 0, "valid": 1, "test": 2}
+
+
+def _summary_markdown(s: BuildSummary) -> str:
+    lines = ["## Build summary", "",
+             f"{s.problems} problems ({s.held_out_problems} held out), {s.submissions} submissions, "
+             f"{s.errors} malformed source rows/items (table `errors`).", "",
+             "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
+    for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):
+        d = s.by_split[split]
+        lines.append(f"| {split} | " + " | ".join(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run")) + " |")
+    lines += ["", f"**Unsupported languages**: {s.unsupported_share:.1%} of the submissions labelled correct could "
+                  "not be run here and have no runtime (status `unsupported`)."]
+    lines += [f"- {n} x {_md(r)}" for r, n in sorted(s.unsupported_reasons.items(), key=lambda kv: -kv[1])[:10]]
+    if s.reject_causes:
+        lines += ["", "**Reject causes**: " + ", ".join(f"{c} {n}" for c, n in sorted(s.reject_causes.items())) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return str(text).replace("\n", " ")[:200]
 
 
 def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
-    """Write the dataset card. Only tables with rows get a config: `datasets` cannot load an
-    empty split, so an absent `rejects` / `errors` config means that table is empty."""
+    """Write the dataset card. Only tables with rows get a config, and only splits with rows a
+    split: `datasets` cannot load an empty split, so an absent `rejects` / `errors` config means
+    that table is empty."""
     out_dir = Path(out_dir)
     desc = {
         "submissions": "Every submission with its label, sandbox verdict and measured CPU times.",
         "problems": "Problems with tests and limits.",
-        "rejects": "Submissions labelled correct that failed here (the paper omits them; kept traceable).",
+        "rejects": "Submissions labelled correct that failed here, with the cause (the paper omits them; kept traceable).",
         "errors": "Malformed source rows, with the reason (nothing is silently dropped).",
     }
-    tables = {t: {"data_files": f"data/{t}-*.parquet", "description": desc[t], "schema": card_schema(t)}
-              for t in ("submissions", "problems", "rejects", "errors") if shards.shard_files(out_dir, t)}
+    tables = {t: {"data_files": _split_globs(out_dir, t), "description": desc[t], "schema": card_schema(t)}
+              for t in TABLES if _split_globs(out_dir, t)}
     if not tables:
         raise ValueError(f"{out_dir}: nothing was built (no problems in the source?)")
+    shutil.rmtree(out_dir / SPOOL, ignore_errors=True)  # every batch has run by now
     return write_dataset_card(
         out_dir, title="CodeContests-Perf",
         description=("Runtimes of CodeContests submissions measured in an isolated sandbox "
                      "(perfalign; paper: Performance-Aligned LLMs for Generating Fast Code, §IV-A). "
-                     f"Source: `{source}`. Settings: repeats={settings.repeats}, "
+                     f"Source: {describe_source(source, out_dir)}. Settings: repeats={settings.repeats}, "
                      f"time_limit_factor={settings.time_limit_factor}, max_tests={settings.max_tests}. "
-                     "`runtime_s` is the mean over tests of the median CPU time (user+sys) of the program."),
+                     "`runtime_s` is the mean over tests of the median CPU time (user+sys) of the program.\n\n"
+                     "The splits are CodeContests' own: `load_dataset(<this dataset>, split=\"test\")` gives the "
+                     "submissions of the test problems (held out for evaluation); each row also has a `split` column."),
         tables=tables,
+        extra_markdown=_summary_markdown(summarize(out_dir)),
     )
 
 
 def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
-          workers: int = 1, on_batch: Callable[[BatchReport], None] | None = None) -> BuildSummary:
+          workers: int = 1, on_batch: Callable[[BatchReport], None] | None = None,
+          remeasure_rejects: bool = False) -> BuildSummary:
     """Single-process build (no Prefect): for library users and tests. The flow
     `build_codecontests_perf` does the same through Prefect tasks."""
     import time
 
     t0 = time.monotonic()
-    with Sandbox(backend=settings.backend, workers=workers) as sb:
-        import concurrent.futures as cf
-
-        with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-            pending: set[cf.Future] = set()
-
-            def drain(until: int) -> None:  # bounded in flight: the plan streams, never all in memory
-                nonlocal pending
-                while len(pending) > until:
-                    done, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                    for f in done:
-                        rep = f.result()
-                        if on_batch:
-                            on_batch(rep)
-
-            for b in plan_build(source, out_dir, settings, limit_problems):
-                pending.add(pool.submit(run_batch, b, settings, out_dir, sb))
-                drain(2 * workers)
-            drain(0)
-    finalize(out_dir, source, settings)
+    plan = BuildPlan(Path(out_dir), settings)
+    try:
+        with Sandbox(backend=settings.backend, workers=workers) as sb:
+            batches = plan_build(source, out_dir, settings, limit_problems, plan, remeasure_rejects)
+            # bounded in flight: the plan streams, never all in memory; closed before the sandbox
+            with closing(bounded_map(lambda b: run_batch(b, settings, out_dir, sb), batches, workers)) as done:
+                for _, fut in done:
+                    rep = fut.result()
+                    if on_batch:
+                        on_batch(rep)
+        finalize(out_dir, source, settings)
+    finally:
+        plan.release()
     summary = summarize(out_dir)
+    summary.quarantined = plan.quarantined
     summary.wall_seconds = round(time.monotonic() - t0, 2)
     return summary

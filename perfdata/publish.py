@@ -11,7 +11,8 @@ from huggingface_hub.utils import filter_repo_objects
 # What goes up: the card and the parquet tables, nothing else. Hidden files/dirs (.cache, .lock, .git)
 # and leftovers of interrupted writes must never reach the repo, where a glob in the card would load them.
 ALLOW_PATTERNS = ["README.md", "*.parquet"]
-IGNORE_PATTERNS = [".*", "*/.*", "*.tmp", "*.lock", "*.partial", "*.incomplete", "*~"]
+IGNORE_PATTERNS = [".*", "*/.*", "*.tmp", "*.lock", "*.partial", "*.incomplete", "*~",
+                   "quarantine/*"]  # corrupt shards a build moved aside (perfdata.shards)
 # Parquet files in the repo that are not in this upload are deleted, so a re-publish with fewer
 # shards leaves no stale shard behind for the card's glob to pick up.
 DELETE_PATTERNS = ["*.parquet"]

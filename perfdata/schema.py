@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+CAUSES_DOC = ("time / memory / wrong_answer / runtime_error / compile_error / output_limit / sandbox_error "
+              "(a fault of the sandbox that persisted after retries; re-measured on the next run)")
+
 # (column, arrow type, description): one source of truth for Parquet and the card.
 PROBLEMS = [
     ("problem_id", pa.string(), "CodeContests problem name (unique key)"),
@@ -31,9 +34,13 @@ SUBMISSIONS = [
     ("split", pa.string(), "source split"),
     ("language", pa.string(), "cpp / python3 / java / python2 / unknown"),
     ("language_id", pa.int64(), "CodeContests language id"),
-    ("solution", pa.string(), "source code"),
+    ("solution", pa.string(), "source code (bytes that are not UTF-8 shown as U+FFFD; exact bytes in solution_bytes)"),
+    ("solution_bytes", pa.binary(), "the exact source bytes, only when they are not valid UTF-8 (else null)"),
     ("is_correct", pa.bool_(), "label from the source dataset"),
     ("status", pa.string(), "measured / rejected / not_run (incorrect) / unsupported"),
+    ("reject_cause", pa.string(), "why a correct-labelled submission was rejected: " + CAUSES_DOC),
+    ("remeasured", pa.bool_(), "measured again after failing only on time (or after an earlier reject, see previous_cause)"),
+    ("previous_cause", pa.string(), "cause of an earlier reject this row replaces (a --remeasure-rejects or sandbox-error rerun)"),
     ("verdict", pa.string(), "sandbox verdict (NOT_RUN for incorrect submissions)"),
     ("runtime_s", pa.float64(), "mean over tests of the median CPU time: the paper's runtime label (null when not run)"),
     ("test_cpu_times_s", pa.list_(pa.float64()), "per test: median CPU time (user+sys) of the program"),
@@ -47,6 +54,7 @@ SUBMISSIONS = [
     ("repeats", pa.int64(), "runs per test"),
     ("backend", pa.string(), "sandbox backend"),
     ("isolated", pa.bool_(), "false only for the local-unsafe backend"),
+    ("sandbox_flags", pa.list_(pa.string()), "what the sandbox noted about the run (e.g. retried:N after SANDBOX_ERROR)"),
     ("calibration_cpu_s", pa.float64(), "CPU time of the sandbox's reference program on this host"),
     ("host", pa.string(), "host name"),
     ("settings_hash", pa.string(), "hash of the measurement settings"),
@@ -57,9 +65,13 @@ REJECTS = [
     ("submission_key", pa.string(), "key into submissions"),
     ("submission_id", pa.string(), "hash of problem, language, label and code"),
     ("problem_id", pa.string(), "problem key"),
+    ("split", pa.string(), "source split"),
     ("language", pa.string(), "language"),
-    ("solution", pa.string(), "source code"),
-    ("verdict", pa.string(), "the failing verdict (WA, TLE, RE, CE, MLE, OLE)"),
+    ("solution", pa.string(), "source code (bytes that are not UTF-8 shown as U+FFFD; exact bytes in solution_bytes)"),
+    ("solution_bytes", pa.binary(), "the exact source bytes, only when they are not valid UTF-8 (else null)"),
+    ("verdict", pa.string(), "the failing verdict (WA, TLE, RE, CE, MLE, OLE, SANDBOX_ERROR)"),
+    ("cause", pa.string(), CAUSES_DOC),
+    ("remeasured", pa.bool_(), "true when it failed only on time and failed again when measured a second time"),
     ("reason", pa.string(), "why: failing test, message, exit code or signal, compiler output"),
     ("failed_test", pa.int64(), "index of the first failing test (null for compile errors)"),
     ("backend", pa.string(), "sandbox backend"),
@@ -81,6 +93,14 @@ TABLES = {"submissions": SUBMISSIONS, "problems": PROBLEMS, "rejects": REJECTS, 
 
 def arrow_schema(table: str) -> pa.Schema:
     return pa.schema([pa.field(n, t) for n, t, _ in TABLES[table]])
+
+
+def conform(t: pa.Table, table: str) -> pa.Table:
+    """``t`` in the current schema of ``table``: columns added since it was written are null."""
+    schema = arrow_schema(table)
+    cols = [t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(t.num_rows, f.type)
+            for f in schema]
+    return pa.Table.from_arrays(cols, schema=schema)
 
 
 def card_schema(table: str) -> list[tuple[str, str, str]]:

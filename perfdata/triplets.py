@@ -3,19 +3,23 @@
 Recipe, from CodeContests-Perf (D_c) and the synthetic pairs (D_s):
 
 * hold out the evaluation problems (``held_out=True``; ``held_out_count`` tops that up with
-  random other contest problems);
-* split the rest *by problem* (a contest problem, or a synthetic problem statement, is one
-  unit; no unit is in two splits): D_SFT = 40 %, D_align = 60 % (used by both RLPF and DPA),
+  random other contest problems); a training problem whose *normalised statement* equals a
+  held-out one's (Codeforces Div. 1 / Div. 2 twins) is dropped, so nothing leaks into evaluation;
+* split the rest *by statement*: problems (contest or synthetic) sharing a normalised statement
+  are one unit, and no unit is in two splits: D_SFT = 40 %, D_align = 60 % (used by both RLPF and DPA),
   D_align -> D_reward 66 % and D_RL the rest (the paper's 33 %); 5 % of each stage's data is its
   eval split (DPA's eval is reward_eval + rl_eval, i.e. 5 % of D_align). Every split is made
   per source (contest / synthetic), so each keeps D's contest:synthetic proportion;
 * contest triplets, per (problem, language) — runtimes are only compared within a language:
   d_f random among the 5 fastest correct solutions, d_s random among the slowest 50 %
   (strictly slower than d_f); then a random 5 % of contest triplets get an incorrect
-  solution of the same problem and language as d_s;
+  solution of the same problem and language as d_s. A group with fewer than
+  ``min_group_solutions`` (10) correct solutions has overlapping top-5 / slowest-half pools and
+  yields near-tie pairs: ``small_groups="exclude"`` (default) drops its triplets,
+  ``"flag"`` keeps them with ``group_solutions`` recorded (the bundled sample has <= 5 per group);
 * synthetic triplets are the verified (fast, slow) pair;
 * adaptive margin mu (Eq. 3, lambda = 3), with mu = lambda when d_s is incorrect
-  (see alignment.equations.adaptive_margin);
+  (see common.equations.adaptive_margin);
 * SFT prompts (Listing 1): instruction (problem -> one of the 5 fastest) and optimization
   (problem + one of the slowest 33 % -> one of the 5 fastest); synthetic: from their pair.
 
@@ -31,18 +35,20 @@ import itertools
 import json
 import math
 import random
+import re
+import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from alignment.equations import DEFAULT_MAX_MARGIN, adaptive_margin
-from alignment.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
-from perfdata.shards import shard_files
+from common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
+from perfdata.shards import load_table, write_parquet
+from perfdata.submissions import measured_correct
 
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",
@@ -50,7 +56,6 @@ SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is
 # perfdata.synth writes these (key: config hash + sample index; CPU times summed over inputs)
 SYNTHETIC_COLUMNS = ("key", "problem", "language", "fast", "slow", "fast_cpu_time_s", "slow_cpu_time_s", "speedup")
 TRIPLET_SPLITS = ("reward_train", "reward_eval", "rl_train", "rl_eval")
-SFT_SPLITS = ("train", "eval")
 
 TRIPLET_SCHEMA = pa.schema([
     ("triplet_id", pa.string()), ("unit_id", pa.string()), ("problem_id", pa.string()),
@@ -58,6 +63,7 @@ TRIPLET_SCHEMA = pa.schema([
     ("fast", pa.string()), ("slow", pa.string()), ("fast_id", pa.string()), ("slow_id", pa.string()),
     ("fast_runtime_s", pa.float64()), ("slow_runtime_s", pa.float64()), ("slow_is_correct", pa.bool_()),
     ("speedup", pa.float64()), ("margin", pa.float64()), ("median_runtime_s", pa.float64()),
+    ("group_solutions", pa.int64()),  # correct solutions of the (problem, language) group (contest)
     ("split", pa.string()),
 ])
 SFT_SCHEMA = pa.schema([
@@ -82,6 +88,8 @@ class TripletConfig:
     incorrect_fraction: float = 0.05      # contest triplets whose d_s becomes incorrect code
     max_margin: float = DEFAULT_MAX_MARGIN  # lambda of Eq. 3
     triplets_per_group: int = 2           # triplets per (problem, language)
+    min_group_solutions: int = 10         # smaller groups give near-tie pairs ...
+    small_groups: str = "exclude"         # ... "exclude" their triplets, or "flag" them
     sft_prompts_per_group: int = 1        # prompts of each kind per (problem, language)
     languages: tuple[str, ...] = ("cpp", "python3", "java")
 
@@ -95,6 +103,10 @@ class TripletConfig:
             raise ValueError("fast_top_k, triplets_per_group and sft_prompts_per_group must be >= 1")
         if self.max_margin < 0:
             raise ValueError("max_margin (lambda) must be >= 0")
+        if self.small_groups not in ("exclude", "flag"):
+            raise ValueError(f"TripletConfig.small_groups must be 'exclude' or 'flag', got {self.small_groups!r}")
+        if self.min_group_solutions < 2:
+            raise ValueError("TripletConfig.min_group_solutions must be >= 2 (a pair needs two solutions)")
         if self.held_out_count is not None and self.held_out_count < 0:
             raise ValueError("held_out_count must be >= 0")
         unknown = set(self.languages) - set(LANGUAGE_NAMES)
@@ -118,31 +130,6 @@ class _Solution:
     runtime_s: float | None
 
 
-# --------------------------------------------------------------------------- reading
-def table_files(path: str | Path, name: str) -> list[str]:
-    """Parquet files of table ``name`` under a dataset folder (DIR/data/<name>-*.parquet), or
-    ``path`` itself when it is a Parquet file."""
-    p = Path(path)
-    if p.is_file():
-        return [str(p)]
-    # sharded tables (perfdata.shards) and single-file ones (perfdata.synth writes data/<name>.parquet)
-    single = p / "data" / f"{name}.parquet"
-    files = [str(f) for f in shard_files(p, name)] + ([str(single)] if single.is_file() else [])
-    if not files:
-        raise FileNotFoundError(f"no table {name!r} under {p} (expected {p}/data/{name}-*.parquet)")
-    return files
-
-
-def read_table(path: str | Path, name: str, required: tuple[str, ...] = ()) -> pa.Table:
-    """Read (and schema-check) one table of a dataset folder."""
-    files = table_files(path, name)
-    table = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
-    missing = [c for c in required if c not in table.column_names]
-    if missing:
-        raise ValueError(f"table {name!r} under {path} lacks columns {missing} (has {table.column_names})")
-    return table
-
-
 # --------------------------------------------------------------------------- helpers
 def _rng(seed: int, *parts: str) -> random.Random:
     return random.Random(":".join([str(seed), *parts]))  # str seeds are stable across runs
@@ -160,8 +147,15 @@ def _eval_count(n: int, fraction: float) -> int:
     return min(n - 1, max(1, _round(fraction * n)))
 
 
+def normalize_statement(text: str | None) -> str:
+    """A statement as compared for de-duplication: NFKC, case-folded, every run of characters
+    that are not letters or digits one space (twins differ in formatting, not in words)."""
+    t = unicodedata.normalize("NFKC", text or "").casefold()
+    return " ".join(re.sub(r"[\W_]+", " ", t).split())
+
+
 def _synthetic_unit(problem: str) -> str:
-    return "synthetic:" + hashlib.sha1(" ".join(problem.split()).encode()).hexdigest()[:16]
+    return "synthetic:" + hashlib.sha1(normalize_statement(problem).encode()).hexdigest()[:16]
 
 
 def _pairs(fast_pool: list[_Solution], slow_pool: list[_Solution]) -> list[tuple[_Solution, _Solution]]:
@@ -202,118 +196,236 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
     stats: dict[str, Any] = {"config": dataclasses.asdict(cfg),
                              "inputs": {"codecontests_dir": str(codecontests_dir) if codecontests_dir else None,
                                         "synthetic_dir": str(synthetic_dir) if synthetic_dir else None}}
-    dropped: Counter = Counter()
+    dropped: Counter = Counter()  # every skipped input, by reason (stats.json "dropped")
 
-    # ---- contest problems: correct measured solutions per (problem, language), sorted by runtime
-    problems: dict[str, str] = {}
-    correct: dict[str, dict[str, list[_Solution]]] = defaultdict(lambda: defaultdict(list))
-    incorrect: dict[tuple[str, str], list[_Solution]] = defaultdict(list)
-    heldout: list[str] = []
+    contest = _ContestData()
     if codecontests_dir is not None:
-        ptab = read_table(codecontests_dir, "problems", PROBLEM_COLUMNS).to_pylist()
-        stab = read_table(codecontests_dir, "submissions", SUBMISSION_COLUMNS).select(list(SUBMISSION_COLUMNS))
-        flagged = sorted({r["problem_id"] for r in ptab if r["held_out"]})
-        others = sorted({r["problem_id"] for r in ptab} - set(flagged))
-        extra = max(0, (cfg.held_out_count or 0) - len(flagged))
-        heldout = sorted(flagged + _rng(cfg.seed, "heldout").sample(others, min(extra, len(others))))
-        held = set(heldout)
-        problems = {r["problem_id"]: r["description"] for r in ptab if r["problem_id"] not in held}
-        for s in stab.to_pylist():
-            pid, lang = s["problem_id"], s["language"]
-            if pid not in problems:
-                dropped["submissions_of_heldout_problems" if pid in held else "submissions_of_unknown_problems"] += 1
-                continue
-            if lang not in cfg.languages:
-                dropped[f"submissions_language_{lang}"] += 1
-                continue
-            if not (s["solution"] or "").strip():
-                dropped["submissions_empty"] += 1
-                continue
-            if s["is_correct"]:
-                rt = s["runtime_s"]
-                if s["status"] == "measured" and s["verdict"] == "OK" and rt is not None and rt == rt and rt >= 0:
-                    correct[pid][lang].append(_Solution(s["submission_id"], s["solution"], float(rt)))
-                else:
-                    dropped["correct_submissions_not_measured_ok"] += 1
-            else:
-                incorrect[(pid, lang)].append(_Solution(s["submission_id"], s["solution"], None))
-        for groups in correct.values():
-            for sols in groups.values():
-                sols.sort(key=lambda x: (x.runtime_s, x.id))
-        for lst in incorrect.values():
-            lst.sort(key=lambda x: x.id)
-
-    usable_contest = sorted(pid for pid in problems if any(len(v) >= 2 for v in correct[pid].values()))
-    dropped["contest_problems_without_two_correct_in_a_language"] = len(problems) - len(usable_contest)
-
-    # ---- synthetic pairs, grouped by problem statement
-    synthetic: dict[str, list[dict]] = defaultdict(list)
-    if synthetic_dir is not None:
-        for r in read_table(synthetic_dir, "synthetic", SYNTHETIC_COLUMNS).to_pylist():
-            if r["language"] not in cfg.languages:
-                dropped[f"synthetic_language_{r['language']}"] += 1
-            elif not (r["fast"] or "").strip() or not (r["slow"] or "").strip() or r["fast"].strip() == r["slow"].strip():
-                dropped["synthetic_invalid_pair"] += 1
-            elif r.get("speedup") is not None and not r["speedup"] > 1.0:
-                dropped["synthetic_not_faster"] += 1
-            else:
-                synthetic[_synthetic_unit(r["problem"])].append(r)
-        for rows in synthetic.values():
-            rows.sort(key=lambda r: str(r["key"]))
-
+        contest = _load_contest(codecontests_dir, cfg, dropped)
+        stats["heldout_twins_dropped"] = contest.twins
+    usable_contest = _usable_contest_problems(contest, dropped)
+    synthetic = _load_synthetic(synthetic_dir, contest.held_statements, cfg, dropped) if synthetic_dir is not None else {}
     if not usable_contest and not synthetic:
         raise ValueError(f"no usable data: no contest problem with two correct measured solutions in one language "
-                         f"({len(problems)} problems after holding out {len(heldout)}) and no valid synthetic pair")
-    split_of = split_units({"contest": usable_contest, "synthetic": sorted(synthetic)}, cfg)
+                         f"({len(contest.problems)} problems after holding out {len(contest.heldout)}) "
+                         f"and no valid synthetic pair")
+    units = _units_and_splits(usable_contest, contest.problems, synthetic, cfg)
+    stats["statement_twins"] = units.twins
 
-    # ---- emit rows
+    triplets, sft = _contest_rows(usable_contest, contest, units, cfg, dropped)
+    stats["incorrect_replacements"] = _replace_slow_with_incorrect(triplets, contest.incorrect, cfg)
+    syn_triplets, syn_sft = _synthetic_rows(synthetic, units)
+    triplets += syn_triplets
+    sft += syn_sft
+    _add_margins(triplets, cfg.max_margin)
+    _sort_rows(triplets, sft)
+
+    out = Path(out_dir)
+    tpath, spath = _write_tables(out, triplets, sft)
+    stats.update(_stats(triplets, sft, units.split_of_unit, contest.heldout, dropped, cfg.max_margin))
+    stats["small_groups"] = _small_group_stats(triplets, cfg)
+    stats_path = out / "stats.json"
+    stats_path.write_text(json.dumps(stats, indent=2, sort_keys=True))
+    return TripletOutputs(out, tpath, spath, stats_path, stats)
+
+
+@dataclass
+class _ContestData:
+    """CodeContests-Perf after holding out the evaluation problems (empty without a contest dir)."""
+
+    problems: dict[str, str] = field(default_factory=dict)  # training problem id -> statement
+    heldout: list[str] = field(default_factory=list)
+    held_statements: set[str] = field(default_factory=set)  # normalised statements of held-out problems
+    twins: list[str] = field(default_factory=list)          # training problems dropped as held-out twins
+    # correct measured solutions per problem and language, fastest first
+    correct: dict[str, dict[str, list[_Solution]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    incorrect: dict[tuple[str, str], list[_Solution]] = field(default_factory=lambda: defaultdict(list))
+
+
+@dataclass
+class _Units:
+    """Where each contest problem / synthetic group lands: its unit (one per normalised statement) and split."""
+
+    unit_of: dict[str, str]        # problem id or synthetic group -> unit id
+    split_of_unit: dict[str, str]  # unit id -> split
+    split_of: dict[str, str]       # problem id or synthetic group -> split
+    twins: dict[str, int]          # stats.json "statement_twins"
+
+
+def _heldout_problems(ptab: list[dict], cfg: TripletConfig) -> list[str]:
+    """The held_out=True problems, topped up to ``held_out_count`` with random others (§VII-B)."""
+    flagged = sorted({r["problem_id"] for r in ptab if r["held_out"]})
+    others = sorted({r["problem_id"] for r in ptab} - set(flagged))
+    extra = max(0, (cfg.held_out_count or 0) - len(flagged))
+    return sorted(flagged + _rng(cfg.seed, "heldout").sample(others, min(extra, len(others))))
+
+
+def _load_contest(codecontests_dir: str | Path, cfg: TripletConfig, dropped: Counter) -> _ContestData:
+    """Training problems (held-out ones and their statement twins removed) and their solutions:
+    correct measured ones sorted by runtime, incorrect ones sorted by id."""
+    ptab = load_table(codecontests_dir, "problems", PROBLEM_COLUMNS).to_pylist()
+    stab = load_table(codecontests_dir, "submissions", SUBMISSION_COLUMNS).select(list(SUBMISSION_COLUMNS))
+    data = _ContestData(heldout=_heldout_problems(ptab, cfg))
+    held = set(data.heldout)
+    data.held_statements = {normalize_statement(r["description"]) for r in ptab if r["problem_id"] in held} - {""}
+    data.problems = {r["problem_id"]: r["description"] for r in ptab if r["problem_id"] not in held}
+    data.twins = sorted(pid for pid, d in data.problems.items() if normalize_statement(d) in data.held_statements)
+    for pid in data.twins:  # a held-out problem's twin would teach the evaluation's answer
+        del data.problems[pid]
+    dropped["contest_problems_twin_of_heldout"] = len(data.twins)
+    for s in stab.to_pylist():
+        pid, lang = s["problem_id"], s["language"]
+        if pid not in data.problems:
+            dropped["submissions_of_heldout_problems" if pid in held else "submissions_of_unknown_problems"] += 1
+        elif lang not in cfg.languages:
+            dropped[f"submissions_language_{lang}"] += 1
+        elif not (s["solution"] or "").strip():
+            dropped["submissions_empty"] += 1
+        elif not s["is_correct"]:
+            data.incorrect[(pid, lang)].append(_Solution(s["submission_id"], s["solution"], None))
+        elif measured_correct(s):
+            data.correct[pid][lang].append(_Solution(s["submission_id"], s["solution"], float(s["runtime_s"])))
+        else:
+            dropped["correct_submissions_not_measured_ok"] += 1
+    for groups in data.correct.values():
+        for sols in groups.values():
+            sols.sort(key=lambda x: (x.runtime_s, x.id))
+    for lst in data.incorrect.values():
+        lst.sort(key=lambda x: x.id)
+    return data
+
+
+def _usable_contest_problems(contest: _ContestData, dropped: Counter) -> list[str]:
+    """Problems with two correct measured solutions in at least one language (a pair needs two)."""
+    usable = sorted(pid for pid in contest.problems if any(len(v) >= 2 for v in contest.correct[pid].values()))
+    dropped["contest_problems_without_two_correct_in_a_language"] = len(contest.problems) - len(usable)
+    return usable
+
+
+def _load_synthetic(synthetic_dir: str | Path, held_statements: set[str], cfg: TripletConfig,
+                    dropped: Counter) -> dict[str, list[dict]]:
+    """Valid synthetic pairs grouped by normalised problem statement, each group sorted by key."""
+    synthetic: dict[str, list[dict]] = defaultdict(list)
+    for r in load_table(synthetic_dir, "synthetic", SYNTHETIC_COLUMNS).to_pylist():
+        if held_statements and normalize_statement(r["problem"]) in held_statements:
+            dropped["synthetic_twin_of_heldout"] += 1
+        elif r["language"] not in cfg.languages:
+            dropped[f"synthetic_language_{r['language']}"] += 1
+        elif not (r["fast"] or "").strip() or not (r["slow"] or "").strip() or r["fast"].strip() == r["slow"].strip():
+            dropped["synthetic_invalid_pair"] += 1
+        elif r.get("speedup") is not None and not r["speedup"] > 1.0:
+            dropped["synthetic_not_faster"] += 1
+        else:
+            synthetic[_synthetic_unit(r["problem"])].append(r)
+    for rows in synthetic.values():
+        rows.sort(key=lambda r: str(r["key"]))
+    return synthetic
+
+
+def _units_and_splits(usable_contest: list[str], problems: dict[str, str], synthetic: dict[str, list[dict]],
+                      cfg: TripletConfig) -> _Units:
+    """One unit per normalised statement, so twins (contest or synthetic) land in the same split."""
+    unit_of: dict[str, str] = {}
+    by_statement: dict[str, str] = {}
+    for pid in usable_contest:
+        n = normalize_statement(problems[pid])
+        unit_of[pid] = by_statement.setdefault(n, pid) if n else pid
+    for unit in synthetic:
+        unit_of[unit] = by_statement.get(normalize_statement(synthetic[unit][0]["problem"]), unit)
+    contest_units = sorted(set(unit_of[p] for p in usable_contest))
+    synthetic_units = sorted({u for u in unit_of.values() if u.startswith("synthetic:")})
+    twins = {"contest_problems_sharing_a_statement": len(usable_contest) - len(contest_units),
+             "synthetic_joined_contest_units": len(synthetic) - len(synthetic_units)}
+    split_of_unit = split_units({"contest": contest_units, "synthetic": synthetic_units}, cfg)
+    return _Units(unit_of, split_of_unit, {k: split_of_unit[u] for k, u in unit_of.items()}, twins)
+
+
+def _contest_rows(usable_contest: list[str], contest: _ContestData, units: _Units, cfg: TripletConfig,
+                  dropped: Counter) -> tuple[list[dict], list[dict]]:
+    """Contest triplets and SFT prompts, per (problem, language): runtimes are compared only within a
+    language. Every draw for a problem comes from its own generator (seed, "sample", problem)."""
     triplets: list[dict] = []
     sft: list[dict] = []
     for pid in usable_contest:
-        split, rng = split_of[pid], _rng(cfg.seed, "sample", pid)
-        for lang in sorted(correct[pid]):
-            sols = correct[pid][lang]
+        split, rng = units.split_of[pid], _rng(cfg.seed, "sample", pid)
+        for lang in sorted(contest.correct[pid]):
+            sols = contest.correct[pid][lang]
             if not sols:
                 continue
-            fast_pool = sols[:cfg.fast_top_k]
-            base = dict(unit_id=pid, problem_id=pid, source="contest", language=lang, problem=problems[pid])
             if split.startswith("sft"):
-                sft_split = split.removeprefix("sft_")
-                prompt = instruction_prompt(problems[pid], lang)
-                for j, f in enumerate(rng.sample(fast_pool, min(cfg.sft_prompts_per_group, len(fast_pool)))):
-                    sft.append(dict(sample_id=f"{pid}/{lang}/instruction/{j}", unit_id=pid, problem_id=pid,
-                                    source="contest", language=lang, kind="instruction", prompt=prompt,
-                                    completion=format_response(f.code, lang), split=sft_split))
-                pairs = _pairs(fast_pool, _slowest(sols, cfg.sft_slow_fraction))
-                for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.sft_prompts_per_group, len(pairs)))):
-                    sft.append(dict(sample_id=f"{pid}/{lang}/optimization/{j}", unit_id=pid, problem_id=pid,
-                                    source="contest", language=lang, kind="optimization",
-                                    prompt=optimization_prompt(problems[pid], lang, s.code),
-                                    completion=format_response(f.code, lang), split=sft_split))
-                continue
-            pairs = _pairs(fast_pool, _slowest(sols, cfg.slow_fraction))
-            med = median([s.runtime_s for s in sols])
-            for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.triplets_per_group, len(pairs)))):
-                triplets.append(dict(base, triplet_id=f"{pid}/{lang}/{j}", prompt=instruction_prompt(problems[pid], lang),
-                                     fast=f.code, slow=s.code, fast_id=f.id, slow_id=s.id,
-                                     fast_runtime_s=f.runtime_s, slow_runtime_s=s.runtime_s, slow_is_correct=True,
-                                     speedup=s.runtime_s / max(f.runtime_s, 1e-9), median_runtime_s=med, split=split))
+                sft += _contest_sft_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split, rng, cfg)
+            elif _keep_group(len(sols), cfg, dropped):
+                triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
+                                                  rng, cfg)
+    return triplets, sft
 
-    # A random 5 % of the contest triplets: d_s := an incorrect solution (same problem + language).
-    contest_idx = list(range(len(triplets)))  # only contest triplets exist at this point
-    eligible = [i for i in contest_idx if incorrect.get((triplets[i]["problem_id"], triplets[i]["language"]))]
-    target = _round(cfg.incorrect_fraction * len(contest_idx))
+
+def _contest_sft_rows(pid: str, lang: str, problem: str, sols: list[_Solution], unit: str, split: str,
+                      rng: random.Random, cfg: TripletConfig) -> list[dict]:
+    """Listing 1 prompts of one group: instruction (problem -> one of the k fastest) and optimization
+    (problem + one of the slowest 33 % -> one of the k fastest)."""
+    rows: list[dict] = []
+    fast_pool = sols[:cfg.fast_top_k]
+    sft_split = split.removeprefix("sft_")
+    prompt = instruction_prompt(problem, lang)
+    for j, f in enumerate(rng.sample(fast_pool, min(cfg.sft_prompts_per_group, len(fast_pool)))):
+        rows.append(dict(sample_id=f"{pid}/{lang}/instruction/{j}", unit_id=unit, problem_id=pid,
+                         source="contest", language=lang, kind="instruction", prompt=prompt,
+                         completion=format_response(f.code, lang), split=sft_split))
+    pairs = _pairs(fast_pool, _slowest(sols, cfg.sft_slow_fraction))
+    for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.sft_prompts_per_group, len(pairs)))):
+        rows.append(dict(sample_id=f"{pid}/{lang}/optimization/{j}", unit_id=unit, problem_id=pid,
+                         source="contest", language=lang, kind="optimization",
+                         prompt=optimization_prompt(problem, lang, s.code),
+                         completion=format_response(f.code, lang), split=sft_split))
+    return rows
+
+
+def _keep_group(n_solutions: int, cfg: TripletConfig, dropped: Counter) -> bool:
+    """A group below ``min_group_solutions`` yields near-tie pairs: count it, then drop it
+    (small_groups="exclude") or keep it (small_groups="flag")."""
+    if n_solutions >= cfg.min_group_solutions:
+        return True
+    dropped["small_groups_excluded" if cfg.small_groups == "exclude" else "small_groups_flagged"] += 1
+    return cfg.small_groups != "exclude"
+
+
+def _contest_triplet_rows(pid: str, lang: str, problem: str, sols: list[_Solution], unit: str, split: str,
+                          rng: random.Random, cfg: TripletConfig) -> list[dict]:
+    """Triplets of one group (§VII-B): d_f among the k fastest, d_s among the slowest half, d_f strictly faster."""
+    base = dict(unit_id=unit, problem_id=pid, source="contest", language=lang, problem=problem,
+                group_solutions=len(sols))
+    pairs = _pairs(sols[:cfg.fast_top_k], _slowest(sols, cfg.slow_fraction))
+    med = median([s.runtime_s for s in sols])
+    return [dict(base, triplet_id=f"{pid}/{lang}/{j}", prompt=instruction_prompt(problem, lang),
+                 fast=f.code, slow=s.code, fast_id=f.id, slow_id=s.id,
+                 fast_runtime_s=f.runtime_s, slow_runtime_s=s.runtime_s, slow_is_correct=True,
+                 speedup=s.runtime_s / max(f.runtime_s, 1e-9), median_runtime_s=med, split=split)
+            for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.triplets_per_group, len(pairs))))]
+
+
+def _replace_slow_with_incorrect(triplets: list[dict], incorrect: dict[tuple[str, str], list[_Solution]],
+                                 cfg: TripletConfig) -> dict[str, int]:
+    """§VII-B: a random ``incorrect_fraction`` (5 %) of the contest triplets get d_s := an incorrect
+    solution of the same problem and language. ``triplets`` must hold only contest triplets."""
+    eligible = [i for i, t in enumerate(triplets) if incorrect.get((t["problem_id"], t["language"]))]
+    target = _round(cfg.incorrect_fraction * len(triplets))
     rng = _rng(cfg.seed, "incorrect")
     chosen = sorted(rng.sample(eligible, min(target, len(eligible))))
     for i in chosen:
         t = triplets[i]
         bad = rng.choice(incorrect[(t["problem_id"], t["language"])])
         t.update(slow=bad.code, slow_id=bad.id, slow_runtime_s=None, slow_is_correct=False, speedup=None)
-    stats["incorrect_replacements"] = {"target": target, "eligible": len(eligible), "done": len(chosen)}
+    return {"target": target, "eligible": len(eligible), "done": len(chosen)}
 
-    for unit in sorted(synthetic):
-        split = split_of[unit]
-        for r in synthetic[unit]:
+
+def _synthetic_rows(synthetic: dict[str, list[dict]], units: _Units) -> tuple[list[dict], list[dict]]:
+    """Synthetic triplets (the verified fast/slow pair) and, in the SFT split, both Listing 1 prompts."""
+    triplets: list[dict] = []
+    sft: list[dict] = []
+    for key in sorted(synthetic):
+        split, unit = units.split_of[key], units.unit_of[key]
+        for r in synthetic[key]:
             sid, lang = str(r["key"]), r["language"]
             if split.startswith("sft"):
                 for kind, prompt in (("instruction", instruction_prompt(r["problem"], lang)),
@@ -322,30 +434,37 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
                                     language=lang, kind=kind, prompt=prompt, completion=format_response(r["fast"], lang),
                                     split=split.removeprefix("sft_")))
                 continue
-            fr, sr = r.get("fast_cpu_time_s"), r.get("slow_cpu_time_s")
             triplets.append(dict(triplet_id=sid, unit_id=unit, problem_id=sid, source="synthetic", language=lang,
                                  problem=r["problem"], prompt=instruction_prompt(r["problem"], lang),
                                  fast=r["fast"], slow=r["slow"], fast_id=sid + "/fast", slow_id=sid + "/slow",
-                                 fast_runtime_s=fr, slow_runtime_s=sr, slow_is_correct=True,
-                                 speedup=r.get("speedup"), median_runtime_s=None, split=split))
+                                 fast_runtime_s=r.get("fast_cpu_time_s"), slow_runtime_s=r.get("slow_cpu_time_s"),
+                                 slow_is_correct=True, speedup=r.get("speedup"), median_runtime_s=None, split=split))
+    return triplets, sft
 
-    for t in triplets:  # Eq. 3
+
+def _add_margins(triplets: list[dict], max_margin: float) -> None:
+    """The adaptive margin mu of every triplet (Eq. 3, common.equations.adaptive_margin)."""
+    for t in triplets:
         t["margin"] = adaptive_margin(t["fast_runtime_s"], t["slow_runtime_s"], is_contest=t["source"] == "contest",
-                                      slow_is_correct=t["slow_is_correct"], max_margin=cfg.max_margin)
+                                      slow_is_correct=t["slow_is_correct"], max_margin=max_margin)
+
+
+def _sort_rows(triplets: list[dict], sft: list[dict]) -> None:
     triplets.sort(key=lambda t: (t["split"], t["source"], t["problem_id"], t["language"], t["triplet_id"]))
     sft.sort(key=lambda s: (s["split"], s["source"], s["problem_id"], s["language"], s["sample_id"]))
 
-    # ---- write
-    out = Path(out_dir)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    tpath = out / "data" / "triplets-00000-of-00001.parquet"
-    spath = out / "data" / "sft_prompts-00000-of-00001.parquet"
-    pq.write_table(pa.Table.from_pylist(triplets, schema=TRIPLET_SCHEMA), tpath)
-    pq.write_table(pa.Table.from_pylist(sft, schema=SFT_SCHEMA), spath)
-    stats.update(_stats(triplets, sft, split_of, heldout, dropped, cfg.max_margin))
-    stats_path = out / "stats.json"
-    stats_path.write_text(json.dumps(stats, indent=2, sort_keys=True))
-    return TripletOutputs(out, tpath, spath, stats_path, stats)
+
+def _write_tables(out: Path, triplets: list[dict], sft: list[dict]) -> tuple[Path, Path]:
+    tpath = write_parquet(out / "data" / "triplets-00000-of-00001.parquet",
+                          pa.Table.from_pylist(triplets, schema=TRIPLET_SCHEMA))
+    spath = write_parquet(out / "data" / "sft_prompts-00000-of-00001.parquet", pa.Table.from_pylist(sft, schema=SFT_SCHEMA))
+    return tpath, spath
+
+
+def _small_group_stats(triplets: list[dict], cfg: TripletConfig) -> dict[str, Any]:
+    return {"policy": cfg.small_groups, "min_solutions": cfg.min_group_solutions,
+            "triplets_flagged": sum(1 for t in triplets if t.get("group_solutions") is not None
+                                    and t["group_solutions"] < cfg.min_group_solutions)}
 
 
 def _stats(triplets: list[dict], sft: list[dict], split_of: dict[str, str], heldout: list[str],

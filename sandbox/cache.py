@@ -2,8 +2,6 @@
 and the per-host precompiled header for <bits/stdc++.h>."""
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -12,45 +10,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from filelock import FileLock
+
+from common.paths import cache_root
+
 from .languages import CPP_FLAGS, toolchain_id
 from .types import CompileInfo, Language
-
-
-def cache_root() -> Path:
-    """PERFALIGN_CACHE_DIR, else /var/cache/perfalign for root, else ~/.cache/perfalign.
-
-    Compiled programs are mounted into sandboxes that run as an unprivileged uid, so when we
-    are root every directory on the path must be world-traversable (/root is not).
-    """
-    env = os.environ.get("PERFALIGN_CACHE_DIR")
-    if env:
-        root = Path(env)
-    elif os.geteuid() == 0:
-        root = Path("/var/cache/perfalign")
-    else:
-        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perfalign"
-    root = root.resolve()
-    if not root.is_dir():
-        root.mkdir(parents=True, exist_ok=True)
-        os.chmod(root, 0o755)
-    if os.geteuid() == 0:
-        for d in (root, *root.parents):
-            if not os.stat(d).st_mode & 0o001:
-                raise PermissionError(
-                    f"cache directory {root}: {d} is not world-traversable, so the sandbox's "
-                    f"unprivileged uid cannot reach compiled programs; set PERFALIGN_CACHE_DIR elsewhere")
-    return root
-
-
-@contextlib.contextmanager
-def file_lock(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def compile_key(language: Language, flags: tuple[str, ...], source: str) -> str:
@@ -61,13 +26,43 @@ def compile_key(language: Language, flags: tuple[str, ...], source: str) -> str:
     return h.hexdigest()
 
 
+# Total size of the compile cache before least-recently-used entries are pruned.
+DEFAULT_MAX_CACHE_BYTES = 4 << 30
+_PRUNE_EVERY = 200  # commits between size checks
+
+
 class CompileCache:
     """Entries are directories ``<root>/compile/<key[:2]>/<key>`` holding the program files
-    and ``info.json``; they appear atomically (built aside, then renamed)."""
+    and ``info.json``; they appear atomically (built aside, then renamed). A hit touches the
+    entry; the total size is kept under ``max_bytes`` by pruning least-recently-used entries."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, max_bytes: int = DEFAULT_MAX_CACHE_BYTES) -> None:
         self.root = (root or cache_root()) / "compile"
         self.root.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self._commits = 0
+        self.prune()
+
+    def prune(self) -> int:
+        """Remove least-recently-used entries until the cache fits ``max_bytes``; returns how many."""
+        entries = []
+        total = 0
+        for d in self.root.glob("??/*"):
+            try:
+                size = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+                used = (d / "info.json").stat().st_mtime
+            except OSError:
+                continue
+            entries.append((used, size, d))
+            total += size
+        removed = 0
+        for used, size, d in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            shutil.rmtree(d, ignore_errors=True)
+            total -= size
+            removed += 1
+        return removed
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / key
@@ -78,6 +73,10 @@ class CompileCache:
             info = json.loads((d / "info.json").read_text())
         except (OSError, ValueError):
             return None
+        try:
+            os.utime(d / "info.json")  # recency for LRU pruning
+        except OSError:
+            pass
         return d, CompileInfo(ok=info["ok"], seconds=info["seconds"], message=info["message"], cached=True)
 
     def staging(self) -> Path:
@@ -94,6 +93,9 @@ class CompileCache:
             os.rename(staged, final)
         except OSError:  # another worker committed the same key first: keep theirs
             shutil.rmtree(staged, ignore_errors=True)
+        self._commits += 1
+        if self._commits % _PRUNE_EVERY == 0:
+            self.prune()
         return final
 
 
@@ -114,7 +116,8 @@ def pch_dir() -> Path | None:
     header = _find_stdcpp_header()
     if header is None:
         return None
-    with file_lock(cache_root() / "pch" / f"{key}.lock"):
+    (cache_root() / "pch").mkdir(parents=True, exist_ok=True)
+    with FileLock(cache_root() / "pch" / f"{key}.lock"):
         if gch.exists():
             return d
         tmp = d.with_name(d.name + f".tmp{os.getpid()}")

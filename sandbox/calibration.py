@@ -7,13 +7,12 @@ import json
 import platform
 import statistics
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Callable
 
-from .cache import cache_root
-from .types import Language, Limits, TestCase
+from common.fileio import atomic_write_json
+from common.paths import cache_root
 
-if TYPE_CHECKING:
-    from .core import Sandbox
+from .types import Job, Language, Limits, RunResult, TestCase
 
 # Integer xorshift work, no I/O, no allocation: ~0.1 s at -O2 on a 2020s x86 core.
 REFERENCE_CPP = r"""
@@ -27,7 +26,7 @@ int main() {
 }
 """
 REPEATS = 5
-VERSION = 1
+VERSION = 2  # 2: CPU time from the cgroup counter (every process)
 
 
 def _boot_id() -> str:
@@ -47,37 +46,41 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def measure_calibration(sandbox: "Sandbox") -> dict:
-    """Measured once per boot and backend, then read back from the cache directory."""
-    path = cache_root() / "calibration" / f"{sandbox.name}-{_boot_id()}-v{VERSION}.json"
+def reference_job() -> Job:
+    return Job(REFERENCE_CPP, Language.CPP, (TestCase(),), Limits(time_s=10), REPEATS)
+
+
+def measure_calibration(backend: str, run_reference: Callable[[], RunResult]) -> dict:
+    """Measured once per boot and backend (``run_reference`` runs :func:`reference_job`),
+    then read back from the cache directory."""
+    path = cache_root() / "calibration" / f"{backend}-{_boot_id()}-v{VERSION}.json"
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         pass
-    res = _run_uncalibrated(sandbox)
+    res = run_reference()
     times = res.tests[0].cpu_times_s if res.ok and res.tests else []
     cal = {
         "reference_cpu_s": statistics.median(times) if times else None,
         "reference_cpu_times_s": times,
         "host": platform.node(),
         "cpu_model": cpu_model(),
-        "backend": sandbox.name,
+        "backend": backend,
         "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "error": None if times else f"reference program failed: {res.verdict} {res.message}",
     }
     if times:  # never cache a failed calibration
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cal))
-        tmp.replace(path)
+        atomic_write_json(path, cal)
     return cal
 
 
-def _run_uncalibrated(sandbox: "Sandbox"):
-    from .core import Job
-
-    saved, sandbox._calibrate = sandbox._calibrate, False
-    try:
-        return sandbox.run_job(Job(REFERENCE_CPP, Language.CPP, (TestCase(),), Limits(time_s=10), REPEATS))
-    finally:
-        sandbox._calibrate = saved
+def host_scale(dataset_hosts, dataset_reference_cpu_s: float | None, calibration: dict | None,
+               host: str | None = None) -> float:
+    """Factor that converts CPU times measured on the dataset's host(s) to this host: this host's
+    reference CPU time / the dataset's. 1.0 when the dataset was measured on this host, or when
+    either figure is missing (nothing to convert with)."""
+    here = host or platform.node()
+    now = (calibration or {}).get("reference_cpu_s")
+    if not dataset_hosts or here in dataset_hosts or not now or not dataset_reference_cpu_s:
+        return 1.0
+    return float(now) / float(dataset_reference_cpu_s)

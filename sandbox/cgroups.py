@@ -25,6 +25,10 @@ class CgroupLayout:
     memory: Path  # parent dir for memory cgroups
     pids: Path    # parent dir for pids cgroups (== memory on v2)
     kill: Path | None = None  # a v2 parent where cgroup.kill works (also on hybrid hosts)
+    # CPU accounting of every task in the slot: v1 cpuacct (cpuacct.usage, ns) or v2 cpu.stat (usec)
+    cpuacct: Path | None = None
+    # v1 cpuset parent (v2: the unified dir, when the cpuset controller could be enabled)
+    cpuset: Path | None = None
 
 
 def _writable_child(parent: Path, probe_file: str) -> bool:
@@ -51,20 +55,27 @@ def probe() -> CgroupLayout | None:
     except OSError:
         pass
     if "memory" in controllers.split() and "pids" in controllers.split():
-        try:
-            sub = unified / GROUP
-            sub.mkdir(exist_ok=True)
-            (unified / "cgroup.subtree_control").write_text("+memory +pids")
-            (sub / "cgroup.subtree_control").write_text("+memory +pids")
-        except OSError:
-            pass
+        sub = unified / GROUP
+        for want in ("+memory +pids", "+cpuset"):  # cpuset is optional
+            try:
+                sub.mkdir(exist_ok=True)
+                (unified / "cgroup.subtree_control").write_text(want)
+                (sub / "cgroup.subtree_control").write_text(want)
+            except OSError:
+                pass
         if _writable_child(unified, "memory.max"):
-            layout = CgroupLayout(2, unified / GROUP, unified / GROUP, unified / GROUP)
+            cpuset = sub if _writable_child(unified, "cpuset.cpus") else None
+            # cpu.stat's usage_usec exists in every v2 cgroup, controller enabled or not
+            layout = CgroupLayout(2, sub, sub, sub, cpuacct=sub, cpuset=cpuset)
             remove_stale(layout)
             return layout
     mem, pids = ROOT / "memory", ROOT / "pids"
     if _writable_child(mem, "memory.limit_in_bytes") and _writable_child(pids, "pids.max"):
-        layout = CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None)
+        acct = next((ROOT / d for d in ("cpuacct", "cpu,cpuacct", "cpuacct,cpu")
+                     if _writable_child(ROOT / d, "cpuacct.usage")), None)
+        cpuset = ROOT / "cpuset" if _writable_child(ROOT / "cpuset", "cpuset.cpus") else None
+        layout = CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None,
+                              cpuacct=acct / GROUP if acct else None, cpuset=cpuset / GROUP if cpuset else None)
         remove_stale(layout)
         return layout
     return None
@@ -73,7 +84,7 @@ def probe() -> CgroupLayout | None:
 def remove_stale(layout: CgroupLayout) -> int:
     """Remove slot cgroups left by processes that died without cleaning up (kill -9)."""
     removed = 0
-    for parent in {layout.memory, layout.pids, layout.kill} - {None}:
+    for parent in {layout.memory, layout.pids, layout.kill, layout.cpuacct, layout.cpuset} - {None}:
         for d in parent.glob("*-*"):
             pid = d.name.split("-")[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
@@ -98,11 +109,57 @@ class CgroupSlot:
         dirs = [layout.memory / name]
         if layout.pids != layout.memory:
             dirs.append(layout.pids / name)
-        if layout.kill and layout.kill not in (layout.memory, layout.pids):
-            dirs.append(layout.kill / name)
+        for extra in (layout.kill, layout.cpuacct, layout.cpuset):
+            if extra and extra / name not in dirs:
+                dirs.append(extra / name)
+        if layout.version == 1 and layout.cpuset:
+            _inherit_cpuset(layout.cpuset)
         for d in dirs:
             d.mkdir(parents=True, exist_ok=True)
-        return cls(layout, name, dirs)
+        slot = cls(layout, name, dirs)
+        if layout.version == 1 and layout.cpuset:
+            _inherit_cpuset(layout.cpuset / name)
+        return slot
+
+    @property
+    def cpu_file(self) -> tuple[Path, str] | None:
+        """(host path, unit) of the CPU counter that charges every task of the slot."""
+        acct = self.layout.cpuacct
+        if acct is None:
+            return None
+        if self.layout.version == 2:
+            return acct / self.name / "cpu.stat", "usec"
+        return acct / self.name / "cpuacct.usage", "ns"
+
+    def oom_kills(self) -> int:
+        """The slot's OOM-kill counter, read on the host side."""
+        try:
+            for line in self.oom_file.read_text().splitlines():
+                key, _, val = line.partition(" ")
+                if key == "oom_kill":
+                    return int(val)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def set_cpus(self, count: int | None) -> bool:
+        """Confine the slot to ``count`` CPUs (None: all the parent has). False if not possible."""
+        if self.layout.cpuset is None:
+            return count is None
+        d = self.layout.cpuset / self.name
+        try:
+            parent = _parse_cpus((d.parent / ("cpuset.cpus.effective" if self.layout.version == 2
+                                              else "cpuset.cpus")).read_text())
+            if not parent:
+                return count is None
+            # CPUs this process may run on first: a benchmark worker pinned to its own cores
+            # (grpo's Dask workers) confines its runs there, not to the parent's first CPUs
+            mine = [c for c in parent if c in os.sched_getaffinity(0)] or parent
+            chosen = parent if count is None else mine[:max(1, count)]
+            (d / "cpuset.cpus").write_text(",".join(map(str, chosen)))
+            return count is None or len(chosen) == count
+        except OSError:
+            return count is None
 
     @property
     def oom_file(self) -> Path:
@@ -169,6 +226,28 @@ class CgroupSlot:
                 d.rmdir()
             except OSError:
                 pass
+
+
+def _parse_cpus(text: str) -> list[int]:
+    cpus: list[int] = []
+    for part in text.strip().split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            cpus += range(int(a), int(b) + 1)
+        elif part:
+            cpus.append(int(part))
+    return cpus
+
+
+def _inherit_cpuset(d: Path) -> None:
+    """A new v1 cpuset starts empty (no task can join it): copy the parent's cpus and mems."""
+    d.mkdir(parents=True, exist_ok=True)
+    for f in ("cpuset.cpus", "cpuset.mems"):
+        try:
+            if not (d / f).read_text().strip():
+                (d / f).write_text((d.parent / f).read_text().strip())
+        except OSError:
+            pass
 
 
 def _try_write(path: Path, value: str) -> None:

@@ -16,16 +16,15 @@ from rich.table import Table
 app = typer.Typer(help="Run untrusted C++ / Python 3 / Java programs, isolated and measured.", no_args_is_help=True)
 err = Console(stderr=True)
 
-LANG_CHOICES = ("cpp", "python3", "java")
 
 
 @app.command("run")
 def run_cmd(
     source: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="Source file to run."),
-    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3 or java."),
+    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3, java or python2 (aliases such as c++, py, py3, or a CodeContests id 1-4)."),
     input: Optional[List[Path]] = typer.Option(None, "--input", exists=True, dir_okay=False, help="Test input file (repeatable)."),
     expected: Optional[List[Path]] = typer.Option(None, "--expected", exists=True, dir_okay=False, help="Expected output for the --input at the same position (repeatable)."),
-    time_limit: float = typer.Option(2.0, "--time-limit", min=0.01, help="Wall-time limit per test, seconds."),
+    time_limit: float = typer.Option(2.0, "--time-limit", min=0.01, help="CPU-time limit per test (every process and thread), seconds; the wall clock is a guard at 3x + 1 s."),
     memory_limit: int = typer.Option(256, "--memory-limit", min=8, help="Memory limit, MB."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Runs per test; all kept, median reported."),
     backend: str = typer.Option("auto", "--backend", help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
@@ -33,10 +32,12 @@ def run_cmd(
     keep_output: bool = typer.Option(False, "--show-output", help="Include each test's stdout."),
 ) -> None:
     """Compile SOURCE once and run it on each --input; exit 0 whenever the run happened."""
-    from . import BackendUnavailable, Limits, Sandbox, TestCase, Verdict
+    from . import BackendUnavailable, Language, Limits, Sandbox, TestCase, Verdict
 
-    if lang not in LANG_CHOICES:
-        raise typer.BadParameter(f"choose one of {', '.join(LANG_CHOICES)}", param_hint="--lang")
+    try:
+        lang = Language.parse(lang).value
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--lang") from None
     inputs, expecteds = list(input or []), list(expected or [])
     if len(expecteds) > len(inputs) or (expecteds and len(expecteds) != len(inputs)):
         raise typer.BadParameter("give one --expected per --input (they pair up in order)", param_hint="--expected")
@@ -99,6 +100,7 @@ def doctor_cmd(
     out.print(t)
     layout = probe()
     out.print(f"cgroups: {'v%d (memory, pids)' % layout.version if layout else 'not writable: rlimits only'}")
+    _print_environments(out)
     try:
         best = detect_backend()
         out.print(f"auto-detected backend: [bold]{best}[/bold]")
@@ -111,3 +113,23 @@ def doctor_cmd(
         with Sandbox(backend=best) as sb:
             cal = sb.calibration()
         out.print(f"calibration: reference program {cal.get('reference_cpu_s')} s CPU on {cal.get('cpu_model')}")
+
+
+def _print_environments(out: Console) -> None:
+    """The judge environments (sandbox.environments) and the Docker engine and image."""
+    from . import environments
+    from .backends.docker import engine_status
+
+    libs = environments.python3_libs()
+    if libs.dir is not None:
+        out.print(f"python3 judge libraries: {libs.dir} (for Python {libs.python}): "
+                  + ", ".join(f"{n}=={v}" for n, v in libs.libraries))
+    else:
+        out.print(f"python3 judge libraries: [red]missing[/red]: {libs.reason}")
+    py2 = environments.python2()
+    if py2.root is not None:
+        out.print(f"python2: Python {py2.version} from the Debian bullseye root {py2.root}")
+    else:
+        out.print(f"python2: [red]unsupported[/red]: {py2.reason}")
+    docker = engine_status()
+    out.print("docker: " + ", ".join(f"{k} {v}" for k, v in docker.items()))

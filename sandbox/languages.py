@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import subprocess
 from dataclasses import dataclass
 
+from . import environments
 from .types import Language
 
 CPP_FLAGS = ("-O2", "-std=gnu++17")
@@ -52,32 +52,26 @@ def source_filename(language: Language, source: str) -> str:
     return "main.py"
 
 
-@functools.lru_cache(maxsize=None)
-def python2_path() -> str | None:
-    for name in ("python2", "python2.7"):
-        path = shutil.which(name, path="/usr/bin:/usr/local/bin:/bin")
-        if path:
-            return path
-    return None
-
-
 def supported(language: Language) -> tuple[bool, str]:
     if language in (Language.CPP, Language.PYTHON3, Language.JAVA):
         return True, ""
     if language is Language.PYTHON2:
-        if python2_path():
-            return True, ""
-        return False, "Python 2 (CodeContests language 1): no python2 interpreter on this host"
+        py2 = environments.python2()
+        return (True, "") if py2.root else (False, py2.reason)
     return False, f"language {language.value!r} is not supported"
 
 
-def compile_argv(language: Language, source: str, pch_dir: str | None, extra_flags: tuple[str, ...] = ()) -> list[str] | None:
+def compile_argv(language: Language, source: str, pch_dir: str | None, extra_flags: tuple[str, ...] = (),
+                 toolchain: str = "default") -> list[str] | None:
     """The compiler command (guest paths), or None if the language needs no compile step."""
     if language is Language.CPP:
         inc = ["-I", pch_dir, "-Winvalid-pch"] if pch_dir else []
         # extra flags go before the sources; libraries (-l...) must follow them
         libs = [f for f in extra_flags if f.startswith("-l")]
         opts = [f for f in extra_flags if not f.startswith("-l")]
+        if parse_toolchain(toolchain)[0] == "mpi":  # Open MPI's wrapper flags (mpicxx --showme)
+            mpi_compile, mpi_link = mpi_flags()
+            opts, libs = [*mpi_compile, *opts], [*libs, *mpi_link]
         return ["/usr/bin/g++", *CPP_FLAGS, *opts, *inc, "-fdiagnostics-color=never", "-o", "/box/out/prog",
                 "/box/src/main.cpp", *libs]
     if language is Language.JAVA:
@@ -86,14 +80,17 @@ def compile_argv(language: Language, source: str, pch_dir: str | None, extra_fla
     return None
 
 
-def run_program(language: Language, source: str, memory_mb: int) -> Program:
+def run_program(language: Language, source: str, memory_mb: int, toolchain: str = "default") -> Program:
     if language is Language.CPP:
+        kind, ranks = parse_toolchain(toolchain)
+        if kind == "mpi":
+            return Program(mpirun_argv(ranks, "/box/prog/prog"))
         return Program(("/box/prog/prog",))
     if language is Language.JAVA:
         main = java_main_class(source)
         return Program(("/usr/bin/java", *JAVA_FLAGS, f"-Xmx{memory_mb}m", "-cp", "/box/prog", main), java=True)
     if language is Language.PYTHON2:
-        return Program((python2_path() or "/usr/bin/python2", "/box/prog/main.py"))
+        return Program(environments.python2_argv("/box/prog/main.py"))
     return Program((PYTHON3, "-B", "/box/prog/main.py"))
 
 
@@ -104,8 +101,10 @@ def toolchain_id(language: Language) -> str:
         Language.CPP: ["g++", "--version"],
         Language.JAVA: ["javac", "-version"],
         Language.PYTHON3: [PYTHON3, "--version"],
-        Language.PYTHON2: [python2_path() or "python2", "--version"],
     }.get(language)
+    if language is Language.PYTHON2:  # runs only through the bullseye root's loader
+        py2 = environments.python2()
+        return f"Python {py2.version}" if py2.root else "unavailable"
     if not cmd:
         return "none"
     try:
@@ -113,3 +112,71 @@ def toolchain_id(language: Language) -> str:
         return (p.stdout + p.stderr).strip().splitlines()[0]
     except (OSError, subprocess.SubprocessError, IndexError):
         return "unavailable"
+
+
+# ---------------------------------------------------------------------------- MPI toolchain
+# Job.toolchain "mpi" / "mpi:N": compiled with Open MPI's wrapper flags, run as `mpirun -np N`
+# (default 2) inside the sandbox. The sandbox has no network, no /sys and a seccomp filter that
+# denies process_vm_readv: ranks talk over shared memory (vader) without CMA single-copy, on the
+# local node only, without hwloc's sysfs discovery or CPU binding (the cpuset confines them);
+# idle ranks yield the CPU instead of spinning (ranks can outnumber the cpuset's CPUs).
+MPI_DEFAULT_RANKS = 2
+MPI_MCA = (("btl", "self,vader"), ("pml", "ob1"), ("osc", "^ucx"), ("mtl", "^ofi,psm,psm2"),
+           ("btl_vader_single_copy_mechanism", "none"), ("rmaps_base_oversubscribe", "1"),
+           ("hwloc_base_binding_policy", "none"), ("plm", "isolated"), ("mpi_yield_when_idle", "1"))
+
+
+def parse_toolchain(toolchain: str) -> tuple[str, int]:
+    """("default", 0) or ("mpi", ranks); anything else is an error."""
+    name, _, arg = (toolchain or "default").partition(":")
+    if name == "default" and not arg:
+        return "default", 0
+    if name == "mpi":
+        ranks = int(arg) if arg else MPI_DEFAULT_RANKS
+        if not 1 <= ranks <= 64:
+            raise ValueError(f"toolchain {toolchain!r}: MPI ranks must be in 1..64")
+        return "mpi", ranks
+    raise ValueError(f"unknown toolchain {toolchain!r} (default, mpi or mpi:N)")
+
+
+@functools.lru_cache(maxsize=None)
+def mpi_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(compile flags, link flags) of Open MPI's C++ wrapper on this host."""
+    try:
+        compile_ = subprocess.run(["mpicxx", "--showme:compile"], capture_output=True, text=True, timeout=30)
+        link = subprocess.run(["mpicxx", "--showme:link"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RuntimeError(f"MPI toolchain unavailable (apt-get install openmpi-bin libopenmpi-dev): {e}") from None
+    if compile_.returncode or link.returncode:
+        raise RuntimeError("MPI toolchain unavailable: mpicxx --showme failed")
+    return tuple(compile_.stdout.split()), tuple(link.stdout.split())
+
+
+@functools.lru_cache(maxsize=None)
+def mpirun_path() -> str:
+    import os
+    import shutil
+
+    found = shutil.which("mpirun")
+    if not found:
+        raise RuntimeError("MPI toolchain unavailable: no mpirun (apt-get install openmpi-bin)")
+    return os.path.realpath(found)  # /usr/bin/mpirun is an /etc/alternatives link
+
+
+def mpirun_argv(ranks: int, program: str) -> tuple[str, ...]:
+    mca = [a for key, value in MPI_MCA for a in ("--mca", key, value)]
+    return ("/usr/bin/env", "HWLOC_COMPONENTS=-linux,x86", mpirun_path(), "-np", str(ranks), *mca, program)
+
+
+def describe(language: Language) -> dict:
+    """What a result records about the environment that measured it (versions)."""
+    out: dict = {"toolchain": toolchain_id(language)}
+    if language is Language.PYTHON3:
+        libs = environments.python3_libs()
+        out["libraries"] = dict(libs.libraries)
+        if libs.dir is None:
+            out["libraries_missing"] = libs.reason
+    elif language is Language.PYTHON2:
+        py2 = environments.python2()
+        out["root"] = "debian bullseye" if py2.root else None
+    return out

@@ -1,25 +1,47 @@
-"""In-sandbox runner: forks each test under rlimits and reports the program's own rusage.
+"""In-sandbox runner: starts each execution of the program, measures it, reports it.
 
-Runs *inside* the isolation boundary (bwrap / a docker container / a plain process for
-local-unsafe) with the system interpreter in isolated mode, so it uses the standard library
-only. One runner per submission amortizes the sandbox start-up over all tests and repeats.
+Runs *inside* the isolation boundary with the system interpreter in isolated mode (stdlib
+only). One runner per submission amortizes the sandbox start-up over all tests and repeats.
+
+The program is an adversary. What keeps the runner out of its reach (bwrap backend):
+- the runner is PID 1 of the sandbox's pid namespace: signals from inside the namespace
+  (SIGKILL/SIGSTOP included) are not delivered to it; it is non-dumpable, so the program cannot
+  ptrace it, read its memory or environment, or duplicate its file descriptors (the host's
+  result pipe) with pidfd_getfd; a seccomp filter blocks ptrace-like syscalls outright;
+- the program's CPU time is read from the sandbox cgroup's CPU counter, which charges every
+  process and thread as it runs (reaped or not, SIGCHLD ignored or not), minus the runner's own;
+- after every execution, every other process of the namespace is killed (kill(-1) as PID 1)
+  and reaped before the counter is read, and the writable directories are emptied: each test
+  and repeat starts from a clean state;
+- the program gets only its own test's input (an already open file descriptor; input files have
+  unguessable names in a directory that cannot be listed) and an unnamed output file.
 
 Protocol: a JSON job spec on stdin (or in the file named by argv[1]); on stdout one frame per
-execution: a JSON header line, then ``out_len`` bytes of the program's stdout, then
-``err_len`` bytes of its stderr. The host does all judging; expected outputs never enter the
-sandbox, so the program cannot read them.
+execution: a JSON header line, then ``out_len`` bytes of the program's stdout, then ``err_len``
+bytes of its stderr, and finally ``{"done": true}``. Output is sent for the first repeat of a
+test and for any repeat whose output differs from it (``same_as_first`` says which). The host
+judges; expected outputs never enter the sandbox.
 """
 import ctypes
+import hashlib
 import json
 import os
 import resource
 import select
+import shutil
 import signal
+import stat
 import sys
 import time
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
+WALL = 0x40000000  # __WALL: also reap clone() children whose exit signal is not SIGCHLD
+O_TMPFILE = getattr(os, "O_TMPFILE", 0o20200000)
+# Every signal we ignore is reset to default in the program (SIG_IGN survives exec).
+_RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGINT, signal.SIGTERM,
+                  signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGTTOU,
+                  signal.SIGTTIN, signal.SIGTSTP)
 
 
 def _prctl(option, value):
@@ -29,34 +51,74 @@ def _prctl(option, value):
         pass
 
 
-def _read_oom_kills(path):
-    """oom_kill counter of the sandbox's memory cgroup (v1 memory.oom_control / v2 memory.events)."""
+def _read_counter(path, key):
+    """A cgroup counter: the first integer of the file, or the ``key`` line of a keyed file."""
     if not path:
         return 0
     try:
         with open(path) as f:
+            if not key:
+                return int(f.read().split()[0])
             for line in f:
-                key, _, val = line.partition(" ")
-                if key == "oom_kill":
+                k, _, val = line.partition(" ")
+                if k == key:
                     return int(val)
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     return 0
 
 
+class CpuCounter:
+    """CPU seconds charged to the sandbox's cgroup (every task in it), or None without one."""
+
+    def __init__(self, path, fmt):
+        self.path = path
+        # "ns": cgroup v1 cpuacct.usage; "usec": v2 cpu.stat's usage_usec line
+        self.key, self.scale = ("usage_usec", 1e-6) if fmt == "usec" else (None, 1e-9)
+
+    def read(self):
+        if not self.path:
+            return None
+        return _read_counter(self.path, self.key) * self.scale
+
+
+def _self_cpu():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+# ------------------------------------------------------------------ killing and reaping
+
+def _reap_all(block):
+    """Reap every child (clone children too). With ``block``, until none is left."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, WALL | (0 if block else os.WNOHANG))
+        except ChildProcessError:
+            return
+        except InterruptedError:  # pragma: no cover
+            continue
+        if pid == 0:
+            return
+
+
 def _descendants(root):
-    """Pids whose parent chain reaches ``root`` (orphans reparent to us: we are a subreaper)."""
+    """Pids whose parent chain reaches ``root`` (used when we are not PID 1)."""
     parent = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
+                st = f.read()
         except OSError:
             continue
-        # comm may contain spaces and parentheses: fields resume after the last ')'
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = st[st.rfind(b")") + 2:].split()  # comm may hold spaces and parentheses
         parent[int(name)] = int(fields[1])
     out = []
     for pid in parent:
@@ -70,19 +132,23 @@ def _descendants(root):
     return out
 
 
-def _has_children():
-    try:
-        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        return True
-    except ChildProcessError:
-        return False
-
-
-def _kill_leftovers(me):
-    """SIGKILL every process left under the runner (e.g. a setsid grandchild), then reap."""
-    # Fast path: orphans reparent to us (subreaper), so no children means no descendants.
-    if not _has_children():
+def _kill_everything_else():
+    """SIGKILL every process the program left, then reap them all."""
+    me = os.getpid()
+    if me == 1:
+        # PID 1 of our own namespace: kill(-1) reaches every other process in it, and every
+        # orphan is re-parented to us, so reaping until ECHILD leaves nothing behind.
+        for _ in range(100):
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                break
+            _reap_all(block=False)
+            time.sleep(0.0005)
+        _reap_all(block=True)
         return
+    # Not PID 1 (local-unsafe, or a container whose init is someone else): we are a
+    # subreaper, so orphans come to us; walk /proc for the rest.
     for _ in range(50):
         pids = _descendants(me)
         if not pids:
@@ -92,20 +158,39 @@ def _kill_leftovers(me):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        _reap_all()
+        _reap_all(block=False)
         time.sleep(0.001)
-    _reap_all()
+    _reap_all(block=False)
 
 
-def _reap_all():
-    while True:
+def _empty_dir(path):
+    """Remove everything inside ``path`` (the program may have chmod-ed things to 000)."""
+    try:
+        entries = os.listdir(path)
+    except OSError:
+        return True
+    ok = True
+    for name in entries:
+        p = os.path.join(path, name)
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            st = os.lstat(p)
+            if stat.S_ISDIR(st.st_mode):
+                for root, dirs, _ in os.walk(p):
+                    for d in dirs:
+                        try:
+                            os.chmod(os.path.join(root, d), 0o700)
+                        except OSError:
+                            pass
+                os.chmod(p, 0o700)
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+        except OSError:
+            ok = False
+    return ok
 
+
+# ------------------------------------------------------------------ starting the program
 
 _RLIMITS = (
     ("as_bytes", resource.RLIMIT_AS),
@@ -114,18 +199,17 @@ _RLIMITS = (
     ("stack_bytes", resource.RLIMIT_STACK),
     ("nofile", resource.RLIMIT_NOFILE),
 )
-_CHILD_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGINT, signal.SIGTERM)
 
 
 def _soft_limits(lim):
     """Lower our own *soft* limits so a posix_spawn child inherits them; returns what to restore.
 
-    Used when cgroups (memory, pids), the wall timer and the capped tmpfs do the hard
+    Used when cgroups (memory, pids), the wall guard and the capped tmpfs mounts do the hard
     enforcement: a program that raises its soft limits back gains nothing. posix_spawn is a
     vfork+exec (~1 ms) where a fork of this interpreter costs several ms per test.
     """
     saved = []
-    wanted = [(key, res) for key, res in _RLIMITS] + [("cpu_s", resource.RLIMIT_CPU), ("core", resource.RLIMIT_CORE)]
+    wanted = list(_RLIMITS) + [("cpu_s", resource.RLIMIT_CPU), ("core", resource.RLIMIT_CORE)]
     for key, res in wanted:
         val = 0 if key == "core" else lim.get(key)
         if val is None:
@@ -137,132 +221,177 @@ def _soft_limits(lim):
     return saved
 
 
-def _spawn_child(job, stdin_path, out_path, err_path):
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 0, stdin_path or os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 1, out_path, flags, 0o600),
-        (os.POSIX_SPAWN_OPEN, 2, err_path, flags, 0o600),
-    ]
-    saved = _soft_limits(job["limits"])
-    try:
-        return os.posix_spawn(job["argv"][0], job["argv"], job.get("env") or {}, file_actions=actions,
-                              setsid=True, setsigdef=_CHILD_DEFAULT_SIGNALS)
-    finally:
-        for res, soft, hard in reversed(saved):
-            resource.setrlimit(res, (soft, hard))
-
-
-def _set_limits(lim):
-    def setl(res, val):
+def _set_hard_limits(lim):
+    cpu = lim.get("cpu_s")
+    if cpu is not None:  # soft: SIGXCPU at the limit, hard: SIGKILL one second later
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    for key, res in _RLIMITS:
+        val = lim.get(key)
         if val is None:
-            return
-        val = int(val)
+            continue
         try:
-            resource.setrlimit(res, (val, val))
+            resource.setrlimit(res, (int(val), int(val)))
         except (ValueError, OSError):
-            # keep the hard limit we may not raise; lower soft limit still applies
             soft, hard = resource.getrlimit(res)
             if hard != resource.RLIM_INFINITY:
-                resource.setrlimit(res, (min(val, hard), hard))
-
-    cpu = lim.get("cpu_s")
-    if cpu is not None:
-        # soft: SIGXCPU at the limit, hard: SIGKILL one second later
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
-    setl(resource.RLIMIT_AS, lim.get("as_bytes"))
-    setl(resource.RLIMIT_FSIZE, lim.get("fsize_bytes"))
-    setl(resource.RLIMIT_NPROC, lim.get("nproc"))
-    setl(resource.RLIMIT_STACK, lim.get("stack_bytes"))
-    setl(resource.RLIMIT_NOFILE, lim.get("nofile"))
-    setl(resource.RLIMIT_CORE, 0)
+                resource.setrlimit(res, (min(int(val), hard), hard))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _exec_child(job, stdin_path, out_path, err_path):
-    """In the forked child: new session, rlimits, redirected stdio, exec. Never returns."""
-    try:
-        os.setsid()
-        fd_in = os.open(stdin_path or os.devnull, os.O_RDONLY)
-        fd_out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        fd_err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(fd_in, 0)
-        os.dup2(fd_out, 1)
-        os.dup2(fd_err, 2)
-        # Every other fd of ours is non-inheritable (PEP 446): exec closes them.
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGXCPU, signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_DFL)
-        _set_limits(job["limits"])
-        os.execve(job["argv"][0], job["argv"], job.get("env") or {})
-    except BaseException as exc:  # exec failed: report through stderr and a reserved code
+def _spawn(job, fd_in, fd_out, fd_err):
+    """Start the program with the three fds as its stdio; returns (pid, error message)."""
+    argv, env = job["argv"], job.get("env") or {}
+    if not job.get("hard_limits", True):
+        actions = [(os.POSIX_SPAWN_DUP2, fd_in, 0), (os.POSIX_SPAWN_DUP2, fd_out, 1),
+                   (os.POSIX_SPAWN_DUP2, fd_err, 2)]
+        saved = _soft_limits(job["limits"])
         try:
-            os.write(2, ("runner: exec failed: %r\n" % (exc,)).encode())
-        finally:
-            os._exit(127)
-
-
-def _run_once(job, index, repeat, stdin_path):
-    # One pair of files reused (O_TRUNC) for every execution: no create/unlink per test.
-    out_path = os.path.join(job["scratch"], "stdout")
-    err_path = os.path.join(job["scratch"], "stderr")
-    oom_before = job["_oom_seen"]
-    wall_limit = float(job["limits"]["wall_s"])
-    t0 = time.monotonic()
-    if job.get("hard_limits", True):
-        pid = os.fork()
-        if pid == 0:
-            _exec_child(job, stdin_path, out_path, err_path)
-    else:
-        try:
-            pid = _spawn_child(job, stdin_path, out_path, err_path)
+            return os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True,
+                                  setsigdef=_RESET_SIGNALS), None
         except OSError as exc:
-            return ({"test": index, "repeat": repeat, "timed_out": False, "exit_code": 127, "signal": None,
-                     "cpu_s": 0.0, "wall_s": 0.0, "max_rss_kb": 0, "oom_kills": 0, "out_size": 0},
-                    b"", ("runner: exec failed: %r\n" % (exc,)).encode())
-    pidfd = os.pidfd_open(pid)
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    timed_out = not poller.poll(wall_limit * 1000.0)
-    if timed_out:
+            return None, "exec failed: %r" % (exc,)
+        finally:
+            for res, soft, hard in reversed(saved):
+                resource.setrlimit(res, (soft, hard))
+    # Without cgroups the rlimits are the only bound: fork and make them hard in the child.
+    # An exec failure travels back on a close-on-exec pipe, never through the program's stderr.
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
         try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            os.kill(pid, signal.SIGKILL)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.monotonic() - t0
-    os.close(pidfd)
-    _kill_leftovers(os.getpid())
+            os.close(r)
+            os.setsid()
+            os.dup2(fd_in, 0)
+            os.dup2(fd_out, 1)
+            os.dup2(fd_err, 2)
+            for sig in _RESET_SIGNALS:
+                signal.signal(sig, signal.SIG_DFL)
+            _set_hard_limits(job["limits"])
+            os.execve(argv[0], argv, env)
+        except BaseException as exc:
+            try:
+                os.write(w, ("exec failed: %r" % (exc,)).encode()[:1000])
+            finally:
+                os._exit(127)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        err = f.read()
+    if err:
+        os.waitpid(pid, WALL)
+        return None, err.decode("utf-8", "replace")
+    return pid, None
+
+
+def _aim_oom_killer(pid):
+    # The program, not the runner, is the OOM killer's first choice.
+    try:
+        with open("/proc/%d/oom_score_adj" % pid, "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def _wait(job, pid, counter, cpu_base, self_base):
+    """Wait for the program; stop it at the CPU limit or the wall-clock guard.
+
+    Returns (timed_out, cpu_exceeded). The CPU check covers every process of the program,
+    so a multi-threaded or multi-process program is stopped near the limit, not at the guard.
+    """
+    lim = job["limits"]
+    guard = float(lim["wall_s"])
+    cpu_limit = lim.get("time_s")
+    t0 = time.monotonic()
+    pidfd = os.pidfd_open(pid)
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        first = min(guard, float(cpu_limit)) if (cpu_limit and counter.path) else guard
+        if poller.poll(first * 1000.0):
+            return False, False
+        while True:
+            now = time.monotonic() - t0
+            if now >= guard:
+                return True, False
+            used = counter.read() - cpu_base - (_self_cpu() - self_base) if counter.path else 0.0
+            if cpu_limit and used > float(cpu_limit):
+                return False, True
+            if poller.poll(min(0.02, guard - now) * 1000.0):
+                return False, False
+    finally:
+        os.close(pidfd)
+
+
+def _read_output(fd, cap):
+    """(first ``cap`` bytes, sha256 of them, total size) of an unnamed output file."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, min(size, cap), 0) if size else b""
+    return data, hashlib.sha256(data).hexdigest(), size
+
+
+def _run_once(job, index, repeat, counter, first_digest):
+    lim = job["limits"]
+    scratch = job.get("output_dir") or "/tmp"
+    fd_in = os.open(job["tests"][index] or os.devnull, os.O_RDONLY)
+    fd_out = os.open(scratch, O_TMPFILE | os.O_RDWR, 0o600)
+    fd_err = os.open(scratch, O_TMPFILE | os.O_RDWR, 0o600)
+    try:
+        oom_before = _read_counter(job.get("oom_file"), "oom_kill")
+        cg0, self0, child0 = counter.read(), _self_cpu(), _children_cpu()
+        t0 = time.monotonic()
+        pid, spawn_error = _spawn(job, fd_in, fd_out, fd_err)
+        if pid is None:
+            head = {"test": index, "repeat": repeat, "spawn_error": spawn_error, "timed_out": False,
+                    "cpu_exceeded": False, "exit_code": None, "signal": None, "cpu_s": 0.0, "wall_s": 0.0,
+                    "max_rss_kb": 0, "oom_kills": 0, "out_size": 0, "same_as_first": False, "clean": True}
+            return head, b"", b""
+        _aim_oom_killer(pid)
+        timed_out, cpu_exceeded = _wait(job, pid, counter, cg0 if cg0 is not None else 0.0, self0)
+        if timed_out or cpu_exceeded:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _, status, ru = os.wait4(pid, WALL)
+        wall = time.monotonic() - t0
+        _kill_everything_else()
+        if cg0 is not None:
+            # everything in the cgroup, minus what this runner itself used meanwhile
+            cpu = max(0.0, (counter.read() - cg0) - (_self_cpu() - self0))
+            source = "cgroup"
+        else:  # every process was reaped by us or by a reaped ancestor (dodgeable: SIGCHLD=SIG_IGN)
+            cpu = _children_cpu() - child0
+            source = "rusage"
+        clean = all(_empty_dir(d) for d in job.get("clean_dirs", ()))
+        out, digest, out_size = _read_output(fd_out, int(job["max_output_bytes"]))
+        err = os.pread(fd_err, int(job.get("max_stderr_bytes", 65536)), 0)
+    finally:
+        for fd in (fd_in, fd_out, fd_err):
+            os.close(fd)
+    same = first_digest is not None and digest == first_digest
     head = {
         "test": index,
         "repeat": repeat,
+        "spawn_error": None,
         "timed_out": timed_out,
+        "cpu_exceeded": cpu_exceeded,
         "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        "cpu_s": ru.ru_utime + ru.ru_stime,
+        "cpu_s": cpu,
+        "cpu_source": source,
         "wall_s": wall,
         "max_rss_kb": ru.ru_maxrss,
+        "oom_kills": _read_counter(job.get("oom_file"), "oom_kill") - oom_before,
+        "out_size": out_size,
+        "digest": digest,
+        "same_as_first": same,
+        "clean": clean,
     }
-    job["_oom_seen"] = _read_oom_kills(job.get("oom_file"))
-    head["oom_kills"] = job["_oom_seen"] - oom_before
-    send_out = repeat == 0 and job.get("keep_output", True)
-    out = _read_cap(out_path, job["max_output_bytes"]) if send_out else b""
-    err = _read_cap(err_path, job.get("max_stderr_bytes", 65536))
-    head["out_size"] = _size(out_path)
-    return head, out, err
-
-
-def _read_cap(path, cap):
-    try:
-        with open(path, "rb") as f:
-            return f.read(cap)
-    except OSError:
-        return b""
-
-
-def _size(path):
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+    # The first repeat's output, and any repeat's that differs from it, go to the host to be judged.
+    return head, (b"" if same else out), err
 
 
 def _emit(stream, head, out, err):
@@ -275,27 +404,31 @@ def _emit(stream, head, out, err):
 
 
 def main():
-    # The program runs as our uid: forbid it to ptrace us or read our memory.
+    # Nobody may ptrace us, read our memory or environment, or take our file descriptors.
     _prctl(PR_SET_DUMPABLE, 0)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    # Our soft limits are lowered around each spawn: do not die of them ourselves.
-    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for sig in _RESET_SIGNALS:
+        # SIGPIPE: the host closing our stdout ends us; the rest must not stop or kill us
+        # (as PID 1 the kernel already drops them; elsewhere this still matters).
+        signal.signal(sig, signal.SIG_DFL if sig == signal.SIGPIPE else signal.SIG_IGN)
     src = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "-" else None
     job = json.load(open(src) if src else sys.stdin)
-    os.makedirs(job["scratch"], exist_ok=True)
     os.chdir(job.get("cwd") or "/")
-    job["_oom_seen"] = _read_oom_kills(job.get("oom_file"))
+    counter = CpuCounter(job.get("cpu_file"), job.get("cpu_format", "ns"))
     stream = sys.stdout.buffer
-    for index, stdin_path in enumerate(job["tests"]):
+    failed = False
+    for index in range(len(job["tests"])):
+        first_digest = None
         for repeat in range(int(job.get("repeats", 1))):
-            head, out, err = _run_once(job, index, repeat, stdin_path)
+            head, out, err = _run_once(job, index, repeat, counter, first_digest)
+            if repeat == 0:
+                first_digest = head.get("digest")
             _emit(stream, head, out, err)
-            failed = head["timed_out"] or head["signal"] is not None or head["exit_code"] != 0
+            failed = (head["spawn_error"] is not None or head["timed_out"] or head["cpu_exceeded"]
+                      or head["signal"] is not None or head["exit_code"] != 0 or not head["clean"])
             if failed:
                 break  # no point timing a failing test again
-        if failed and job.get("stop_on_failure"):
+        if head.get("spawn_error") or (failed and job.get("stop_on_failure")):
             break
     stream.write(b'{"done": true}\n')
     stream.flush()

@@ -9,7 +9,11 @@ import dataclasses
 import enum
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
+
+from common.languages import Language  # noqa: F401  (re-exported: sandbox.types.Language)
+
+from .checker import DEFAULT_TOLERANCE
 
 
 class Verdict(str, enum.Enum):
@@ -32,55 +36,14 @@ class Verdict(str, enum.Enum):
         return self is Verdict.SANDBOX_ERROR
 
 
-class Language(str, enum.Enum):
-    CPP = "cpp"
-    PYTHON3 = "python3"
-    JAVA = "java"
-    PYTHON2 = "python2"
-    UNKNOWN = "unknown"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def from_codecontests(cls, lang_id: int) -> "Language":
-        """CodeContests ids: 0 unknown, 1 Python 2, 2 C++, 3 Python 3, 4 Java."""
-        return _CC_IDS.get(int(lang_id), cls.UNKNOWN)
-
-    @classmethod
-    def parse(cls, value: "str | int | Language") -> "Language":
-        """Accepts a Language, a CodeContests id, or a name/alias such as 'c++' or 'py3'."""
-        if isinstance(value, Language):
-            return value
-        if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
-            return cls.from_codecontests(int(value))
-        key = str(value).strip().lower()
-        try:
-            return _ALIASES[key]
-        except KeyError:
-            raise ValueError(
-                f"unknown language {value!r}; expected one of cpp, python3, java "
-                f"(or a CodeContests id 0-4)"
-            ) from None
-
-    @property
-    def codecontests_id(self) -> int:
-        return {v: k for k, v in _CC_IDS.items()}.get(self, 0)
-
-
-_CC_IDS = {0: Language.UNKNOWN, 1: Language.PYTHON2, 2: Language.CPP, 3: Language.PYTHON3, 4: Language.JAVA}
-_ALIASES = {
-    "cpp": Language.CPP, "c++": Language.CPP, "cxx": Language.CPP, "cpp17": Language.CPP,
-    "python3": Language.PYTHON3, "python": Language.PYTHON3, "py": Language.PYTHON3, "py3": Language.PYTHON3,
-    "java": Language.JAVA, "java17": Language.JAVA,
-    "python2": Language.PYTHON2, "py2": Language.PYTHON2,
-    "unknown": Language.UNKNOWN,
-}
-
-
 @dataclass(frozen=True)
 class Limits:
-    """Per-test resource limits. Wall time decides TIME_LIMIT_EXCEEDED."""
+    """Per-test resource limits.
+
+    ``time_s`` is a CPU-time limit over every process and thread of the program. The wall clock
+    is only a guard (``wall_guard_factor * time_s + wall_guard_s``) against programs that sleep
+    or block, generous so a loaded machine does not turn correct submissions into TLE.
+    """
 
     time_s: float = 2.0
     memory_mb: int = 256
@@ -89,6 +52,12 @@ class Limits:
     # Limits for the compile step (compilers are large: own, looser limits).
     compile_time_s: float = 60.0
     compile_memory_mb: int = 2048
+    wall_guard_factor: float = 3.0
+    wall_guard_s: float = 1.0
+
+    @property
+    def wall_guard(self) -> float:
+        return self.wall_guard_factor * self.time_s + self.wall_guard_s
 
 
 @dataclass(frozen=True)
@@ -144,6 +113,12 @@ class RunResult:
     # CPU time of a fixed reference program on this host/backend (normalization across machines).
     calibration: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    # How it was measured and anything a consumer should know: "cpu:cgroup" (every process and
+    # thread) or "cpu:rusage" (reaped processes only), "cpus:N", "cpus_not_enforced", "remeasured"...
+    flags: list[str] = field(default_factory=list)
+    # The judge environment that measured it: toolchain version, Python 3 library versions,
+    # the Python 2 root (sandbox.environments.describe); serialized by to_dict.
+    environment: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -172,3 +147,27 @@ def overall_verdict(tests: list[TestResult]) -> Verdict:
         if t.verdict is not Verdict.OK:
             return t.verdict
     return Verdict.OK
+
+
+@dataclass
+class Job:
+    source: str
+    language: Language | str | int
+    tests: Sequence[TestCase] = ()
+    limits: Limits = field(default_factory=Limits)
+    repeats: int = 1
+    keep_output: bool = False
+    stop_on_failure: bool = False
+    tolerance: float = DEFAULT_TOLERANCE
+    # C++ only: flags appended to g++ (e.g. ("-fopenmp",) for OpenMP kernels); part of the cache key.
+    compile_flags: tuple[str, ...] = ()
+    # Extra environment for the program (e.g. {"OMP_NUM_THREADS": "2"}); nothing else of ours leaks in.
+    env: dict[str, str] = field(default_factory=dict)
+    # C++ only: more translation units (file name -> source), each compiled on its own with the
+    # same flags and linked with ``source``; headers (.h/.hpp) are only made includable.
+    extra_sources: dict[str, str] = field(default_factory=dict)
+    # Confine every run to this many CPUs (a cpuset); None: all of them.
+    cpus: int | None = None
+    # How the program is built and launched: "default", or "mpi" / "mpi:N" (Open MPI, N ranks);
+    # for python3, "torch": the host's torch site-packages read-only on the program's PYTHONPATH.
+    toolchain: str = "default"

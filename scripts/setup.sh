@@ -9,8 +9,11 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # System packages: g++ for C++, a JDK 17 for Java, bubblewrap for the sandbox,
-# setpriv (util-linux) to drop to an unprivileged uid, python3-venv for .venv.
-PKGS="g++ openjdk-17-jdk-headless bubblewrap util-linux python3 python3-venv python3-dev"
+# setpriv (util-linux) to drop to an unprivileged uid, python3-venv for .venv,
+# debootstrap for the Python 2 root and the docker backend's base image, docker.io for the
+# docker backend (its tests start a private daemon; nothing here starts a system one),
+# Open MPI for ParEval's MPI problems (mpicxx, mpirun run inside the sandbox).
+PKGS="g++ openjdk-17-jdk-headless bubblewrap python3-seccomp util-linux python3 python3-venv python3-dev debootstrap docker.io openmpi-bin libopenmpi-dev"
 missing=""
 for p in $PKGS; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -29,4 +32,37 @@ fi
 # torch first, pinned: 2.13.0 resolves to the local CPU wheel; anything looser pulls CUDA.
 .venv/bin/python -m pip install -q torch==2.13.0
 .venv/bin/python -m pip install -q -e ".[dev]"
+
+# Judge environments (sandbox/environments.py), outside the venv, mounted read-only into the
+# sandbox: the judges' Python 3 library set and a Python 2 (bullseye) root. Each is built in a
+# .new folder and renamed into place with its stamp last, so an interrupted run is redone.
+ENV_DIR="${PERFALIGN_ENV_DIR:-/opt/perfalign}"
+$SUDO mkdir -p "$ENV_DIR"
+PY3_VER=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PY3_STAMP="{\"python\": \"$PY3_VER\", \"requirements_sha256\": \"$(sha256sum scripts/judge-python3.txt | cut -d' ' -f1)\"}"
+if [ "$(cat "$ENV_DIR/py3libs/.perfalign-ready" 2>/dev/null)" != "$PY3_STAMP" ]; then
+  echo "[setup] judge Python 3 libraries -> $ENV_DIR/py3libs"
+  $SUDO rm -rf "$ENV_DIR/py3libs.new"
+  # pip --python: wheels for the sandbox's /usr/bin/python3 (not the venv's), exactly the pinned set.
+  $SUDO .venv/bin/python -m pip --python /usr/bin/python3 install -q --root-user-action=ignore \
+    --disable-pip-version-check --no-deps --only-binary=:all: --no-compile \
+    --target "$ENV_DIR/py3libs.new" -r scripts/judge-python3.txt
+  $SUDO chmod -R a+rX "$ENV_DIR/py3libs.new"
+  printf '%s' "$PY3_STAMP" | $SUDO tee "$ENV_DIR/py3libs.new/.perfalign-ready" >/dev/null
+  $SUDO rm -rf "$ENV_DIR/py3libs"
+  $SUDO mv "$ENV_DIR/py3libs.new" "$ENV_DIR/py3libs"
+fi
+if [ ! -f "$ENV_DIR/py2root/.perfalign-ready" ]; then
+  echo "[setup] Python 2 root (debootstrap bullseye + python2.7, ~1 min) -> $ENV_DIR/py2root"
+  NEW="$ENV_DIR/py2root.new"
+  $SUDO rm -rf "$NEW"
+  $SUDO debootstrap --variant=minbase bullseye "$NEW" >/dev/null
+  $SUDO chroot "$NEW" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python2.7 >/dev/null
+  $SUDO chroot "$NEW" apt-get clean
+  $SUDO rm -rf "$NEW/var/lib/apt/lists" "$NEW/usr/share/doc" "$NEW/usr/share/man" "$NEW/usr/share/locale"
+  PY2_VER=$($SUDO chroot "$NEW" python2.7 -c 'import sys; print "%d.%d.%d" % sys.version_info[:3]')
+  printf '{"suite": "bullseye", "python2": "%s"}' "$PY2_VER" | $SUDO tee "$NEW/.perfalign-ready" >/dev/null
+  $SUDO rm -rf "$ENV_DIR/py2root"
+  $SUDO mv "$NEW" "$ENV_DIR/py2root"
+fi
 echo "[setup] done: $(.venv/bin/python --version), perfalign at .venv/bin/perfalign"

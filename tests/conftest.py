@@ -15,6 +15,39 @@ def sandbox():
         yield sb
 
 
+@pytest.fixture(scope="module", params=["bwrap", "docker"])
+def each_backend_sandbox(request):
+    """The sandbox once per isolating backend; a module opts in with
+    ``sandbox = pytest.fixture(scope="module")(lambda each_backend_sandbox: each_backend_sandbox)``."""
+    from sandbox import Sandbox
+
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")
+    with Sandbox(backend=request.param, workers=2) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    """A private Docker engine with the sandbox image (tests/docker_engine.py); DOCKER_HOST
+    points at it for the session. Skips only when dockerd truly cannot start here."""
+    from docker_engine import EngineUnavailable, start_engine
+
+    before = os.environ.get("DOCKER_HOST")
+    try:
+        engine = start_engine()
+    except EngineUnavailable as e:
+        pytest.skip(f"no private Docker engine: {e}")
+    try:
+        yield engine
+    finally:
+        engine.stop()
+        if before is None:
+            os.environ.pop("DOCKER_HOST", None)
+        else:
+            os.environ["DOCKER_HOST"] = before
+
+
 def _free_port() -> int:
     import socket
 

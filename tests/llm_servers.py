@@ -235,7 +235,7 @@ class FakeSandbox:
     def __init__(self):
         self.jobs: list[Any] = []
 
-    def run_many(self, jobs, workers=None):
+    def run_many(self, jobs, workers=None, retries=0):
         from sandbox import CompileInfo, RunResult, TestResult, Verdict, overall_verdict
 
         for idx, job in enumerate(list(jobs)):

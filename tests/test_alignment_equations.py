@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from alignment import equations as eq
-from alignment.prompts import extract_code, format_response, instruction_prompt, optimization_prompt
+from common import equations as eq
+from common.prompts import extract_code, format_response, instruction_prompt, optimization_prompt
 
 
 def test_eq1_perplexity():

@@ -1,82 +1,79 @@
-"""End to end on the embedded model (about 2-3 minutes on 2 shared cores): SFT on a 50/50 mix of
-fast and slow correct programs, then DPA and RLPF each raise the share of fast-and-correct
-samples (executed in the sandbox); the reward model and RLPF's reward-model path run too."""
+"""End to end on the embedded model and a small controlled task (about a minute on 2 shared
+cores): SFT, then DPA, the reward model and RLPF from it, each run directory complete, and the
+held-out prompts sampled and executed. Whether alignment moves the model on held-out prompts is
+measured by benchmarks/alignment_proof.py (seeds, ablations, intervals), not asserted here."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
 from alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
+from alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
 from alignment.data import load_triplet_rows
-from alignment.proof import ProofConfig, format_proof, run_proof
+from alignment.dpa import DPAStageConfig, run_dpa
 from alignment.reward_model import RewardStageConfig, train_reward_model
 from alignment.rlpf import RLPFStageConfig, run_rlpf
+from alignment.sft import SFTStageConfig, run_sft
 from perfdata.triplets import TRIPLET_SCHEMA
 
 
 @pytest.fixture(scope="module")
-def proof(tmp_path_factory):
-    result = run_proof(ProofConfig(workdir=str(tmp_path_factory.mktemp("proof")), samples_per_prompt=16))
-    print("\n" + format_proof(result))
-    return result
+def run(tmp_path_factory, sandbox):
+    w = tmp_path_factory.mktemp("proof")
+    train, held = quick_instances()
+    task = build_controlled_task(w / "task", sandbox=sandbox, copies=2, repeats=1, train=train, heldout=held)
+    common = dict(data_path=str(task.data_dir), seed=0)
+    sft = run_sft(SFTStageConfig.embedded(output_dir=str(w / "sft"), num_train_epochs=4.0, **common))
+    dpa = run_dpa(DPAStageConfig.embedded(model_name_or_path=str(sft.run_dir), output_dir=str(w / "dpa"),
+                                          train_splits=("reward_train",), eval_splits=("reward_eval",), **common))
+    rm = train_reward_model(RewardStageConfig.embedded(output_dir=str(w / "rm"), num_train_epochs=1.0,
+                                                       train_splits=("reward_train",), eval_splits=("reward_eval",),
+                                                       **common))
+    rlpf = run_rlpf(RLPFStageConfig.embedded(model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir),
+                                             output_dir=str(w / "rlpf"), per_device_train_batch_size=6,
+                                             num_mini_batches=2, total_episodes=12, num_ppo_epochs=2,
+                                             eval_samples_per_prompt=2, **common))
+    heldout = sample_and_classify(task, sft.run_dir, task.heldout, 4, sandbox=sandbox)
+    return dict(task=task, sft=sft, dpa=dpa, rm=rm, rlpf=rlpf, heldout=heldout)
 
 
-def test_alignment_raises_fast_and_correct_share(proof):
-    sft, dpa, rlpf = proof["sft"], proof["dpa"], proof["rlpf"]
-    # the SFT model writes both kinds of correct programs for the same prompts
-    assert sft["fast_correct"] >= 0.2 * sft["samples"] and sft["slow_correct"] >= 0.2 * sft["samples"]
-    assert dpa["fast_correct_share"] >= sft["fast_correct_share"] + 0.10  # observed +0.28..+0.38 (3 seeds)
-    assert rlpf["fast_correct_share"] >= sft["fast_correct_share"] + 0.10  # observed +0.26..+0.30
-    m = proof["stage_metrics"]
-    assert m["rlpf"]["eval_mean_reward"] > m["rlpf"]["eval_mean_reward_before"]
-    assert m["dpa"]["eval_accuracy"] >= 0.75
-
-
-def test_stage_run_directories(proof):
-    from pathlib import Path
-
-    w = Path(proof["config"]["workdir"])
-    for stage in ("sft", "dpa", "rlpf"):
-        d = w / stage
+def test_stage_run_directories_and_metrics(run):
+    for stage in ("sft", "dpa", "rlpf", "rm"):
+        d = run[stage].run_dir
         for f in ("config.json", "model.safetensors", "tokenizer.json", STAGE_CONFIG_FILE, METRICS_FILE):
-            assert (d / f).exists(), d / f
-    m = proof["stage_metrics"]
-    assert m["sft"]["eval_perplexity"] < m["sft"]["eval_perplexity_before"]
-    assert 1.0 <= m["sft"]["eval_perplexity"] < 2.0
-    assert 0.0 <= m["dpa"]["eval_accuracy"] <= 1.0 and m["dpa"]["eval_accuracy_trl"] == pytest.approx(
-        m["dpa"]["eval_accuracy"], abs=0.1)
-    assert m["rlpf"]["eval_kl"] >= -0.05 and m["rlpf"]["eval_kl_before"] == pytest.approx(0.0, abs=1e-4)
-    assert m["rlpf"]["train_reward_kinds"].get("execution", 0) > 0
+            assert (Path(d) / f).exists(), Path(d) / f
+    sft, dpa, rm, rlpf = (run[k].metrics for k in ("sft", "dpa", "rm", "rlpf"))
+    assert sft["eval_perplexity"] < sft["eval_perplexity_before"] and sft["eval_perplexity"] >= 1.0
+    # DPA: Eq. 8 and its margin-aware share on the held-out pairs, beside TRL's shifted numbers
+    assert dpa["eval_samples"] == 8 and 0.0 <= dpa["eval_margin_accuracy"] <= dpa["eval_accuracy"] <= 1.0
+    assert "trl_eval_rewards/accuracies" in dpa and "trl_train_rewards/accuracies" in dpa
+    assert rm["train_steps"] > 0 and 0.0 <= rm["eval_accuracy"] <= 1.0
+    # RLPF: executed rewards, the adaptive controller from 0.1, reward flags recorded
+    assert rlpf["train_reward_kinds"].get("execution", 0) + rlpf["train_reward_kinds"].get("no_code", 0) == 12
+    assert rlpf["kl_coef_init"] == 0.1 and rlpf["kl_controller"] == "adaptive" and rlpf["kl_coef"] != 0.1
+    assert rlpf["eval_kl_before"] == pytest.approx(0.0, abs=1e-4) and rlpf["eval_prompts"] == 2
+    assert rlpf["reward_measurement"]["repeats"] == "dataset" and "train_reward_flags" in rlpf
 
 
-@pytest.fixture(scope="module")
-def reward_model(proof, tmp_path_factory):
-    data = os.path.join(proof["config"]["workdir"], "task", "triplets")
-    out = tmp_path_factory.mktemp("rm")
-    return train_reward_model(RewardStageConfig.embedded(data_path=data, output_dir=str(out / "rm"))), data
+def test_held_out_prompts_are_sampled_and_executed(run):
+    h = run["heldout"]
+    assert h.samples == 8 and set(h.per_problem) == {i.problem_id for i in run["task"].heldout}
+    assert 0 <= h.fast_correct <= h.correct <= h.samples
 
 
-def test_reward_model_stage(reward_model):
-    result, _ = reward_model
-    m = result.metrics
-    assert m["train_steps"] > 0 and 0.0 <= m["eval_accuracy"] <= 1.0
-    assert m["eval_accuracy"] >= 0.75  # fast closed forms vs loops / wrong code of the same prompts
-    assert (result.run_dir / "config.json").exists() and (result.run_dir / METRICS_FILE).exists()
-
-
-def test_rlpf_scores_synthetic_prompts_with_the_reward_model(reward_model, proof, tmp_path):
+def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rm, data = reward_model
+    data = run["task"].data_dir
     rows = [dict(r, source="synthetic") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
     (tmp_path / "syn" / "data").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), tmp_path / "syn" / "data" / "triplets-0.parquet")
-    w = proof["config"]["workdir"]
-    cfg = RLPFStageConfig.embedded(model_name_or_path=os.path.join(w, "sft"), reward_model_path=str(rm.run_dir),
+    cfg = RLPFStageConfig.embedded(model_name_or_path=str(run["sft"].run_dir), reward_model_path=str(run["rm"].run_dir),
                                    data_path=str(tmp_path / "syn"), output_dir=str(tmp_path / "rlpf"),
                                    per_device_train_batch_size=6, num_mini_batches=1, total_episodes=6,
                                    num_ppo_epochs=1, eval_samples_per_prompt=1, eval_before=False)

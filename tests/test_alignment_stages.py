@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import platform
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -14,25 +16,28 @@ import pytest
 import torch
 
 from alignment import models
+from common.paths import SOURCE_ROOT
 from alignment.common import METRICS_FILE
 from alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
-from alignment.equations import dpa_loss, reward_model_loss
+from common.equations import dpa_loss, reward_model_loss
 from alignment.profiles import embedded_profile, production_profile
-from alignment.prompts import format_response, instruction_prompt
+from common.prompts import format_response, instruction_prompt
 from alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
 from alignment.reward_model import RewardStageConfig, train_reward_model
 from alignment.rlpf import RLPFStageConfig, run_rlpf
 from alignment.scoring import completion_logprobs, reward_scores
 from alignment.sft import SFTStageConfig, run_sft
-from alignment.toytask import PROBLEMS, build_toy_task
-from perfdata.triplets import TRIPLET_SCHEMA, read_table
+from alignment.controlled import build_controlled_task, quick_instances
+from perfdata.triplets import TRIPLET_SCHEMA
 from sandbox import Verdict
 
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    return build_toy_task(tmp_path_factory.mktemp("toy"), copies=2, repeats=1)
+    """A small controlled task (6 training, 2 held-out instances; alignment.controlled)."""
+    train, held = quick_instances()
+    return build_controlled_task(tmp_path_factory.mktemp("toy"), copies=2, repeats=1, train=train, heldout=held)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +84,7 @@ def test_production_defaults_are_the_papers():
 def test_accelerate_fsdp_config_and_launcher(tmp_path):
     from accelerate.commands.config.config_args import load_config_from_file
 
-    cfg = load_config_from_file(str(Path(models.REPO_ROOT) / "alignment" / "accelerate_fsdp.yaml"))
+    cfg = load_config_from_file(str(SOURCE_ROOT / "alignment" / "accelerate_fsdp.yaml"))
     assert str(cfg.distributed_type) in ("FSDP", "DistributedType.FSDP")
     assert (cfg.num_processes, cfg.num_machines, cfg.mixed_precision) == (4, 1, "bf16")
     from alignment.launch import main
@@ -163,7 +168,7 @@ def test_reward_trainer_loss_is_eq2(toy, tiny, tmp_path):
     path, tok = tiny
     cfg = RewardStageConfig.embedded(data_path=str(toy.data_dir), output_dir=str(tmp_path))
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)
-    assert {p["margin"] for p in pairs} == {3.0}  # toy: speedups > 3 and incorrect d_s -> lambda
+    assert len({round(p["margin"], 3) for p in pairs}) > 3  # measured runtime ratios: the margins vary
     pairs = [dict(p, margin=m) for p, m in zip(pairs, [0.0, 0.5, 1.0, 2.0, 3.0, 1.5])]
     model = models.load_sequence_classifier(str(path), pad_token_id=tok.pad_token_id, seed=1)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs), processing_class=tok)
@@ -208,26 +213,47 @@ def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path):
 
 # --------------------------------------------------------------------------- Eq. 4 and the PPO adapter
 class StubSandbox:
-    """Records run_many batches; a program's "runtime" is read from its text."""
+    """Records run_many batches and every job's repeats; a program's "runtime" is read from its
+    text (``# name t1 [t2 ...]``: the k-th run of it takes t_k); retries SANDBOX_ERROR like
+    ``Sandbox.run_many(retries=)``; every result carries ``calibration``."""
 
-    def __init__(self):
+    def __init__(self, reference_cpu_s: float | None = None):
         self.batches: list[int] = []
+        self.repeats: list[int] = []
+        self.runs: Counter = Counter()
         self.flaky_left = 1
+        self.calibration = {"reference_cpu_s": reference_cpu_s} if reference_cpu_s else {}
 
-    def run_many(self, jobs, workers=2):
+    def run_many(self, jobs, workers=2, retries=0):
         self.batches.append(len(jobs))
         for i, job in enumerate(jobs):
-            if "flaky" in job.source and self.flaky_left:
-                self.flaky_left -= 1
-                yield i, SimpleNamespace(verdict=Verdict.SANDBOX_ERROR, mean_cpu_time_s=None)
-            elif "bad" in job.source:
-                yield i, SimpleNamespace(verdict=Verdict.WRONG_ANSWER, mean_cpu_time_s=0.01)
-            else:
-                yield i, SimpleNamespace(verdict=Verdict.OK, mean_cpu_time_s=float(job.source.split()[-1]))
+            self.repeats.append(job.repeats)
+            for _ in range(retries + 1):
+                res = self._run(job)
+                if res.verdict is not Verdict.SANDBOX_ERROR:
+                    break
+            yield i, res
+
+    def _run(self, job):
+        self.runs[job.source] += 1
+        ok = lambda t: SimpleNamespace(verdict=Verdict.OK, mean_cpu_time_s=t, calibration=self.calibration)
+        if "flaky" in job.source and self.flaky_left:
+            self.flaky_left -= 1
+            return SimpleNamespace(verdict=Verdict.SANDBOX_ERROR, mean_cpu_time_s=None, calibration={})
+        if "bad" in job.source:
+            return SimpleNamespace(verdict=Verdict.WRONG_ANSWER, mean_cpu_time_s=0.01, calibration=self.calibration)
+        if "nan" in job.source:
+            return ok(float("nan"))
+        times = [float(t) for t in job.source.split()[2:]]
+        return ok(times[min(self.runs[job.source], len(times)) - 1])
 
 
-def _problem(pid="p", medians=None):
-    return ContestProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1})
+def _problem(pid="p", medians=None, **kw):
+    return ContestProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1}, **kw)
+
+
+def fence(code):
+    return format_response(code, "python3")
 
 
 def test_performance_reward_eq4_batched_and_cached(monkeypatch):
@@ -235,7 +261,6 @@ def test_performance_reward_eq4_batched_and_cached(monkeypatch):
     monkeypatch.setattr("alignment.reward.reward_scores", lambda m, t, prompts, comps, *a: torch.tensor([0.25] * len(prompts)))
     reward = PerformanceReward({"p": _problem(), "q": _problem("q", {})}, reward_model=object(), tokenizer=None, sandbox=sb)
     c, s = PromptInfo("P", "p", "python3", "contest"), PromptInfo("S", "syn", "python3", "synthetic")
-    fence = lambda code: format_response(code, "python3")
     responses = [fence("# fast 0.05"), fence("# slow 0.2"), fence("# bad 0"), "no code at all", fence("# fast 0.05"),
                  fence("# flaky 0.1"), "whatever", fence("# ok 0.1")]
     infos = [c, c, c, c, c, c, s, PromptInfo("Q", "q", "python3", "contest")]
@@ -243,20 +268,81 @@ def test_performance_reward_eq4_batched_and_cached(monkeypatch):
     assert [d.reward for d in got] == pytest.approx([1.0, -0.5, -1.0, -1.0, 1.0, 0.0, 0.25, 0.25])
     assert [d.kind for d in got] == ["execution", "execution", "execution", "no_code", "execution", "execution",
                                      "reward_model", "reward_model"]  # flaky: retried once, then ran
-    assert sb.batches == [5, 1]  # one batched run_many (duplicates run once), one retry
+    assert sb.batches == [5]  # one batched run_many (duplicates run once; the sandbox retries the fault)
     reward(infos[:2], responses[:2])
-    assert sb.batches == [5, 1]  # cached: nothing re-run
-    capped = PerformanceReward({"p": _problem()}, sandbox=StubSandbox(), max_reward=0.5)
-    assert capped([c], [fence("# fast 0.01")])[0].reward == 0.5
+    assert sb.batches == [5]  # cached: nothing re-run
     with pytest.raises(ValueError, match="needs the reward model"):
         PerformanceReward({}, sandbox=StubSandbox())([s], ["x"])
 
 
-def test_reward_adapter_through_trl_get_reward(tiny):
+def test_eq4_is_measured_like_the_labels():
+    """Issue 14 (3): the dataset's repeats, the host calibration, and common.plausibility."""
+    from alignment.data import load_contest_problems
+    from common.plausibility import SpeedupPolicy
+
+    c = PromptInfo("P", "p", "python3", "contest")
+    # repeats: as the dataset measured its labels (3 here), unless the config says otherwise
+    sb = StubSandbox()
+    PerformanceReward({"p": _problem(repeats=3)}, sandbox=sb)([c], [fence("# a 0.1")])
+    PerformanceReward({"p": _problem(repeats=3)}, sandbox=sb, repeats=5)([c], [fence("# b 0.1")])
+    assert sb.repeats == [3, 5]
+    # calibration: labels measured on another host whose reference program took 0.1 s; here it
+    # takes 0.2 s (a machine half as fast): the median 0.1 s becomes 0.2 s on this host
+    other = _problem(hosts=frozenset({"another-host"}), calibration_cpu_s=0.1)
+    d = PerformanceReward({"p": other}, sandbox=StubSandbox(reference_cpu_s=0.2))([c], [fence("# x 0.05")])[0]
+    assert d.reward == pytest.approx(0.2 / 0.05 - 1) and d.speedup == pytest.approx(4.0)
+    here = _problem(hosts=frozenset({platform.node()}), calibration_cpu_s=0.1)
+    assert PerformanceReward({"p": here}, sandbox=StubSandbox(reference_cpu_s=0.2))([c], [fence("# x 0.05")])[0] \
+        .reward == pytest.approx(1.0)  # measured on this host: as stored
+    # plausibility: capped; NaN rejected (never a reward); implausible -> re-measured once, slower run kept
+    sb = StubSandbox()
+    reward = PerformanceReward({"p": _problem()}, sandbox=sb, policy=SpeedupPolicy(cap=20.0, remeasure_above=10.0))
+    lucky, tiny, nan, fine = reward([c] * 4, [fence("# lucky 0.001 0.02"), fence("# tiny 0.0005"), fence("# nan"),
+                                             fence("# fine 0.05")])
+    assert lucky.reward == pytest.approx(0.1 / 0.02 - 1) and "remeasured" in lucky.flags
+    assert "implausible" not in lucky.flags  # the second run was plausible
+    assert tiny.reward == pytest.approx(20.0 - 1) and {"implausible", "capped", "remeasured"} <= set(tiny.flags)
+    assert nan.kind == "invalid_measurement" and nan.reward == 0.0 and "invalid_time" in nan.flags
+    assert fine.reward == pytest.approx(1.0) and fine.flags == ()
+    assert sb.runs["# lucky 0.001 0.02"] == 2 and sb.runs["# fine 0.05"] == 1
+    assert reward.counts["flag:implausible"] == 1
+
+
+def test_contest_problems_carry_how_labels_were_measured(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from alignment.data import load_contest_problems
+
+    (tmp_path / "data").mkdir()
+    pq.write_table(pa.Table.from_pylist([dict(problem_id="p", test_inputs=["1\n"], test_outputs=["1\n"], time_limit_s=2.0,
+                                              memory_limit_mb=256)]), tmp_path / "data" / "problems-00000-of-00001.parquet")
+    subs = [dict(problem_id="p", language="cpp", is_correct=True, runtime_s=t, verdict="OK", status="measured",
+                 repeats=5, host="h1", calibration_cpu_s=cal) for t, cal in ((0.1, 0.09), (0.3, 0.11), (0.2, 0.1))]
+    pq.write_table(pa.Table.from_pylist(subs), tmp_path / "data" / "submissions-00000-of-00001.parquet")
+    p = load_contest_problems(tmp_path)["p"]
+    assert (p.repeats, p.hosts, p.calibration_cpu_s, p.median_runtime_s) == (5, frozenset({"h1"}), 0.1, {"cpp": 0.2})
+
+
+def test_reward_model_follows_the_adapter_to_the_policy_device(tiny):
+    """Issue 14 (2): PPOTrainer moves its reward module with ``.to(device)``; r_theta must move too."""
+    path, tok = tiny
+    rm = models.load_sequence_classifier(str(path), pad_token_id=tok.pad_token_id)
+    adapter = RewardAdapter(PerformanceReward({}, reward_model=rm, tokenizer=tok), tok, {})
+    adapter.to(torch.device("meta"))
+    assert {p.device.type for p in rm.parameters()} == {"meta"}
+    from alignment.ppo import check_on_device
+
+    with pytest.raises(RuntimeError, match="is on meta"):
+        check_on_device(adapter, "cpu", "RLPF reward model")
+
+
+def test_reward_adapter_through_trl_get_reward(toy, tiny):
     from trl.experimental.utils import get_reward
 
     _, tok = tiny
-    infos = [PromptInfo(instruction_prompt(p.statement, "python3"), p.problem_id, "python3", "contest") for p in PROBLEMS[:3]]
+    insts = toy.train[:3]
+    infos = [PromptInfo(i.prompt, i.problem_id, "python3", "contest") for i in insts]
     index = {tuple(tok(i.prompt)["input_ids"]): i for i in infos}
     seen = []
 
@@ -273,7 +359,7 @@ def test_reward_adapter_through_trl_get_reward(tiny):
     rows = [[pad] * (ctx - len(p)) + p + r + [pad] * (width - ctx - len(r)) for p, r in zip(prompts, responses)]
     _, rewards, _ = get_reward(adapter, torch.tensor(rows), pad, ctx)
     texts = ["```python\nprint(1)\n```", "x = 2", ""]
-    assert [s[1] for s in seen] == texts and [s[0] for s in seen] == [p.problem_id for p in PROBLEMS[:3]]
+    assert [s[1] for s in seen] == texts and [s[0] for s in seen] == [i.problem_id for i in insts]
     assert rewards.tolist() == [float(len(t)) for t in texts]
     with pytest.raises(KeyError):
         adapter.split(tok("unknown prompt")["input_ids"])
@@ -283,15 +369,16 @@ def test_performance_reward_in_the_real_sandbox(toy):
     from alignment.data import load_contest_problems
 
     problems = load_contest_problems(toy.codecontests_dir)
-    p = PROBLEMS[0]
-    med = problems[p.problem_id].median_runtime_s["python3"]
-    assert med == pytest.approx(sum(toy.reference_runtimes[p.problem_id].values()) / 2)
+    inst = toy.train[0]
+    p = problems[inst.problem_id]
+    assert p.median_runtime_s["python3"] == pytest.approx(toy.runtimes[inst.problem_id]["medium"])  # median of 3
+    assert p.repeats == 1  # as the fixture measured the labels
     reward = PerformanceReward(problems)
-    info = PromptInfo(instruction_prompt(p.statement, "python3"), p.problem_id, "python3", "contest")
-    fast, slow, wrong = reward([info] * 3, [format_response(c, "python3") for c in (p.fast, p.slow, p.wrong)])
+    info = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest")
+    fast, slow, wrong = reward([info] * 3, [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")])
     assert fast.verdict == "OK" and slow.verdict == "OK" and wrong.verdict == "WRONG_ANSWER"
-    assert fast.reward == pytest.approx(med / fast.runtime_s - 1)
-    assert fast.reward > 0.5 > 0 > slow.reward > -1 == wrong.reward
+    assert fast.reward == pytest.approx(p.median_runtime_s["python3"] / fast.runtime_s - 1)
+    assert fast.reward > 0 > slow.reward > -1 == wrong.reward
 
 
 def test_stage_runs_under_accelerate_launch(toy, tmp_path):
@@ -308,9 +395,102 @@ def test_stage_runs_under_accelerate_launch(toy, tmp_path):
     accelerate = str(Path(sys.executable).parent / "accelerate")
     p = subprocess.run([accelerate, "launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
                         "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "alignment.launch", "sft", str(path)],
-                       cwd=models.REPO_ROOT, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True,
+                       cwd=SOURCE_ROOT, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True,
                        timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     out = json.loads(p.stdout.strip().splitlines()[-1])
     assert out["metrics"]["train_steps"] == 2 and out["metrics"]["eval_perplexity"] > 0
     assert (tmp_path / "sft" / "metrics.json").exists()
+
+
+# --------------------------------------------------------------------------- issue 14: PPO details, DPA metrics
+def test_adaptive_kl_controller_starts_at_the_papers_0_1():
+    from alignment.ppo import AdaptiveKLController
+
+    cfg = RLPFStageConfig()
+    assert (cfg.kl_controller, cfg.kl_coef) == ("adaptive", 0.1)
+    ctl = cfg.make_kl_controller()
+    assert ctl.value == 0.1
+    # KL twice the target: the error is clipped at +0.2; gamma *= 1 + 0.2 * n / horizon
+    assert ctl.update(2 * ctl.target, 100) == pytest.approx(0.1 * (1 + 0.2 * 100 / ctl.horizon))
+    low = AdaptiveKLController(0.1, target=6.0, horizon=1000)
+    assert low.update(5.4, 100) == pytest.approx(0.1 * (1 - 0.1 * 0.1))  # KL 10 % under target
+    assert low.history == [pytest.approx(0.099)]
+    assert RLPFStageConfig(kl_controller="fixed").make_kl_controller() is None
+    with pytest.raises(ValueError, match="kl_controller"):
+        RLPFStageConfig.embedded(kl_controller="pid").validate()
+
+
+def test_world_whitening_equals_trls_on_one_process():
+    from trl.experimental.ppo.ppo_trainer import masked_whiten
+
+    from alignment.ppo import WorldWhiten
+
+    torch.manual_seed(0)
+    values, mask = torch.randn(3, 7), torch.rand(3, 7) > 0.3
+    w = WorldWhiten()
+    for shift in (True, False):
+        got = w(values, mask, shift_mean=shift)
+        assert torch.allclose(got[mask], masked_whiten(values, mask, shift_mean=shift)[mask], atol=1e-5)
+    assert w.calls == 2 and w.last["world_count"] == w.last["local_count"] == mask.sum()
+
+
+def test_a_tokenizer_that_pads_with_eos_gets_its_own_pad_token(tiny, tmp_path):
+    """Issue 14 (4): Deepseek-Coder pads with EOS; TRL's PPO ends a response at the first pad
+    token, which would mask the real EOS out of the update."""
+    from trl.experimental.ppo.ppo_trainer import truncate_response
+    from trl.experimental.ppo.ppo_trainer import first_true_indices
+
+    path, tok = tiny
+    eos_pad = copy.deepcopy(tok)
+    eos_pad.pad_token = eos_pad.eos_token
+    eos_pad.save_pretrained(tmp_path / "tok")
+    fixed = models.load_tokenizer(str(tmp_path / "tok"))
+    eos = fixed.eos_token_id
+    assert fixed.pad_token_id not in (None, eos)
+    response = torch.tensor([[11, 12, eos, 13, 14]])
+    for t, eos_in_update in ((eos_pad, False), (fixed, True)):  # TRL's own masking (ppo_trainer.train)
+        post = truncate_response(eos, t.pad_token_id, response)
+        sequence_length = first_true_indices(post == t.pad_token_id) - 1
+        padding_mask = torch.arange(response.shape[1])[None] > sequence_length[:, None]
+        assert bool(~padding_mask[0, 2]) is eos_in_update
+    # a token the model has no row for: the embeddings grow, the configs learn the pad id
+    grown = copy.deepcopy(tok)
+    grown.add_special_tokens({"pad_token": "<|a-new-pad|>"})
+    model = models.load_causal_lm(str(path), tokenizer=grown)
+    assert model.get_input_embeddings().num_embeddings == len(grown) > len(tok)
+    assert model.config.pad_token_id == model.generation_config.pad_token_id == grown.pad_token_id
+
+
+def test_dpa_reports_eq8_beside_trls_shifted_numbers(toy, tiny, tmp_path):
+    """Issue 14 (5): TRL's rewards/* are shifted by the margin; the trainer counts Eq. 8 per pair."""
+    from datasets import Dataset
+
+    from common.equations import dpa_accuracy
+
+    path, tok = tiny
+    cfg = DPAStageConfig.embedded(model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path),
+                                  per_device_eval_batch_size=8)
+    pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)[:6]
+    model = models.load_causal_lm(str(path))
+    ref = copy.deepcopy(model)
+    trainer = make_dpa_trainer_class()(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs),
+                                       eval_dataset=Dataset.from_list(pairs), processing_class=tok)
+    assert trainer.ref_model is None  # pi_SFT's log-probs are precomputed; the copy is released
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    trl = trainer.evaluate()
+    ours = trainer.pair_metrics("eval")
+    prompts = [p["prompt"] for p in pairs]
+    lp = {name: completion_logprobs(m, tok, prompts, [p[k] for p in pairs]).sums
+          for name, m, k in (("pf", model, "chosen"), ("ps", model, "rejected"), ("rf", ref, "chosen"), ("rs", ref, "rejected"))}
+    eq8 = dpa_accuracy(lp["pf"], lp["ps"], lp["rf"], lp["rs"])
+    delta = (lp["pf"] - lp["rf"]) - (lp["ps"] - lp["rs"])
+    margin_share = float((0.6 * delta > torch.tensor([p["margin"] for p in pairs])).double().mean())
+    assert ours["pairs"] == 6
+    assert ours["accuracy"] == pytest.approx(eq8) and ours["margin_accuracy"] == pytest.approx(margin_share)
+    assert trl["eval_rewards/accuracies"] == pytest.approx(margin_share)  # TRL's number is the shifted one
+    assert trl["eval_eq8/accuracy"] == pytest.approx(eq8)
+    assert eq8 != margin_share  # the two differ here: the check is not vacuous

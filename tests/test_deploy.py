@@ -53,3 +53,36 @@ def test_deploy_schedules_and_executes(prefect_server, tmp_path):
             proc.wait(30)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_ui_on_another_port_calls_the_api_on_that_port(tmp_path):
+    """`perfalign ui --port N` serves a UI whose API URL is on N (Prefect's default stays 4200)."""
+    import json
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    from flows.deploy import server_command, server_env
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(server_env("127.0.0.1", port), PREFECT_HOME=str(tmp_path), DO_NOT_TRACK="1")
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen(server_command("127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/ui-settings", timeout=5) as r:
+                    settings = json.load(r)
+                break
+            except OSError:
+                assert proc.poll() is None, (tmp_path / "server.log").read_text()[-2000:]
+                assert time.monotonic() < deadline, "server did not start"
+                time.sleep(1)
+        assert settings["api_url"] == f"http://127.0.0.1:{port}/api"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

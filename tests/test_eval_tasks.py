@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from alignment.prompts import RESPONSE_MARKER
+from common.prompts import RESPONSE_MARKER
 from evaluation import EvalConfig, ModelSpec, load_report, write_report
 from evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
 from evaluation.drivers import DriverSpec, normalize_candidate
@@ -15,7 +15,7 @@ from evaluation.execution import BaselineResult, SampleResult, extract_candidate
 from evaluation.report import EvalReport
 from evaluation.scoring import score
 from evaluation.stages import finetune_metrics, models_from_run_dir
-from evaluation.tasks import load_tasks
+from evaluation.loading import load_tasks
 from sandbox import CompileInfo, Language, RunResult, Verdict
 from sandbox import TestResult as _TestResult
 

@@ -40,7 +40,7 @@ def test_malformed_rows_become_error_records(tmp_path):
         for row in (good, bad_missing, bad_tests, bad_lang):
             f.write(json.dumps(row) + "\n")
         f.write("{not json\n")
-    # undecodable code arrives as bytes from a binary Parquet column
+    # undecodable code arrives as bytes from a binary Parquet column: kept losslessly (not an error)
     table = pa.table({"name": ["bytes-problem"], "description": ["d"],
                       "public_tests": [{"input": ["1\n"], "output": ["1\n"]}],
                       "solutions": [{"language": [3, 3], "solution": [b"print(1)\n", b"\xff\xfe bad"]}]},
@@ -56,12 +56,13 @@ def test_malformed_rows_become_error_records(tmp_path):
     assert "1 inputs but 0 outputs" in reasons
     assert "invalid JSON" in reasons
     assert "language id 'C++?'" in reasons
-    assert "undecodable code" in reasons
     assert {p.name for p in problems} == {good["name"], "badlang", "bytes-problem"}
+    raw = next(p for p in problems if p.name == "bytes-problem").submissions[1]
+    assert raw.raw_bytes == b"\xff\xfe bad" and not raw.is_utf8
     # the build goes on and keeps every error as a record
     out = tmp_path / "out"
     summary = build(str(tmp_path), out, BuildSettings(repeats=1, max_tests=2, batch_size=4), workers=2)
-    assert summary.errors == len(errors) == 5
+    assert summary.errors == len(errors) == 4
     errs = shards.read_table(out, "errors", arrow_schema("errors")).to_pylist()
     assert sorted(e["reason"] for e in errs) == sorted(e.reason for e in errors)
     assert summary.status.get("measured", 0) >= 2

@@ -22,9 +22,9 @@ def _cli(*args, timeout=900):
 def test_config_profiles_and_overrides():
     prod = load_config()
     emb = load_config(profile="embedded", overrides=["perf.repeats=5", "synth.model=x"])
-    assert prod["perf"]["source"] == "hf:deepmind/code_contests" and prod["align"]["profile"] == "production"
-    assert Path(emb["perf"]["source"]).is_dir() and emb["align"]["base_model"] == "embedded"
-    assert emb["perf"]["repeats"] == 5 and emb["synth"]["model"] == "x"
+    assert prod.perf.source == "hf:deepmind/code_contests" and prod.align.profile == "production"
+    assert Path(emb.perf.source).is_dir() and emb.align.base_model == "embedded"
+    assert emb.perf.repeats == 5 and emb.synth.model == "x"
     with pytest.raises(ConfigError, match="unknown setting"):
         load_config(overrides=["perf.nope=1"])
     with pytest.raises(ConfigError, match="profile"):

@@ -13,6 +13,11 @@ from sandbox import Limits, TestCase, Verdict
 FAST = Limits(time_s=1.0, memory_mb=128, output_mb=4, processes=32)
 
 
+@pytest.fixture(scope="module")
+def sandbox(each_backend_sandbox):  # every test, once per backend: bwrap and docker (conftest)
+    return each_backend_sandbox
+
+
 def _survivors(marker: str) -> list[str]:
     out = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout
     return [l for l in out.splitlines() if "pgrep" not in l]

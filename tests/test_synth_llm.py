@@ -194,17 +194,17 @@ def test_concurrency_and_rate_limits(tmp_path):
     assert all(b - a >= 0.08 for a, b in zip(starts, starts[1:]))
 
 
-def test_progress_callback_and_rich_progress(tmp_path):
-    from rich.progress import Progress
+def test_progress_callback_and_common_progress(tmp_path):
+    from common.progress import listening
 
     events: list[SynthProgress] = []
     with OpenAIServer() as srv:
         generate_synthetic(make_config(srv, "openai", tmp_path, n=2), tmp_path / "out", sandbox=FakeSandbox(),
                            progress=events.append)
-        with Progress(disable=True) as bar:
-            generate_synthetic(make_config(srv, "openai", tmp_path, n=3), tmp_path / "out",
-                               sandbox=FakeSandbox(), progress=bar)
-            assert bar.tasks[0].completed == 1 and bar.tasks[0].total == 1
+        reports = []
+        with listening(lambda *a: reports.append(a)):
+            generate_synthetic(make_config(srv, "openai", tmp_path, n=3), tmp_path / "out", sandbox=FakeSandbox())
+        assert reports == [("synthetic pairs", 1, 1)]
     assert [(e.done, e.total, e.kept) for e in events] == [(1, 2, 1), (2, 2, 2)]
     assert "kept" in events[-1].last
 

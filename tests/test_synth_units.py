@@ -228,7 +228,8 @@ def test_pricing():
 
 
 def test_tables_refuse_a_second_writer(tmp_path):
-    from perfdata.synth.tables import OutputLocked, SynthTables
+    from perfdata.shards import OutputLocked
+    from perfdata.synth.tables import SynthTables
 
     first = SynthTables(tmp_path)
     with pytest.raises(OutputLocked, match="another generation run"):

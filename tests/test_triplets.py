@@ -9,8 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from alignment.prompts import FENCES, RESPONSE_MARKER, extract_code
-from perfdata.triplets import TRIPLET_SPLITS, TripletConfig, build_triplets, read_table, split_units
+from common.prompts import FENCES, RESPONSE_MARKER, extract_code
+from perfdata.shards import load_table
+from perfdata.triplets import TRIPLET_SPLITS, TripletConfig, build_triplets, split_units
 
 
 def write_table(root, name, rows):
@@ -69,8 +70,8 @@ def built(tmp_path_factory):
     problems, subs = make_codecontests(root / "cc")
     synth = make_synthetic(root / "syn")
     out = build_triplets(root / "out", root / "cc", root / "syn", TripletConfig(seed=7))
-    trip = read_table(out.out_dir, "triplets").to_pylist()
-    sft = read_table(out.out_dir, "sft_prompts").to_pylist()
+    trip = load_table(out.out_dir, "triplets").to_pylist()
+    sft = load_table(out.out_dir, "sft_prompts").to_pylist()
     return dict(root=root, out=out, trip=trip, sft=sft, problems=problems, subs=subs, synth=synth)
 
 
@@ -85,10 +86,10 @@ def _groups(subs):
 def test_deterministic_for_a_seed(built, tmp_path):
     root = built["root"]
     again = build_triplets(tmp_path / "a", root / "cc", root / "syn", TripletConfig(seed=7))
-    assert read_table(again.out_dir, "triplets").equals(read_table(built["out"].out_dir, "triplets"))
-    assert read_table(again.out_dir, "sft_prompts").equals(read_table(built["out"].out_dir, "sft_prompts"))
+    assert load_table(again.out_dir, "triplets").equals(load_table(built["out"].out_dir, "triplets"))
+    assert load_table(again.out_dir, "sft_prompts").equals(load_table(built["out"].out_dir, "sft_prompts"))
     other = build_triplets(tmp_path / "b", root / "cc", root / "syn", TripletConfig(seed=8))
-    assert not read_table(other.out_dir, "triplets").equals(read_table(built["out"].out_dir, "triplets"))
+    assert not load_table(other.out_dir, "triplets").equals(load_table(built["out"].out_dir, "triplets"))
 
 
 def test_no_problem_in_two_splits_and_heldout_excluded(built):
@@ -208,7 +209,7 @@ def test_held_out_count_tops_up(built, tmp_path):
     out = build_triplets(tmp_path / "o", root / "cc", None, TripletConfig(seed=7, held_out_count=10))
     held = out.stats["heldout"]["problem_ids"]
     assert len(held) == 10 and {"p000", "p001", "p002"} <= set(held)
-    assert not set(held) & {r["problem_id"] for r in read_table(out.out_dir, "triplets").to_pylist()}
+    assert not set(held) & {r["problem_id"] for r in load_table(out.out_dir, "triplets").to_pylist()}
 
 
 def test_bad_inputs_fail_clearly(tmp_path):
@@ -238,3 +239,69 @@ def test_stage_loaders_read_the_outputs(built):
     assert len({(p.problem_id, p.language) for p in prompts}) == len(prompts)
     with pytest.raises(ValueError, match="no triplets"):
         load_triplet_rows(d, ("nope",))
+
+
+def _twin_codecontests(root, n_pairs=20):
+    """Problem pairs whose statements differ only in case, spacing and punctuation (Codeforces
+    Div. 1 / Div. 2 twins), plus a twin of each held-out problem; every group has 12 solutions."""
+    problems, subs = [], []
+
+    def add(pid, description, held_out=False):
+        problems.append(dict(problem_id=pid, name=pid, description=description, split="test" if held_out else "train",
+                             held_out=held_out, time_limit_s=2.0, memory_limit_mb=256, test_inputs=["1\n"],
+                             test_outputs=["1\n"]))
+        for j in range(12):
+            subs.append(dict(submission_id=f"{pid}-{j}", problem_id=pid, language="cpp", solution=f"// {pid} {j}",
+                             is_correct=True, runtime_s=0.01 * (j + 1), verdict="OK", status="measured"))
+
+    for i in range(n_pairs):
+        add(f"{1000 + i}_A", f"Count the pairs in array {i}.\n\nPrint the answer.")
+        add(f"{1001 + i}_C", f"count  the pairs in array {i}:  print the ANSWER")
+    for i in range(3):
+        add(f"held{i}", f"A held-out task number {i}.", held_out=True)
+        add(f"twin{i}", f"a held out task number {i}", held_out=False)
+    write_table(root, "problems", problems)
+    write_table(root, "submissions", subs)
+
+
+def test_statement_twins_share_a_split_and_never_shadow_heldout(tmp_path):
+    from perfdata.triplets import normalize_statement
+
+    assert normalize_statement("Count  the PAIRS,\n in array 3.") == normalize_statement("count the pairs in array 3")
+    _twin_codecontests(tmp_path / "cc")
+    write_table(tmp_path / "syn", "synthetic", [
+        dict(key="s-leak", problem="A HELD-OUT task number 1!", language="cpp", fast="f()", slow="s()",
+             fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0),
+        dict(key="s-twin", problem="Count the pairs in array 4.  Print the answer.", language="cpp", fast="f()",
+             slow="s()", fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0)])
+    out = build_triplets(tmp_path / "out", tmp_path / "cc", tmp_path / "syn", TripletConfig(seed=3))
+    rows = load_table(out.out_dir, "triplets").to_pylist() + load_table(out.out_dir, "sft_prompts").to_pylist()
+    placed: dict[int, set] = {}
+    for r in rows:
+        if r["source"] == "contest" and r["problem_id"][0].isdigit():
+            i = int(r["problem_id"].split("_")[0]) - (1000 if r["problem_id"].endswith("_A") else 1001)
+            placed.setdefault(i, set()).add(("" if "margin" in r else "sft_") + r["split"])
+    assert len(placed) == 20 and all(len(v) == 1 for v in placed.values()), placed  # each twin pair: one split
+    by_unit: dict[str, set] = {}
+    for r in rows:
+        by_unit.setdefault(r["unit_id"], set()).add(r["problem_id"])
+    assert sorted(len(v) for v in by_unit.values() if len(v) > 1) == [2] * 19 + [3]  # twins (+ one synthetic)
+    ids = {r["problem_id"] for r in rows}
+    assert not ids & {"twin0", "twin1", "twin2", "s-leak"}  # a held-out problem's twin never trains
+    assert out.stats["heldout_twins_dropped"] == ["twin0", "twin1", "twin2"]
+    assert out.stats["dropped"]["synthetic_twin_of_heldout"] == 1
+    assert out.stats["statement_twins"] == {"contest_problems_sharing_a_statement": 20,
+                                            "synthetic_joined_contest_units": 1}
+
+
+def test_small_groups_are_excluded_or_flagged(built, tmp_path):
+    root = built["root"]
+    assert built["trip"] and all(t["group_solutions"] >= 10 for t in built["trip"] if t["source"] == "contest")
+    assert built["out"].stats["dropped"]["small_groups_excluded"] > 0
+    flagged = build_triplets(tmp_path / "f", root / "cc", None, TripletConfig(seed=7, small_groups="flag"))
+    rows = load_table(flagged.out_dir, "triplets").to_pylist()
+    small = [t for t in rows if t["group_solutions"] < 10]
+    assert small and flagged.stats["small_groups"] == {"policy": "flag", "min_solutions": 10,
+                                                       "triplets_flagged": len(small)}
+    with pytest.raises(ValueError, match="small_groups"):
+        build_triplets(tmp_path / "x", root / "cc", config=TripletConfig(small_groups="keep"))

@@ -1,39 +1,22 @@
 """On-disk cache of LLM requests and responses, so a rerun or a crash never pays twice.
 
 One JSON file per request, named by a hash of (backend, model, prompt, generation parameters),
-written atomically (temp file + fsync + rename): a reader sees a whole record or none.
+written atomically (common.fileio): a reader sees a whole record or none.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from common.fileio import atomic_write_json
 
 
 def cache_key(backend: str, model: str, prompt: str, params: dict[str, Any]) -> str:
     blob = json.dumps({"backend": backend, "model": model, "prompt": prompt, "params": params},
                       sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 class ResponseCache:
@@ -53,5 +36,4 @@ class ResponseCache:
             return None  # cannot happen with atomic writes unless edited by hand: refetch
 
     def put(self, key: str, record: dict[str, Any]) -> None:
-        data = json.dumps(record, ensure_ascii=False, indent=1, default=str).encode("utf-8")
-        atomic_write_bytes(self._path(key), data)
+        atomic_write_json(self._path(key), record, ensure_ascii=False, indent=1, default=str)

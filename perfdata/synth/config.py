@@ -55,7 +55,7 @@ class SynthConfig:
     max_input_bytes: int = 2_000_000
     verify_workers: int = 2
     sandbox: str = "auto"                   # Sandbox backend name: auto, bwrap, docker, local-unsafe
-    cache_dir: Path | None = None           # None: <out_dir>/cache/llm
+    cache_dir: Path | None = None           # LLM answers; None: common.paths.cache_root()/llm (outlives --out)
     price_in_per_mtok: float | None = None  # USD per 1M prompt tokens; None: built-in table
     price_out_per_mtok: float | None = None  # USD per 1M output (incl. thinking) tokens
     sample_dir: Path | None = None          # None: bundled data/synth_sample

@@ -8,11 +8,14 @@ import logging
 import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
+
+from common.concurrency import bounded_map
+from common.paths import SOURCE_ROOT, cache_root
+from common.progress import report
 
 from .cache import ResponseCache
 from .cached_llm import CachedLLM, Usage
@@ -22,7 +25,7 @@ from .pricing import estimate_cost, prices_for
 from .prompt import build_prompt, language_for_index
 from .response import MalformedResponse, parse_pair
 from .sample_pairs import load_sample_pairs
-from .seeds import REPO_ROOT, Seed, load_seed_files, pick_seed
+from .seeds import Seed, load_seed_files, pick_seed
 from .tables import SynthTables
 from .throttle import AuthError, FatalRequestError, RateLimiter, TransientError
 from .verify import MALFORMED, SandboxFault, Verification, verify_pair
@@ -100,20 +103,17 @@ class _Fetched:
     cache_key: str | None
 
 
-def _progress_reporter(progress: Any, total: int) -> Callable[[SynthProgress], None]:
-    if progress is None:
-        return lambda ev: None
-    try:
-        from rich.progress import Progress
-    except ImportError:  # pragma: no cover - rich is a dependency
-        Progress = ()
-    if isinstance(progress, Progress):
-        task = progress.add_task("synthetic pairs", total=total)
-        return lambda ev: progress.update(
-            task, completed=ev.done, description=f"synthetic pairs: {ev.kept} kept, {ev.rejected} rejected")
-    if callable(progress):
-        return progress
-    raise TypeError("progress must be a callable taking SynthProgress or a rich.progress.Progress")
+SYNTH_PROGRESS = "synthetic pairs"
+
+
+def _progress_reporter(progress: Callable[[SynthProgress], None] | None, total: int) -> Callable[[SynthProgress], None]:
+    """Every event goes to common.progress (the CLI's bars, the run log) and to ``progress``."""
+    def on_event(ev: SynthProgress) -> None:
+        report(SYNTH_PROGRESS, ev.done, total)
+        if progress is not None:
+            progress(ev)
+
+    return on_event
 
 
 def _sample_key(chash: str, index: int) -> str:
@@ -126,11 +126,12 @@ def _request_seed(base: int, index: int) -> int:
     return (base * 1_000_003 + index) % (2 ** 31)
 
 
-def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Any = None,
+def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable[[SynthProgress], None] | None = None,
                        sandbox: Any = None) -> SynthSummary:
     """Generates (or extends) the synthetic fast/slow pair tables under ``out_dir/data``.
 
-    ``progress``: a callable taking SynthProgress, or a rich Progress. ``sandbox``: an object
+    ``progress``: a callable taking SynthProgress (every event is also reported to
+    common.progress as "synthetic pairs"). ``sandbox``: an object
     with the sandbox's ``run_many`` (default ``Sandbox(backend=config.sandbox)``, created only
     when something needs verifying). Raises AuthError if the endpoint rejects the key.
     """
@@ -185,7 +186,7 @@ def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, ta
         backend = make_backend(cfg.backend, api_key=find_api_key(cfg), model=cfg.resolved_model(),
                                base_url=cfg.base_url, timeout_s=cfg.request_timeout_s,
                                api_version=cfg.api_version)
-        llm = CachedLLM(backend, ResponseCache(cfg.cache_dir or out_dir / "cache" / "llm"),
+        llm = CachedLLM(backend, ResponseCache(cfg.cache_dir or cache_root() / "llm"),
                         RateLimiter(cfg.requests_per_minute), max_retries=cfg.max_retries,
                         backoff_base_s=cfg.backoff_base_s, backoff_max_s=cfg.backoff_max_s)
         fetch = lambda i: _fetch_llm(cfg, llm, files, i)  # noqa: E731
@@ -213,39 +214,24 @@ def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, ta
         return sandboxes[0]
 
     reasons: Counter[str] = Counter()
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="synth-llm")
-    # Submit lazily (at most 2x workers in flight) so an abort leaves little queued work.
-    pending: dict[Future, int] = {}
-    queue = iter(todo)
-
-    def top_up() -> None:
-        for i in queue:
-            pending[pool.submit(fetch, i)] = i
-            if len(pending) >= 2 * workers:
-                break
-
+    # Do not wait for requests still in flight after an error or Ctrl-C.
+    answers = bounded_map(fetch, todo, workers, wait_on_close=False, name="synth-llm")
     try:
-        top_up()
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in sorted(finished, key=pending.__getitem__):
-                index = pending.pop(fut)
-                try:
-                    outcome = _process(cfg, chash, fut.result(), get_sandbox)
-                except _NotSent:
-                    continue  # the AuthError behind it is raised when its own future is seen
-                except AuthError:
-                    raise
-                except (TransientError, FatalRequestError, SandboxFault) as e:
-                    outcome = e
-                summary.attempted += 1
-                last = _record(index, outcome, tables, summary, reasons)
-                report(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected,
-                                     summary.failed, last))
-            top_up()
+        for index, fut in answers:
+            try:
+                outcome = _process(cfg, chash, fut.result(), get_sandbox)
+            except _NotSent:
+                continue  # the AuthError behind it is raised when its own future is seen
+            except AuthError:
+                raise
+            except (TransientError, FatalRequestError, SandboxFault) as e:
+                outcome = e
+            summary.attempted += 1
+            last = _record(index, outcome, tables, summary, reasons)
+            report(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected,
+                                 summary.failed, last))
     finally:
-        # Do not wait for requests still in flight after an error or Ctrl-C.
-        pool.shutdown(wait=False, cancel_futures=True)
+        answers.close()
         summary.reject_reasons = dict(reasons)
         if sandbox is None and sandboxes[0] is not None:
             sandboxes[0].close()  # ours: release its slots
@@ -279,7 +265,7 @@ def _fetch_llm(cfg: SynthConfig, llm: CachedLLM, files, index: int) -> _Fetched:
 
 def _fetch_sample(pair, index: int) -> _Fetched:
     try:
-        rel = pair.path.relative_to(REPO_ROOT).as_posix()
+        rel = pair.path.relative_to(SOURCE_ROOT).as_posix()
     except ValueError:
         rel = str(pair.path)
     seed = Seed("synth_sample", rel, 0, 0, "")
@@ -320,6 +306,7 @@ def _process(cfg: SynthConfig, chash: str, f: _Fetched, get_sandbox) -> tuple[st
         test_inputs=v.inputs or draft.test_inputs,
         fast_cpu_times_s=v.fast_cpu_s or None, slow_cpu_times_s=v.slow_cpu_s or None,
         fast_cpu_time_s=v.fast_total_s, slow_cpu_time_s=v.slow_total_s, speedup=v.speedup,
+        speedup_raw=v.speedup_raw, speedup_flags=v.speedup_flags or None,
         sandbox_backend=v.sandbox_backend, isolated=v.isolated,
     )
     if v.kept:

@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .seeds import REPO_ROOT
+from common.paths import BUNDLED_DATA, bundled
 
-BUNDLED_SAMPLE = REPO_ROOT / "data" / "synth_sample"
+BUNDLED_SAMPLE = BUNDLED_DATA / "synth_sample"
 _EXT = {"cpp": "cpp", "python3": "py"}
 
 
@@ -38,7 +38,7 @@ class SamplePair:
 
 
 def load_sample_pairs(root: Path | None = None) -> list[SamplePair]:
-    root = Path(root or BUNDLED_SAMPLE) / "pairs"
+    root = Path(root or bundled(BUNDLED_SAMPLE.name, "sample_dir")) / "pairs"
     if not root.is_dir():
         raise ValueError(f"sample directory {root} does not exist")
     pairs = []

@@ -10,8 +10,9 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-BUNDLED_SEEDS = REPO_ROOT / "data" / "stack_seeds"
+from common.paths import BUNDLED_DATA, bundled
+
+BUNDLED_SEEDS = BUNDLED_DATA / "stack_seeds"
 SOURCE_SUFFIXES = {
     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".py", ".java", ".rs", ".go", ".js",
     ".ts", ".rb", ".f90", ".f", ".jl", ".cs", ".kt", ".scala", ".sh", ".m", ".r", ".lua",
@@ -39,7 +40,7 @@ class Seed:
 def load_seed_files(spec: str | None, *, seed: int = 0, pool_size: int = 2000) -> list[SourceFile]:
     """The file pool for ``spec`` (None: bundled; "hf:NAME[:DATA_DIR]"; or a directory)."""
     if spec is None:
-        files = _read_directory(BUNDLED_SEEDS, "bundled")
+        files = _read_directory(bundled(BUNDLED_SEEDS.name, "seeds (a directory or hf:DATASET)"), "bundled")
     elif spec.startswith("hf:"):
         files = _read_hf(spec, seed=seed, pool_size=pool_size)
     else:

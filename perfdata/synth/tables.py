@@ -8,16 +8,14 @@ deduplicated on it, so reruns never duplicate a sample.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from .cache import atomic_write_bytes
+from perfdata.shards import BuildLock, read_parquet, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
 
@@ -35,7 +33,9 @@ _COMMON = [
     ("slow_cpu_times_s", pa.list_(pa.float64())),
     ("fast_cpu_time_s", pa.float64()),              # sum over inputs
     ("slow_cpu_time_s", pa.float64()),
-    ("speedup", pa.float64()),                      # slow_cpu_time_s / fast_cpu_time_s
+    ("speedup", pa.float64()),                      # slow_cpu_time_s / fast_cpu_time_s (common.plausibility: capped)
+    ("speedup_raw", pa.float64()),                  # the ratio before the cap
+    ("speedup_flags", pa.list_(pa.string())),       # implausible / capped / remeasured / below_timer_resolution
     ("repeats", pa.int32()),
     ("min_speedup", pa.float64()),
     ("sandbox_backend", pa.string()),
@@ -65,22 +65,14 @@ SCHEMAS = {
 }
 
 
-class OutputLocked(RuntimeError):
-    pass
-
-
 class SynthTables:
     def __init__(self, data_dir: Path, *, flush_every: int = 1000):
         self.dir = Path(data_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.journal_path = self.dir / ".synthetic.journal.jsonl"
         self.flush_every = flush_every
-        self._lock_file = open(self.dir / ".synthetic.lock", "w")
-        try:  # two runs appending to one out_dir would race on the tables
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock_file.close()
-            raise OutputLocked(f"another generation run is writing to {self.dir}") from None
+        # two runs appending to one out_dir would race on the tables
+        self._lock = BuildLock(self.dir, ".synthetic.lock", "another generation run")
         self._rows = {t: self._read_parquet(t) for t in TABLES}
         self._since_flush = 0
         recovered = self._read_journal()
@@ -95,7 +87,7 @@ class SynthTables:
         p = self.path(table)
         if not p.exists():
             return {}
-        return {r["key"]: r for r in pq.read_table(p).to_pylist()}
+        return {r["key"]: r for r in read_parquet(p).to_pylist()}
 
     def _read_journal(self) -> int:
         n = 0
@@ -135,9 +127,7 @@ class SynthTables:
             rows = sorted(self._rows[table].values(), key=lambda r: (r["config_hash"], r["sample_index"]))
             schema = SCHEMAS[table]
             arrow = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
-            sink = pa.BufferOutputStream()
-            pq.write_table(arrow, sink, compression="zstd")
-            atomic_write_bytes(self.path(table), sink.getvalue().to_pybytes())
+            write_parquet(self.path(table), arrow, compression="zstd")
         # Only after both tables are durable may the journal go.
         with open(self.journal_path, "w", encoding="utf-8") as f:
             f.flush()
@@ -150,4 +140,4 @@ class SynthTables:
         finally:
             if hasattr(self, "_journal"):
                 self._journal.close()
-            self._lock_file.close()
+            self._lock.release()

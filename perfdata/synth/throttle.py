@@ -6,6 +6,8 @@ import threading
 import time
 from typing import Callable, TypeVar
 
+import tenacity
+
 T = TypeVar("T")
 
 
@@ -56,20 +58,31 @@ def call_with_retries(
     sleep=time.sleep,
 ) -> T:
     """Calls ``fn`` (after the rate limiter) until it succeeds, retrying TransientError with
-    full-jitter exponential backoff, or the server's Retry-After when it gives one."""
-    attempt = 0
-    while True:
+    full-jitter exponential backoff, or the server's Retry-After when it gives one (tenacity).
+
+    Why ours and not the SDKs' own retries: one policy for both backends (google-genai and the
+    OpenAI SDK disagree on Retry-After handling), shared with the rate limiter and the
+    paid-request accounting.
+    """
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        attempt = state.attempt_number - 1
+        delay = min(backoff_max_s, backoff_base_s * (2 ** attempt))
+        delay = random.uniform(delay / 2, delay)
+        exc = state.outcome.exception()
+        if getattr(exc, "retry_after_s", None) is not None:
+            delay = min(backoff_max_s, max(delay, exc.retry_after_s))
+        return delay
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        if on_retry:
+            on_retry(state.attempt_number, state.outcome.exception(), state.next_action.sleep)
+
+    def attempt() -> T:
         limiter.acquire()
-        try:
-            return fn()
-        except TransientError as e:
-            if attempt >= max_retries:
-                raise
-            delay = min(backoff_max_s, backoff_base_s * (2 ** attempt))
-            delay = random.uniform(delay / 2, delay)
-            if e.retry_after_s is not None:
-                delay = min(backoff_max_s, max(delay, e.retry_after_s))
-            if on_retry:
-                on_retry(attempt + 1, e, delay)
-            sleep(delay)
-            attempt += 1
+        return fn()
+
+    retrying = tenacity.Retrying(retry=tenacity.retry_if_exception_type(TransientError),
+                                 stop=tenacity.stop_after_attempt(max_retries + 1), wait=wait,
+                                 before_sleep=before_sleep, sleep=sleep, reraise=True)
+    return retrying(attempt)

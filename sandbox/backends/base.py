@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import abc
 import json
+import os
+import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +41,120 @@ class Outcome:
     stderr: bytes
 
 
+class RunnerHandle:
+    """A started runner: its framed stdout is read by the host as it arrives (bounded memory).
+
+    ``fileno()`` is polled for readability; ``read(n)`` returns up to n bytes (b"" at EOF).
+    """
+
+    def fileno(self) -> int:
+        raise NotImplementedError
+
+    def read(self, n: int) -> bytes:
+        raise NotImplementedError
+
+    def readinto(self, buf: memoryview) -> int:
+        """Read into ``buf`` (0 at EOF): large outputs land in one buffer, no chunk copies."""
+        chunk = self.read(len(buf))
+        buf[:len(chunk)] = chunk
+        return len(chunk)
+
+    def kill(self) -> None:
+        """Stop the runner and everything it started (called on host-side deadlines)."""
+
+    def wait(self) -> int:
+        """Wait for the runner to exit; its exit status (negative: killed by that signal)."""
+        return 0
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        """Release what the launch acquired (temporary files, containers, cgroup leftovers)."""
+
+
+class ProcessHandle(RunnerHandle):
+    """A runner started as a local process (bwrap, local-unsafe)."""
+
+    def __init__(self, argv: list[str], spec: dict, *, env: dict[str, str] | None = None,
+                 pass_fds: tuple[int, ...] = (), on_close=None) -> None:
+        self._err = tempfile.TemporaryFile()  # a file, not a pipe: a chatty runner cannot block
+        self._on_close = on_close
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
+                                     env=env if env is not None else None, pass_fds=pass_fds,
+                                     start_new_session=True)
+        try:  # the runner reads the whole spec before it writes anything
+            self.proc.stdin.write(json.dumps(spec).encode())
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        self._fd = self.proc.stdout.fileno()
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def read(self, n: int) -> bytes:
+        return os.read(self._fd, n)
+
+    def readinto(self, buf: memoryview) -> int:
+        return os.readv(self._fd, [buf])
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def wait(self) -> int:
+        return self.proc.wait()
+
+    def stderr_tail(self) -> str:
+        try:
+            self._err.seek(0, os.SEEK_END)
+            size = self._err.tell()
+            self._err.seek(max(0, size - 2000))
+            return self._err.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def close(self) -> None:
+        try:
+            if self.proc.poll() is None:
+                self.kill()
+            self.proc.wait()
+            self.proc.stdout.close()
+        finally:
+            self._err.close()
+            if self._on_close:
+                self._on_close()
+
+
+class BytesHandle(RunnerHandle):
+    """A runner whose whole output was collected before the host reads it (legacy backends)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self._r, w = os.pipe()
+        self._outcome = outcome
+        self._data = memoryview(outcome.stdout)
+        os.close(w)  # reads come from _data; the fd only serves poll(), always readable (EOF)
+
+    def fileno(self) -> int:
+        return self._r
+
+    def read(self, n: int) -> bytes:
+        chunk, self._data = bytes(self._data[:n]), self._data[n:]
+        return chunk
+
+    def wait(self) -> int:
+        return self._outcome.returncode
+
+    def stderr_tail(self) -> str:
+        return self._outcome.stderr.decode("utf-8", "replace").strip()[-2000:]
+
+    def close(self) -> None:
+        os.close(self._r)
+
+
 class Backend(abc.ABC):
     name: str = ""
     isolated: bool = True
@@ -47,21 +164,20 @@ class Backend(abc.ABC):
     def check(cls) -> None:
         """Raise BackendUnavailable with a clear reason if this host cannot run the backend."""
 
-    @abc.abstractmethod
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+        """Start the runner with ``spec`` (guest paths) and ``mounts``; stream its frames."""
+        return BytesHandle(self.execute(spec, mounts, slot, timeout))
+
     def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
-        """Run the runner with ``spec`` (guest paths) and ``mounts``; return its raw output."""
+        """Non-streaming alternative to ``launch``: run to the end, return the raw output."""
+        raise NotImplementedError
 
     def guest_oom_file(self, slot: Slot) -> str | None:
         return None
 
+    def guest_cpu_file(self, slot: Slot) -> tuple[str, str] | None:
+        """(guest path, "ns" | "usec") of the sandbox cgroup's CPU counter, if the runner can read one."""
+        return None
+
     def close(self) -> None:
         """Release per-worker resources (containers, cgroups)."""
-
-
-def run_runner(argv: list[str], spec: dict, timeout: float) -> Outcome:
-    """Start a runner process, feed the job spec, collect its framed output."""
-    try:
-        p = subprocess.run(argv, input=json.dumps(spec).encode(), capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        return Outcome(-9, e.stdout or b"", (e.stderr or b"") + b"\nrunner: sandbox timed out")
-    return Outcome(p.returncode, p.stdout, p.stderr)

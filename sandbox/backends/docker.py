@@ -1,36 +1,76 @@
-"""docker: the docker SDK, a warm container per worker slot (network none, read-only root,
-memory and pids limits, unprivileged user). Same runner, same results as bwrap."""
+"""docker: one fresh container per launch (the docker SDK), the runner as the container's PID 1.
+
+The same guarantees as the bwrap backend, in Docker's terms:
+- the runner is PID 1 of the container's pid namespace (signals from inside are not delivered
+  to it; it makes itself non-dumpable) and receives its job on stdin, which the program cannot
+  reach: nothing of the job (input file names, limits) is on a file the program could read;
+- CPU time from the container's own cgroup counter (private cgroup namespace: the runner reads
+  it at the cgroup root), OOM kills from the container's own memory cgroup;
+- memory, pids and cpuset limits of the container = the slot's (sandbox.cgroups sets them per
+  job on the host; read back here); without host cgroups, caps from the job's rlimits, which
+  the runner then enforces as hard limits, as bwrap does without cgroups;
+- a seccomp profile equivalent to sandbox/seccomp.py (same denied families, foreign ABIs
+  refused), plus no new namespaces (clone flags), as bwrap's --disable-userns;
+- read-only root, size-capped tmpfs /tmp and /dev/shm, no network, no capabilities,
+  no-new-privileges, a per-slot unprivileged uid, an environment holding only GUEST_ENV;
+- files come in as bind mounts (read-only unless writable): the engine must be on this host.
+"""
 from __future__ import annotations
 
-import io
+import functools
 import json
 import os
-import tarfile
+import socket
+import struct
+import threading
 from pathlib import Path
 
-from .base import RUNNER, Backend, BackendUnavailable, Mount, Outcome, Slot
+from .. import seccomp
+from .base import RUNNER, Backend, BackendUnavailable, Mount, RunnerHandle, Slot
 from .bwrap import GUEST_ENV
 
 DEFAULT_IMAGE = os.environ.get("PERFALIGN_DOCKER_IMAGE", "perfalign/sandbox:latest")
 DOCKERFILE = Path(__file__).resolve().parent.parent / "docker" / "Dockerfile"
+RUNNER_GUEST = "/run/perfalign/runner.py"
+MB = 1024 * 1024
+_ARCH = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
+# CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+_NS_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+_EPERM, _ENOSYS = 1, 38
 
 
 def _client():
     import docker  # the real SDK; imported lazily so hosts without it can use other backends
 
-    return docker.from_env(timeout=30)
+    return docker.from_env(timeout=60)
+
+
+@functools.lru_cache(maxsize=1)
+def seccomp_profile() -> str:
+    """Docker's JSON form of the sandbox's seccomp policy (sandbox/seccomp.py's DENIED)."""
+    denied = sorted({name for names in seccomp.DENIED.values() for name in names})
+    rules = [{"names": denied, "action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM}]
+    # No new namespaces (bwrap: --disable-userns). clone3 passes its flags in memory a filter
+    # cannot read: ENOSYS makes libc fall back to clone, whose flags are checked.
+    rules += [{"names": ["clone"], "action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM,
+               "args": [{"index": 0, "value": f, "valueTwo": f, "op": "SCMP_CMP_MASKED_EQ"}]} for f in _NS_FLAGS]
+    rules.append({"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": _ENOSYS})
+    # Only the native ABI is listed: i386 / x32 system calls are refused.
+    arch = _ARCH.get(os.uname().machine)
+    return json.dumps({"defaultAction": "SCMP_ACT_ALLOW", "architectures": [arch] if arch else [],
+                       "syscalls": rules})
 
 
 class DockerBackend(Backend):
     name = "docker"
     isolated = True
 
-    def __init__(self, image: str = DEFAULT_IMAGE, memory_mb: int = 2048, pids: int = 256) -> None:
+    def __init__(self, image: str = DEFAULT_IMAGE) -> None:
         self.image = image
-        self.memory_mb = memory_mb
-        self.pids = pids
-        self._client = _client()
-        self._containers: dict[int, object] = {}
+        self._api = _client().api
+        self._cgroup_v2 = str(self._api.info().get("CgroupVersion", "1")) == "2"
+        self._live: dict[str, RunnerHandle] = {}
+        self._lock = threading.Lock()
 
     @classmethod
     def check(cls) -> None:
@@ -44,54 +84,195 @@ class DockerBackend(Backend):
         except Exception:
             raise BackendUnavailable(
                 f"Docker image {DEFAULT_IMAGE} not found; build it with: "
-                f"docker build -t {DEFAULT_IMAGE} -f {DOCKERFILE} {DOCKERFILE.parent}"
+                f"docker build --network host -t {DEFAULT_IMAGE} -f {DOCKERFILE} {DOCKERFILE.parent}"
             ) from None
 
-    def _container(self, slot: Slot):
-        c = self._containers.get(slot.index)
-        if c is None:
-            c = self._client.containers.run(
-                self.image, ["sleep", "infinity"], detach=True, auto_remove=True,
-                network_mode="none", read_only=True, user=f"{slot.uid}:{slot.uid}",
-                mem_limit=f"{self.memory_mb}m", memswap_limit=f"{self.memory_mb}m", pids_limit=self.pids,
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], environment=GUEST_ENV,
-                tmpfs={"/tmp": "size=512m,exec,mode=1777", "/box": "size=512m,exec,mode=1777",
-                       "/run": "size=16m,exec,mode=1777"},
-            )
-            self._containers[slot.index] = c
-        return c
+    # The container's own cgroup, at the root of its private cgroup namespace.
+    def guest_cpu_file(self, slot: Slot) -> tuple[str, str] | None:
+        return ("/sys/fs/cgroup/cpu.stat", "usec") if self._cgroup_v2 else ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "ns")
 
-    def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
-        spec.pop("tmp_bytes", None)
-        c = self._container(slot)
-        # Copy mounts in (no host binds into a shared engine), run, copy writable mounts back.
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w") as tar:
-            tar.add(str(RUNNER), arcname="run/runner.py")
-            data = json.dumps(spec).encode()
-            info = tarfile.TarInfo("run/job.json")
-            info.size = len(data)
-            info.mode = 0o644
-            tar.addfile(info, io.BytesIO(data))
-            for m in mounts:
-                tar.add(str(m.host), arcname=m.guest.lstrip("/"))
-        c.put_archive("/", buf.getvalue())
+    def guest_oom_file(self, slot: Slot) -> str | None:
+        return "/sys/fs/cgroup/memory.events" if self._cgroup_v2 else "/sys/fs/cgroup/memory/memory.oom_control"
+
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+        from docker.types import Mount as DockerMount
+
+        tmp_bytes = int(spec.pop("tmp_bytes"))
+        memory, pids, cpus = _limits(spec, slot)
+        binds = [DockerMount(RUNNER_GUEST, str(RUNNER), type="bind", read_only=True)]
+        binds += [DockerMount(m.guest, str(m.host), type="bind", read_only=not m.writable) for m in mounts]
+        host_config = self._api.create_host_config(
+            mounts=binds, read_only=True, network_mode="none", cap_drop=["ALL"],
+            security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
+            tmpfs={"/tmp": f"size={tmp_bytes},mode=1777,exec"}, ipc_mode="private", shm_size=tmp_bytes,
+            mem_limit=memory, memswap_limit=memory, pids_limit=pids, cpuset_cpus=cpus,
+            cgroupns="private", init=False, auto_remove=True,  # removed even if this process dies
+        )
+        container = self._api.create_container(
+            self.image, ["/usr/bin/python3", "-I", "-S", RUNNER_GUEST, "-"], user=f"{slot.uid}:{slot.uid}",
+            environment=dict(GUEST_ENV), working_dir="/tmp", stdin_open=True,  # + StdinOnce (detach=False)
+            network_disabled=True, host_config=host_config, labels={"perfalign.sandbox": "1"},
+        )["Id"]
         try:
-            res = c.exec_run(["timeout", "-s", "KILL", str(int(timeout) + 1), "python3", "-I", "-S",
-                              "/run/runner.py", "/run/job.json"], demux=True)
-            out, err = res.output
-            for m in (m for m in mounts if m.writable):
-                stream, _ = c.get_archive(m.guest)
-                tar = tarfile.open(fileobj=io.BytesIO(b"".join(stream)))
-                tar.extractall(m.host.parent, filter="data")
-            return Outcome(res.exit_code, out or b"", err or b"")
-        finally:
-            c.exec_run(["sh", "-c", "rm -rf /box/* /tmp/* /run/job.json"])
+            # Attached before start: no output can be missed. The job goes in on stdin.
+            sock = self._api.attach_socket(container, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self._api.start(container)
+            raw = getattr(sock, "_sock", sock)
+            raw.sendall(json.dumps(spec).encode())
+            raw.shutdown(socket.SHUT_WR)  # EOF on the runner's stdin (stdin_once)
+        except BaseException:
+            self._remove(container)
+            raise
+        handle = _ContainerHandle(self, container, sock)
+        with self._lock:
+            self._live[container] = handle
+        return handle
+
+    def _remove(self, container: str) -> None:
+        with self._lock:
+            self._live.pop(container, None)
+        try:
+            self._api.remove_container(container, force=True)
+        except Exception:  # already gone
+            pass
 
     def close(self) -> None:
-        for c in self._containers.values():
+        with self._lock:
+            live = list(self._live.values())
+        for handle in live:
+            handle.close()
+
+
+def engine_status() -> dict[str, str]:
+    """What `perfalign sandbox doctor` shows about the engine and the sandbox image."""
+    try:
+        client = _client()
+        info = client.info()
+    except Exception as e:
+        return {"engine": f"unreachable ({type(e).__name__}) at DOCKER_HOST={os.environ.get('DOCKER_HOST', 'unset')}: "
+                          "start dockerd or point DOCKER_HOST at one (the tests start a private one)"}
+    out = {"engine": f"{info.get('ServerVersion')} at {os.environ.get('DOCKER_HOST', 'the default socket')}",
+           "cgroups": f"v{info.get('CgroupVersion', '?')} ({info.get('CgroupDriver')})"}
+    try:
+        image = client.images.get(DEFAULT_IMAGE)
+        out["image"] = f"{DEFAULT_IMAGE} {image.short_id} built {image.attrs.get('Created', '?')[:19]}"
+    except Exception:
+        out["image"] = (f"{DEFAULT_IMAGE} missing: docker build --network host -t {DEFAULT_IMAGE} "
+                        f"-f {DOCKERFILE} {DOCKERFILE.parent}")
+    return out
+
+
+def _limits(spec: dict, slot: Slot) -> tuple[int, int, str | None]:
+    """(memory bytes, pids, cpuset) for the container: the slot cgroup's, as core set them for
+    this job; without one, caps from the rlimits (the runner enforces those as hard limits)."""
+    lim = spec["limits"]
+    cg = slot.cgroup
+    if cg is not None:
+        mem_dir, pid_dir = cg.layout.memory / cg.name, cg.layout.pids / cg.name
+        memory = _read_int(mem_dir / ("memory.max" if cg.layout.version == 2 else "memory.limit_in_bytes"))
+        pids = _read_int(pid_dir / "pids.max")
+        cpus = None
+        if cg.layout.cpuset is not None:
             try:
-                c.kill()
-            except Exception:
+                cpus = (cg.layout.cpuset / cg.name / "cpuset.cpus").read_text().strip() or None
+            except OSError:
                 pass
-        self._containers.clear()
+        if memory and pids:
+            return memory, pids, cpus
+    memory = lim.get("as_bytes") or (lim.get("stack_bytes") or 2048 * MB) + 256 * MB
+    return int(memory), int(lim.get("nproc", 64)) + 8, None
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+        return int(text) if text.isdigit() else None
+    except OSError:
+        return None
+
+
+class _ContainerHandle(RunnerHandle):
+    """Demultiplexes the attached stream: the runner's stdout into a pipe the host polls
+    (backpressure, bounded memory), its stderr into a bounded tail."""
+
+    _ERR_TAIL = 64 * 1024
+
+    def __init__(self, backend: DockerBackend, container: str, sock) -> None:
+        self._backend, self._id, self._sock = backend, container, sock
+        self._r, self._w = os.pipe()
+        self._err = bytearray()
+        self._closed = False
+        self._thread = threading.Thread(target=self._pump, name="docker-attach", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        raw = getattr(self._sock, "_sock", self._sock)
+        try:
+            while True:
+                header = _recv_exact(raw, 8)
+                if len(header) < 8:
+                    return
+                kind, size = header[0], struct.unpack(">I", header[4:])[0]
+                while size:
+                    chunk = raw.recv(min(size, 1 << 16))
+                    if not chunk:
+                        return
+                    size -= len(chunk)
+                    if kind == 1:
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(self._w, view):]
+                    elif kind == 2:
+                        self._err += chunk
+                        del self._err[:-self._ERR_TAIL]
+        except OSError:  # the host closed its end, or the container went away
+            pass
+        finally:
+            os.close(self._w)
+
+    def fileno(self) -> int:
+        return self._r
+
+    def read(self, n: int) -> bytes:
+        return os.read(self._r, n)
+
+    def readinto(self, buf: memoryview) -> int:
+        return os.readv(self._r, [buf])
+
+    def kill(self) -> None:
+        try:
+            self._backend._api.kill(self._id)
+        except Exception:  # already stopped
+            pass
+
+    def wait(self) -> int:
+        self._thread.join()
+        try:
+            return int(self._backend._api.wait(self._id, timeout=60)["StatusCode"])
+        except Exception:  # already auto-removed: the status is gone with it
+            return -1
+
+    def stderr_tail(self) -> str:
+        return bytes(self._err).decode("utf-8", "replace").strip()[-2000:]
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._backend._remove(self._id)  # force-remove kills whatever still runs
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        os.close(self._r)  # a pump blocked on a full pipe gets EPIPE and ends
+        self._thread.join(timeout=10)
+
+
+def _recv_exact(raw, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = raw.recv(n - len(buf))
+        if not chunk:
+            break
+        buf += chunk
+    return buf

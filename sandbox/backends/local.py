@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 import tempfile
 
-from .base import RUNNER, Backend, Mount, Outcome, Slot, run_runner
+from .base import RUNNER, Backend, Mount, ProcessHandle, RunnerHandle, Slot
 from .bwrap import GUEST_ENV
 
 
@@ -16,7 +16,7 @@ class LocalUnsafeBackend(Backend):
     def check(cls) -> None:
         return None
 
-    def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
         spec.pop("tmp_bytes", None)
         # No mount namespace: rewrite guest paths to the host paths they stand for.
         table = sorted(((m.guest, str(m.host)) for m in mounts), key=lambda gm: -len(gm[0]))
@@ -27,10 +27,11 @@ class LocalUnsafeBackend(Backend):
                     return real + p[len(guest):]
             return p
 
-        with tempfile.TemporaryDirectory(prefix="perfalign-scratch-") as scratch:
-            spec["argv"] = [host(a) for a in spec["argv"]]
-            spec["tests"] = [host(t) if t else t for t in spec["tests"]]
-            spec["cwd"] = host(spec["cwd"]) if spec["cwd"] != "/tmp" else scratch
-            spec["scratch"] = scratch
-            spec["env"] = dict(GUEST_ENV, HOME=scratch)
-            return run_runner([sys.executable, "-I", "-S", str(RUNNER), "-"], spec, timeout)
+        scratch = tempfile.TemporaryDirectory(prefix="perfalign-scratch-")
+        spec["argv"] = [host(a) for a in spec["argv"]]
+        spec["tests"] = [host(t) if t else t for t in spec["tests"]]
+        spec["cwd"] = host(spec["cwd"]) if spec["cwd"] != "/tmp" else scratch.name
+        spec["output_dir"] = scratch.name
+        spec["clean_dirs"] = [scratch.name]
+        spec["env"] = {**(spec.get("env") or {}), **GUEST_ENV, "HOME": scratch.name}
+        return ProcessHandle([sys.executable, "-I", "-S", str(RUNNER), "-"], spec, on_close=scratch.cleanup)

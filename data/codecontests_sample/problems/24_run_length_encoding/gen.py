@@ -34,4 +34,7 @@ def tests():
     generated.append(runs_string(rng, "xyz", 100000, 20000) + "\n")
     # largest: random two-letter string, about 85 000 runs, mostly very short
     generated.append("".join(rng.choice("ab") for _ in range(170000)) + "\n")
+    # worst case for quadratic concatenation: 200 000 runs of length 1 (the TLE solution
+    # needs > 1 s of CPU time here, not only of wall time on a loaded machine)
+    generated.append("ab" * 100000 + "\n")
     return {"public": public, "private": private, "generated": generated}

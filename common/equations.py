@@ -9,12 +9,12 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
+from .plausibility import SpeedupPolicy, speedup_ratio
+
 # §VII-C2: "We use a max margin of λ = 3 for the margin function μ(p, d_f, d_s)."
 DEFAULT_MAX_MARGIN = 3.0
 # Eq. 4 gives -1 to incorrect code on problems with tests.
 INCORRECT_REWARD = -1.0
-# A CPU time of 0 (a program faster than the clock resolution) must not divide by zero.
-MIN_RUNTIME_S = 1e-4
 
 
 def _t(x) -> torch.Tensor:
@@ -58,25 +58,33 @@ def adaptive_margin(fast_runtime_s: float | None, slow_runtime_s: float | None, 
         return float(max_margin)
     if fast_runtime_s is None or slow_runtime_s is None:
         raise ValueError("a contest triplet with a correct slow solution needs both runtimes")
-    speedup = max(float(slow_runtime_s), 0.0) / max(float(fast_runtime_s), MIN_RUNTIME_S)
-    return float(min(max_margin, speedup))
+    speedup = speedup_ratio(slow_runtime_s, fast_runtime_s)  # the one speedup policy (common.plausibility)
+    if speedup.value is None:
+        raise ValueError(f"Eq. 3: runtimes {fast_runtime_s!r} / {slow_runtime_s!r} are not usable ({', '.join(speedup.flags)})")
+    return float(min(max_margin, speedup.value))
 
 
 def performance_reward(*, has_tests: bool, correct: bool | None = None, runtime_s: float | None = None,
-                       median_runtime_s: float | None = None, reward_model_score: float | None = None) -> float:
+                       median_runtime_s: float | None = None, reward_model_score: float | None = None,
+                       policy: SpeedupPolicy = SpeedupPolicy()) -> float:
     """Eq. 4: r(p, d) = -1 if p in D_c and d incorrect;
     median_runtime(p) / runtime(d) - 1 if p in D_c and d correct; r_theta(p, d) otherwise.
 
     ``has_tests`` is "p in D_c": the problem has tests and a median runtime of the dataset's
     correct submissions in the language of d. Without that (synthetic problems, or a language
-    the dataset has no runtimes for) the reward model scores d.
+    the dataset has no runtimes for) the reward model scores d. The speedup median / runtime
+    goes through common.plausibility (the one policy for speedups): capped at ``policy.cap``;
+    a time that is not a number raises (the caller re-measures or records it, never rewards it).
     """
     if has_tests:
         if not correct:
             return INCORRECT_REWARD
         if runtime_s is None or median_runtime_s is None:
             raise ValueError("correct code on a problem with tests needs its runtime and the median runtime")
-        return float(median_runtime_s) / max(float(runtime_s), MIN_RUNTIME_S) - 1.0
+        speedup = speedup_ratio(median_runtime_s, runtime_s, policy)
+        if speedup.value is None:
+            raise ValueError(f"Eq. 4: not a usable runtime measurement ({', '.join(speedup.flags)})")
+        return speedup.value - 1.0
     if reward_model_score is None:
         raise ValueError("a problem without tests needs the reward model's score")
     return float(reward_model_score)

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 
-LANGUAGE_NAMES = {"cpp": "C++", "python3": "Python 3", "java": "Java", "python2": "Python 2"}
-FENCES = {"cpp": "cpp", "python3": "python", "java": "java", "python2": "python"}
-_FENCE_TO_LANGUAGE = {"cpp": "cpp", "c++": "cpp", "cxx": "cpp", "python": "python3", "python3": "python3",
-                      "py": "python3", "java": "java"}
+from .languages import Language
+
+_PROMPT_LANGUAGES = (Language.CPP, Language.PYTHON3, Language.JAVA, Language.PYTHON2)
+# Views of the one language table (sandbox.types.Language).
+LANGUAGE_NAMES = {lang.value: lang.display_name for lang in _PROMPT_LANGUAGES}
+FENCES = {lang.value: lang.fence for lang in _PROMPT_LANGUAGES}
 RESPONSE_MARKER = "### Response:\n"
 _BLOCK = re.compile(r"```([A-Za-z0-9+_-]*)[ \t]*\n(.*?)(?:\n```|\Z)", re.S)
 
@@ -61,4 +63,5 @@ def extract_code(response: str) -> tuple[str | None, str | None]:
     code = m.group(2).strip("\n")
     if not code.strip():
         return None, None
-    return code, _FENCE_TO_LANGUAGE.get(m.group(1).lower())
+    lang = Language.lookup(m.group(1).lower())
+    return code, (lang.value if lang in _PROMPT_LANGUAGES else None)

@@ -1,0 +1,425 @@
+"""The controlled task: a family of small Python problems on which a tiny model can visibly be
+aligned toward faster code, with held-out prompts to measure whether that generalizes.
+
+A *computation* (the sum 1..n, the sum of squares, counting multiples of 3, ...) has three
+correct programs of very different cost and one wrong one:
+
+* fast: a closed form (constant time);
+* medium: a generator expression over range(n) (C-level iteration, ~25 ns per element);
+* slow: an explicit Python loop (~50 ns per element);
+* wrong: an off-by-one closed form.
+
+An *instance* is a problem statement: one of three phrasings of the computation inside one of
+six short stories, with its own big test (n = 0.3M, 1M or 2M), so the measured runtime ratios,
+hence the adaptive margins of Eq. 3, vary (about 1.1 to the cap lambda = 3). The held-out
+instances are (computation, phrasing, story) combinations never seen in training; each of their
+phrasings and stories is seen in training with other combinations. That is the generalization
+measured: unseen prompts of the same family. (A first design held out unseen values of a
+parameter k that the program had to copy from the prompt; the 2M-parameter model did not learn
+to copy it in 300+ SFT steps, so nothing could be measured on it.)
+
+This module holds the task (instances, measuring the reference programs in the sandbox, the
+stage inputs in the real formats, classifying samples); the experiment that trains on it is
+``benchmarks/alignment_proof.py`` and the main job evaluates its held-out prompts
+(``evaluation/controlled.py``).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import statistics
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from perfdata.shards import read_parquet, write_parquet
+from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
+
+from common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from common.prompts import extract_code, format_response, instruction_prompt
+
+LANG = "python3"
+CORRECT_KINDS = ("fast", "medium", "slow")
+SMALL_N = 7
+BIG_NS = (300_000, 1_000_000, 2_000_000)
+TIME_LIMIT_S = 10.0
+_HEAD = "n = int(input())\n"
+
+
+@dataclass(frozen=True)
+class Computation:
+    name: str
+    phrasings: tuple[str, str, str]
+    fast: str
+    medium: str
+    slow: str
+    wrong: str
+
+
+def _loop(body: str, result: str = "s") -> str:
+    return f"{result} = 0\nfor i in range(1, n + 1):\n{body}\nprint({result})"
+
+
+COMPUTATIONS: tuple[Computation, ...] = (
+    Computation("sum", ("Read an integer n and print the sum 1 + 2 + ... + n.",
+                        "Read an integer n, add up all the integers from 1 to n and print the total.",
+                        "Read an integer n and print the total of the first n positive integers."),
+                "print(n * (n + 1) // 2)", "print(sum(i for i in range(1, n + 1)))",
+                _loop("    s += i"), "print(n * (n - 1) // 2)"),
+    Computation("squares", ("Read an integer n and print the sum of the squares of 1, 2, ..., n.",
+                            "Read an integer n, add up i * i for every i from 1 to n and print the total.",
+                            "Read an integer n and print the total of the squares of the first n positive integers."),
+                "print(n * (n + 1) * (2 * n + 1) // 6)", "print(sum(i * i for i in range(1, n + 1)))",
+                _loop("    s += i * i"), "print(n * n)"),
+    Computation("cubes", ("Read an integer n and print the sum of the cubes of 1, 2, ..., n.",
+                          "Read an integer n, add up i * i * i for every i from 1 to n and print the total.",
+                          "Read an integer n and print the total of the cubes of the first n positive integers."),
+                "print((n * (n + 1) // 2) ** 2)", "print(sum(i * i * i for i in range(1, n + 1)))",
+                _loop("    s += i * i * i"), "print(n * n * n)"),
+    Computation("multiples", ("Read an integer n and print how many of the numbers 1, 2, ..., n are divisible by 3.",
+                              "Read an integer n and count the multiples of 3 between 1 and n; print the count.",
+                              "Read an integer n and print the number of integers from 1 to n that 3 divides."),
+                "print(n // 3)", "print(sum(1 for i in range(1, n + 1) if i % 3 == 0))",
+                _loop("    if i % 3 == 0:\n        c += 1", "c"), "print(n // 3 + 1)"),
+    Computation("evens", ("Read an integer n and print the sum of the even numbers between 1 and n.",
+                          "Read an integer n, add up every even integer from 1 to n and print the total.",
+                          "Read an integer n and print the total of all even numbers not greater than n."),
+                "m = n // 2\nprint(m * (m + 1))", "print(sum(i for i in range(1, n + 1) if i % 2 == 0))",
+                _loop("    if i % 2 == 0:\n        s += i"), "print(n * n // 4)"),
+    Computation("odds", ("Read an integer n and print the sum of the odd numbers between 1 and n.",
+                         "Read an integer n, add up every odd integer from 1 to n and print the total.",
+                         "Read an integer n and print the total of all odd numbers not greater than n."),
+                "m = (n + 1) // 2\nprint(m * m)", "print(sum(i for i in range(1, n + 1) if i % 2 == 1))",
+                _loop("    if i % 2 == 1:\n        s += i"), "print(n * n // 2)"),
+)
+STORIES: tuple[str, ...] = (
+    "",
+    "A librarian numbers the shelves of a long hall from 1 to n.",
+    "A runner passes checkpoints numbered 1, 2, and so on up to n.",
+    "A video game has levels numbered from 1 to n.",
+    "A factory stamps the serial numbers 1 to n on its boxes.",
+    "A gardener plants n flower beds in a row, numbered from 1.",
+)
+
+
+@dataclass(frozen=True)
+class Instance:
+    computation: Computation
+    phrasing: int
+    story: int
+    big_n: int
+
+    @property
+    def problem_id(self) -> str:
+        return f"ctl_{self.computation.name}_p{self.phrasing}_s{self.story}"
+
+    @property
+    def statement(self) -> str:
+        return " ".join(x for x in (STORIES[self.story], self.computation.phrasings[self.phrasing]) if x)
+
+    @property
+    def prompt(self) -> str:
+        return instruction_prompt(self.statement, LANG)
+
+    def program(self, kind: str) -> str:
+        return _HEAD + getattr(self.computation, kind)
+
+    def tests(self) -> tuple[list[str], list[str]]:
+        """A small and a big input; expected outputs from the trusted, constant-time closed form."""
+        ns = (SMALL_N, self.big_n)
+        outs = []
+        for n in ns:
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(self.program("fast"), {"input": lambda n=n: str(n)})  # our own reference, never a sample
+            outs.append(buf.getvalue())
+        return [f"{n}\n" for n in ns], outs
+
+
+def is_held_out(c: int, phrasing: int, story: int) -> bool:
+    """Two (phrasing, story) combinations per computation, 12 of the 108; each phrasing and each
+    story of the computation stays in training with the other combinations."""
+    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
+
+
+def instances() -> tuple[list[Instance], list[Instance]]:
+    """(training instances, held-out instances): 96 and 12."""
+    train, held = [], []
+    for c, comp in enumerate(COMPUTATIONS):
+        for p in range(len(comp.phrasings)):
+            for st in range(len(STORIES)):
+                inst = Instance(comp, p, st, BIG_NS[(c + p + st) % len(BIG_NS)])
+                (held if is_held_out(c, p, st) else train).append(inst)
+    return train, held
+
+
+def quick_instances(n_train: int = 6, n_heldout: int = 2) -> tuple[list[Instance], list[Instance]]:
+    """A small subset with the smallest big test, one computation after another: for tests and
+    smoke runs (seconds to measure instead of minutes)."""
+    train, held = instances()
+
+    def pick(pool: list[Instance], n: int) -> list[Instance]:
+        small = [i for i in pool if i.big_n == BIG_NS[0]]
+        return sorted(small, key=lambda i: (i.phrasing, i.story, i.computation.name))[:n]
+
+    return pick(train, n_train), pick(held, n_heldout)
+
+
+@dataclass
+class ControlledTask:
+    root: Path
+    codecontests_dir: Path                 # CodeContests-Perf tables (all instances; held-out flagged)
+    data_dir: Path                         # sft_prompts + triplets tables
+    train: list[Instance]
+    heldout: list[Instance]
+    runtimes: dict[str, dict[str, float]] = field(default_factory=dict)  # problem_id -> kind -> CPU s
+
+    def threshold_s(self, problem_id: str) -> float:
+        """Below this CPU time a correct sample counts as fast: the geometric mean of the two
+        fastest references (the closed form and, measured, usually the medium one; 1.3x-5x apart)."""
+        a, b = sorted(self.runtimes[problem_id][k] for k in CORRECT_KINDS)[:2]
+        return math.sqrt(a * b)
+
+    def baseline_s(self, problem_id: str) -> float:
+        """The median runtime of the correct references (Eq. 4's / speedup_n@k's baseline)."""
+        return statistics.median(self.runtimes[problem_id][k] for k in CORRECT_KINDS)
+
+
+def measure_references(instances_: list[Instance], sandbox=None, repeats: int = 3) -> dict[str, dict[str, float]]:
+    """CPU time (mean over tests of the median over repeats) of every correct reference program."""
+    from sandbox import Job, Limits, Sandbox, TestCase
+
+    sb = sandbox or Sandbox(backend="auto", workers=2)
+    jobs, keys = [], []
+    for inst in instances_:
+        ins, outs = inst.tests()
+        for kind in CORRECT_KINDS:
+            jobs.append(Job(inst.program(kind), LANG, [TestCase(i, o) for i, o in zip(ins, outs)],
+                            Limits(time_s=TIME_LIMIT_S), repeats=repeats))
+            keys.append((inst.problem_id, kind))
+    out: dict[str, dict[str, float]] = {i.problem_id: {} for i in instances_}
+    for j, res in sb.run_many(jobs, workers=2, retries=1):
+        if not res.ok:
+            raise RuntimeError(f"controlled reference {keys[j]} failed in the sandbox: {res.verdict} {res.message}")
+        out[keys[j][0]][keys[j][1]] = res.mean_cpu_time_s
+    return out  # medium and slow can swap on a small test under load: pairs follow the measurement
+
+
+def _write(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> None:
+    write_parquet(path, pa.Table.from_pylist(rows, schema=schema))
+
+
+def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: dict[str, dict[str, float]],
+                       heldout_ids: set[str] = frozenset(), repeats: int = 3, calibration: dict | None = None) -> Path:
+    """The instances as a CodeContests-Perf folder (problems + measured submissions), readable by
+    perfdata.triplets and alignment.data like the real dataset."""
+    import platform
+
+    out = Path(out)
+    problems, subs = [], []
+    cal = (calibration or {}).get("reference_cpu_s")
+    for inst in instances_:
+        ins, outs = inst.tests()
+        pid = inst.problem_id
+        problems.append(dict(problem_id=pid, name=pid, description=inst.statement, split="controlled",
+                             held_out=pid in heldout_ids, time_limit_s=TIME_LIMIT_S, memory_limit_mb=256,
+                             test_inputs=ins, test_outputs=outs))
+        for kind in CORRECT_KINDS:
+            subs.append(dict(submission_id=f"{pid}-{kind}", problem_id=pid, language=LANG, solution=inst.program(kind),
+                             is_correct=True, runtime_s=runtimes[pid][kind], verdict="OK", status="measured",
+                             repeats=repeats, host=platform.node(), calibration_cpu_s=cal))
+        subs.append(dict(submission_id=f"{pid}-wrong", problem_id=pid, language=LANG, solution=inst.program("wrong"),
+                         is_correct=False, runtime_s=None, verdict="NOT_RUN", status="not_run", repeats=repeats,
+                         host=platform.node(), calibration_cpu_s=cal))
+    _write(out / "data" / "problems-00000-of-00001.parquet", problems)
+    _write(out / "data" / "submissions-00000-of-00001.parquet", subs)
+    return out
+
+
+def preference_pairs(inst: Instance, runtimes: dict[str, float], max_margin: float = DEFAULT_MAX_MARGIN) -> list[dict]:
+    """(d_f, d_s) pairs of an instance with Eq. 3's margin: fast over medium, fast over slow,
+    medium over slow (each ordered by the measured runtimes; margins from their ratio) and fast
+    over wrong (lambda). The triplet id names the kinds: ``.../fast>slow``."""
+    rows = []
+    for f, s in (("fast", "medium"), ("fast", "slow"), ("medium", "slow"), ("fast", "wrong")):
+        correct = s != "wrong"
+        if correct and runtimes[s] < runtimes[f]:
+            f, s = s, f
+        rs = runtimes[s] if correct else None
+        rows.append(dict(unit_id=inst.problem_id, problem_id=inst.problem_id, source="contest", language=LANG,
+                         problem=inst.statement, prompt=inst.prompt, fast=inst.program(f), slow=inst.program(s),
+                         fast_id=f"{inst.problem_id}-{f}", slow_id=f"{inst.problem_id}-{s}",
+                         fast_runtime_s=runtimes[f], slow_runtime_s=rs, slow_is_correct=correct,
+                         speedup=rs / runtimes[f] if correct else None,
+                         margin=adaptive_margin(runtimes[f], rs, is_contest=True, slow_is_correct=correct,
+                                                max_margin=max_margin),
+                         median_runtime_s=statistics.median(runtimes[k] for k in CORRECT_KINDS),
+                         group_solutions=len(CORRECT_KINDS), triplet_id=f"{inst.problem_id}/{f}>{s}"))
+    return rows
+
+
+def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = 3,
+                          train: list[Instance] | None = None, heldout: list[Instance] | None = None) -> ControlledTask:
+    """Measure the references and write the stage inputs. SFT: every training instance's three
+    correct programs, ``copies`` times each (an even mix: the SFT model writes all three).
+    Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
+    ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
+    in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
+    from sandbox import Sandbox
+
+    root = Path(root)
+    default_train, default_held = instances()
+    train = default_train if train is None else train
+    heldout = default_held if heldout is None else heldout
+    sb = sandbox or Sandbox(backend="auto", workers=2)
+    runtimes = measure_references(train + heldout, sb, repeats)
+    cc = write_codecontests(root / "codecontests", train + heldout, runtimes, {i.problem_id for i in heldout}, repeats,
+                            sb.calibration())
+    sft, triplets = [], []
+    for split, group in (("train", train), ("eval", heldout)):
+        for inst in group:
+            for kind in CORRECT_KINDS:
+                for c in range(copies if split == "train" else 1):
+                    sft.append(dict(sample_id=f"{inst.problem_id}/{kind}/{c}", unit_id=inst.problem_id,
+                                    problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
+                                    prompt=inst.prompt, completion=format_response(inst.program(kind), LANG), split=split))
+    for inst in train:
+        pairs = preference_pairs(inst, runtimes[inst.problem_id])
+        triplets += [dict(p, split="reward_train") for p in pairs]
+        triplets.append(dict(pairs[1], split="rl_train", triplet_id=pairs[1]["triplet_id"] + "/rl"))
+    for inst in heldout:
+        pairs = preference_pairs(inst, runtimes[inst.problem_id])
+        triplets += [dict(p, split="reward_eval") for p in pairs]
+        triplets.append(dict(pairs[1], split="rl_eval", triplet_id=pairs[1]["triplet_id"] + "/rl"))
+    data = root / "triplets"
+    _write(data / "data" / "sft_prompts-00000-of-00001.parquet", sft, SFT_SCHEMA)
+    _write(data / "data" / "triplets-00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
+    task = ControlledTask(root, cc, data, train, heldout, runtimes)
+    (root / "controlled_task.json").write_text(json.dumps(
+        {"train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout], "runtimes": runtimes},
+        indent=2))
+    return task
+
+
+CONTROLLED_SHARD = "controlled"  # <table>-controlled.parquet next to a triplets folder's own shards
+
+
+def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
+                    pairs: tuple[str, ...] = ("fast>medium", "fast>slow", "medium>slow", "fast>wrong")) -> dict:
+    """Add the task's *training* rows (SFT train, reward_train pairs of the kinds in ``pairs``,
+    rl_train prompts) to a triplets folder as extra shards, which every stage loader reads with
+    the folder's own. The held-out instances stay out: they are the evaluation's
+    (evaluation/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
+    (flows.align.stage_configs adds it)."""
+
+    out = Path(triplets_dir) / "data"
+    counts = {}
+    for name in ("sft_prompts", "triplets"):
+        rows = read_parquet(task.data_dir / "data" / f"{name}-00000-of-00001.parquet").to_pylist()
+        if name == "sft_prompts":
+            rows = [r for r in rows if r["split"] == "train"]
+        else:
+            rows = [r for r in rows if r["split"] == "rl_train"
+                    or (r["split"] == "reward_train" and r["triplet_id"].rsplit("/", 1)[-1] in pairs)]
+        schema = SFT_SCHEMA if name == "sft_prompts" else TRIPLET_SCHEMA
+        write_parquet(out / f"{name}-{CONTROLLED_SHARD}.parquet", pa.Table.from_pylist(rows, schema=schema))
+        counts[name] = len(rows)
+    return counts
+
+
+def load_controlled_task(root: str | Path) -> ControlledTask:
+    """A task written by ``build_controlled_task`` (its references are not measured again)."""
+    root = Path(root)
+    meta = json.loads((root / "controlled_task.json").read_text())
+    train, held = instances()
+    by_id = {i.problem_id: i for i in train + held}
+    return ControlledTask(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
+                          [by_id[i] for i in meta["heldout"]], meta["runtimes"])
+
+
+@dataclass
+class SampleReport:
+    """Samples of one model on a set of prompts, executed in the sandbox."""
+
+    samples: int
+    fast_correct: int
+    correct: int
+    speedup_sum: float                      # sum over samples of baseline / runtime (0 when incorrect)
+    distinct_programs: int
+    per_problem: dict[str, dict[str, int]]
+    flags: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def fast_share(self) -> float:
+        return self.fast_correct / self.samples if self.samples else 0.0
+
+    @property
+    def correct_share(self) -> float:
+        return self.correct / self.samples if self.samples else 0.0
+
+    @property
+    def mean_speedup(self) -> float:
+        return self.speedup_sum / self.samples if self.samples else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "fast_correct_share": round(self.fast_share, 4),
+                "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
+
+
+def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None, repeats: int = 3) -> SampleReport:
+    """Run every sample (once per distinct program) on its instance's tests with the references'
+    repeats: incorrect, or correct and fast (under ``threshold_s``), and its speedup over the
+    references' median through common.plausibility (incorrect samples count 0, as speedup_n@k)."""
+    from sandbox import Job, Limits, Sandbox, TestCase
+    from common.plausibility import speedup_ratio
+
+    sb = sandbox or Sandbox(backend="auto", workers=2)
+    by_id = {i.problem_id: i for i in task.train + task.heldout}
+    index: dict[tuple[str, str], int] = {}
+    jobs = []
+    for pid, texts in samples.items():
+        ins, outs = by_id[pid].tests()
+        for t in texts:
+            code, _ = extract_code(t)
+            if code is not None and (pid, code) not in index:
+                index[(pid, code)] = len(jobs)
+                jobs.append(Job(code, LANG, [TestCase(i, o) for i, o in zip(ins, outs)], Limits(time_s=TIME_LIMIT_S),
+                                repeats=repeats, stop_on_failure=True))
+    results = dict(sb.run_many(jobs, workers=2, retries=1))
+    per: dict[str, Counter] = {}
+    flags: Counter = Counter()
+    speedups = 0.0
+    for pid, texts in samples.items():
+        c = per.setdefault(pid, Counter())
+        for t in texts:
+            code, _ = extract_code(t)
+            res = results.get(index.get((pid, code), -1)) if code is not None else None
+            if res is None or not res.ok:
+                c["incorrect"] += 1
+                continue
+            c["correct"] += 1
+            if res.mean_cpu_time_s < task.threshold_s(pid):
+                c["fast_correct"] += 1
+            s = speedup_ratio(task.baseline_s(pid), res.mean_cpu_time_s)
+            flags.update(s.flags)
+            speedups += s.value or 0.0
+    total = sum(per.values(), Counter())
+    return SampleReport(sum(len(v) for v in samples.values()), total["fast_correct"], total["correct"], speedups,
+                        len(jobs), {k: dict(v) for k, v in per.items()}, dict(flags))
+
+
+def sample_and_classify(task: ControlledTask, model_dir: str | Path, problems: list[Instance], samples_per_prompt: int,
+                        seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96, sandbox=None) -> SampleReport:
+    """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
+    from .models import load_causal_lm, load_tokenizer
+    from .scoring import sample_completions
+
+    tok = load_tokenizer(str(model_dir))
+    model = load_causal_lm(str(model_dir), tokenizer=tok)
+    outs = sample_completions(model, tok, [i.prompt for i in problems], max_new_tokens=max_new_tokens,
+                              temperature=temperature, num_samples=samples_per_prompt, seed=seed)
+    return classify_samples(task, {i.problem_id: o for i, o in zip(problems, outs)}, sandbox)

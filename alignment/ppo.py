@@ -1,0 +1,146 @@
+"""PPO details of RLPF that TRL 1.12's ``trl.experimental.ppo.PPOTrainer`` does not do the paper's
+way, added around it without copying its training loop:
+
+* an **adaptive KL controller** (Ziegler et al. 2019, the controller of the TRL versions the paper
+  extended): "the KL coefficient is initialized to 0.1" (§VII-C3) implies one; TRL 1.12 reads a
+  fixed ``args.kl_coef`` every update, which the controller updates after each logged update;
+* **advantages whitened over the whole world batch** (every rank's rollouts), not per rank: with
+  the paper's global batch of 4 on 4 GPUs each rank holds one rollout, and per-rank whitening
+  normalises one sequence against itself;
+* the reward module (``RewardAdapter``, which carries the trained reward model) checked to be on
+  the policy's device once the trainer has placed it.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from dataclasses import dataclass, field
+
+import torch
+
+log = logging.getLogger(__name__)
+
+# Ziegler et al. (2019) / TRL's AdaptiveKLController: target KL (nats per sequence) and horizon
+# (episodes over which the coefficient may change by e^{+-0.2}).
+DEFAULT_KL_TARGET = 6.0
+DEFAULT_KL_HORIZON = 10_000
+
+
+@dataclass
+class AdaptiveKLController:
+    """gamma <- gamma * (1 + clip(KL / target - 1, -0.2, 0.2) * n / horizon) after each batch of n episodes."""
+
+    value: float
+    target: float = DEFAULT_KL_TARGET
+    horizon: int = DEFAULT_KL_HORIZON
+    history: list[float] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.value < 0 or self.target <= 0 or self.horizon <= 0:
+            raise ValueError("AdaptiveKLController: value >= 0, target > 0 and horizon > 0")
+
+    def update(self, current_kl: float, n_steps: int) -> float:
+        error = min(max(current_kl / self.target - 1.0, -0.2), 0.2)
+        self.value *= 1.0 + error * n_steps / self.horizon
+        self.history.append(self.value)
+        return self.value
+
+
+def _world() -> bool:
+    return torch.distributed.is_available() and torch.distributed.is_initialized() \
+        and torch.distributed.get_world_size() > 1
+
+
+class WorldWhiten:
+    """Drop-in for TRL's ``masked_whiten`` with mean and (unbiased) variance taken over the masked
+    values of every process (all-reduce); identical to TRL's on one process. ``last`` keeps the
+    statistics of the latest call (the tests read them)."""
+
+    def __init__(self):
+        self.calls = 0
+        self.last: dict[str, float] = {}
+
+    def __call__(self, values: torch.Tensor, mask: torch.Tensor, shift_mean: bool = True) -> torch.Tensor:
+        m = mask.to(torch.float64)
+        v = values.to(torch.float64)
+        sums = torch.stack([(v * m).sum(), m.sum()])
+        if _world():
+            torch.distributed.all_reduce(sums)
+        total, count = sums[0], sums[1]
+        if count < 2:
+            raise ValueError("whitening needs at least two unmasked values over all processes")
+        mean = total / count
+        sq = (((v - mean) ** 2) * m).sum()
+        if _world():
+            torch.distributed.all_reduce(sq)
+        var = sq / (count - 1)  # Bessel, as TRL's masked_var
+        whitened = (v - mean) * torch.rsqrt(var + 1e-8)
+        if not shift_mean:
+            whitened += mean
+        local = m.sum()
+        self.calls += 1
+        self.last = {"world_count": float(count), "local_count": float(local),
+                     "local_mean": float((whitened * m).sum() / local) if local else 0.0}
+        return whitened.to(values.dtype)
+
+
+def make_rlpf_trainer_class():
+    """TRL's PPOTrainer with the controller, world whitening and the device check; built lazily
+    so importing this module does not import TRL."""
+    from transformers import TrainerCallback
+    from trl.experimental.ppo import PPOTrainer
+    from trl.experimental.ppo import ppo_trainer as trl_ppo
+
+    class KLControllerCallback(TrainerCallback):
+        def __init__(self, controller: AdaptiveKLController):
+            self.controller = controller
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            # objective/kl is gathered over every rank: each rank computes the same coefficient
+            if logs and "objective/kl" in logs:
+                args.kl_coef = self.controller.update(float(logs["objective/kl"]), args.batch_size)
+
+    class RLPFTrainer(PPOTrainer):
+        def __init__(self, *a, kl_controller: AdaptiveKLController | None = None, **kw):
+            super().__init__(*a, **kw)
+            self.whiten = WorldWhiten()
+            self.kl_controller = kl_controller
+            if kl_controller is not None:
+                self.args.kl_coef = kl_controller.value
+                self.add_callback(KLControllerCallback(kl_controller))
+            check_on_device(self.reward_model, self.accelerator.device, "RLPF reward model")
+
+        def train(self):
+            saved, trl_ppo.masked_whiten = trl_ppo.masked_whiten, self.whiten
+            printed = io.StringIO()  # TRL prints "===training policy===" to stdout: to the log instead
+            try:
+                with contextlib.redirect_stdout(printed):
+                    return super().train()
+            finally:
+                trl_ppo.masked_whiten = saved
+                if printed.getvalue().strip():
+                    log.info("PPO: %s", printed.getvalue().strip())
+
+        def save_model(self, output_dir: str | None = None, _internal_call: bool = False):
+            """The policy only. TRL 1.12's PPO save fails once the policy+value wrapper is
+            distributed (DDP/FSDP: shared-tensor error on rank 0, a missing Trainer attribute on
+            the others): gather the full state dict on every rank, write the policy's part on rank 0."""
+            out = output_dir or self.args.output_dir
+            state = self.accelerator.get_state_dict(self.model)  # a collective under FSDP
+            if self.accelerator.is_main_process:
+                policy = self.accelerator.unwrap_model(self.model).policy
+                policy.save_pretrained(out, state_dict={k[len("policy."):]: v for k, v in state.items()
+                                                        if k.startswith("policy.")})
+            self.accelerator.wait_for_everyone()
+
+    return RLPFTrainer
+
+
+def check_on_device(module: torch.nn.Module, device, what: str) -> None:
+    """Every parameter of ``module`` on ``device`` (a 6.7B reward model left on the CPU would
+    score every rollout there)."""
+    want = torch.device(device)
+    for name, p in module.named_parameters():
+        if p.device.type != want.type or (want.index is not None and p.device.index != want.index):
+            raise RuntimeError(f"{what}: parameter {name} is on {p.device}, the policy on {want}")

@@ -1,0 +1,121 @@
+"""How close the evaluation harness comes to the true speedup of honest programs, on the real
+ParEval and PolyBench/C problems (the shared checkouts, or yours).
+
+For every (problem, execution model) one probe session scores two honest controls beside the
+suite's reference, exactly as it scores model samples:
+
+- ``reference``: the suite's baseline itself; its true speedup is 1.0 (same code);
+- ``slow``: the baseline run twice on the same memory (outputs restored in between); its true
+  speedup is its own per-call clock against the reference's (the driver times each call in
+  process: exact for honest programs, never used as a score because a program could fake it).
+
+The harness's number comes from outside the program (the sandbox's CPU/wall accounting of whole
+runs minus a null run, per call). Printed per problem: calls per run, the harness's and the true
+speedups, and the relative error; then the share within 10% and the median error.
+
+    .venv/bin/python benchmarks/eval_harness_bench.py                      # a few problems, serial
+    .venv/bin/python benchmarks/eval_harness_bench.py --models serial,omp,mpi --problems 02_dense_la_gemm
+    .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluation.harness import ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
+from evaluation.pareval_suite import ParEvalCheckout  # noqa: E402
+from evaluation.polybench_suite import PolyBenchCheckout  # noqa: E402
+from sandbox import Sandbox  # noqa: E402
+
+EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
+DEFAULT_PAREVAL = ["02_dense_la_gemm", "03_dense_la_axpy", "27_reduce_average", "41_sort_k-th_smallest_element",
+                   "53_stencil_2d_jacobi_5-point_stencil"]
+DEFAULT_POLYBENCH = ["gemm", "atax", "jacobi-2d"]
+
+
+def _err(measured: float | None, truth: float | None) -> float | None:
+    if not measured or not truth:
+        return None
+    return measured / truth - 1
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pareval-dir", default=str(EXTERNAL / "pareval"))
+    ap.add_argument("--polybench-dir", default=str(EXTERNAL / "polybench"))
+    ap.add_argument("--problems", default=None, help="comma-separated ParEval problems (default: a sample of 5)")
+    ap.add_argument("--kernels", default=None, help="comma-separated PolyBench kernels (default: a sample of 3; \"\": none)")
+    ap.add_argument("--models", default="serial", help="ParEval models: serial,omp,mpi")
+    ap.add_argument("--all", action="store_true", help="every ParEval problem and PolyBench kernel")
+    ap.add_argument("--profile", default="embedded", choices=("embedded", "production"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--json", default=None, help="also write every record here")
+    args = ap.parse_args()
+
+    pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
+    problems = pe.names() if args.all else (args.problems.split(",") if args.problems else DEFAULT_PAREVAL)
+    kernels = pb.names() if args.all else (args.kernels.split(",") if args.kernels is not None else DEFAULT_POLYBENCH)
+    work = [("pareval", n, m) for m in args.models.split(",") for n in problems] + \
+           [("polybench", k, "serial") for k in kernels if k]
+    settings = ProbeSettings(repeats=args.repeats)
+    rows = []
+    print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
+          f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)
+    t_all = time.time()
+    with Sandbox(workers=1) as sb:
+        for suite, name, model in work:
+            t0 = time.time()
+            try:
+                p = pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks) if suite == "pareval" \
+                    else pb.problem(name, args.profile)
+                scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
+            except ProblemUnusable as e:
+                rows.append({"suite": suite, "problem": name, "model": model, "unusable": str(e)[:300]})
+                print(f"{suite:9} {name:40} {model:6} UNUSABLE: {str(e)[:150]}", flush=True)
+                continue
+            ref, slow = scores["reference"], scores["slow"]
+            truth = (slow.inprocess_baseline_s / slow.inprocess_runtime_s
+                     if slow.inprocess_runtime_s and slow.inprocess_baseline_s else None)
+            row = {"suite": suite, "problem": name, "model": model, "clock": p.clock, "calls": info.get("calls"),
+                   "overhead_ratio": info.get("overhead_ratio"), "flags": sorted(set(ref.flags) | set(slow.flags)),
+                   "reference": ref.to_dict(), "slow": slow.to_dict(), "slow_true": truth,
+                   "err_reference": _err(ref.speedup, 1.0) if ref.verdict == "OK" else None,
+                   "err_slow": _err(slow.speedup, truth) if slow.verdict == "OK" else None,
+                   "seconds": round(time.time() - t0, 1)}
+            rows.append(row)
+            f = (lambda v, d=2: "—" if v is None else f"{v:.{d}f}")
+            verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
+            verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))
+            print(f"{suite:9} {name:40} {model:6} {p.clock:5} {row['calls']:>5} {f(ref.speedup):>6} {f(slow.speedup):>6} "
+                  f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
+                  f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)
+    print()
+    for clock in ("cpu", "wall"):
+        for label, keep in (("unflagged", lambda r: not {"imprecise_timing", "unmeasurable"} & set(r["flags"])),
+                            ("flagged imprecise", lambda r: "imprecise_timing" in r["flags"])):
+            sub = [abs(r[k]) for r in rows if r.get("clock") == clock and keep(r)
+                   for k in ("err_reference", "err_slow") if r.get(k) is not None]
+            if sub:
+                print(f"{clock:4} clock, {label}: {sum(e <= 0.10 for e in sub)}/{len(sub)} honest scores within 10% "
+                      f"of the true speedup, median |error| {100 * statistics.median(sub):.1f}%, "
+                      f"max {100 * max(sub):.1f}%")
+    unusable = [r for r in rows if "unusable" in r]
+    unmeasurable = [r for r in rows if "unmeasurable" in r.get("flags", [])]
+    print(f"{len(rows)} sessions: {len(unusable)} unusable (the suite's own reference fails here), "
+          f"{len(unmeasurable)} unmeasurable (validated, no speedup), {time.time() - t_all:.0f} s")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

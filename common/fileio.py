@@ -1,0 +1,49 @@
+"""Atomic file writes: the one way perfalign replaces a file.
+
+The data go to a hidden temp file in the target's folder (same file system, so the rename is
+atomic), are fsync'd, then renamed over the target: a reader, or a run after a crash (kill -9 at
+any moment), sees the whole old file or the whole new one, never a torn one. The temp file is
+removed when the write fails; one left by a killed process matches ``.<name>.*.tmp``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], mode: int | None = None) -> Path:
+    """Replace ``path`` with what ``write(tmp)`` writes to the temp path it is given (a writer
+    that opens the file itself, e.g. ``pyarrow.parquet.write_table``). ``mode``: the file's
+    permission bits (mkstemp creates 0o600)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int | None = None) -> Path:
+    return atomic_write(path, lambda tmp: tmp.write_bytes(data), mode)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, mode: int | None = None) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def atomic_write_json(path: str | os.PathLike, data: Any, mode: int | None = None, **dumps: Any) -> Path:
+    """``data`` as JSON (``dumps``: keyword arguments of json.dumps, e.g. indent)."""
+    return atomic_write_text(path, json.dumps(data, **dumps), mode)

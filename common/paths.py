@@ -1,0 +1,48 @@
+"""The one cache root: compiled programs, the sandbox's calibration and seccomp filter, the
+embedded tiny model, kernel baselines and the LLM answers of perfdata.synth live under it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_root() -> Path:
+    """PERFALIGN_CACHE_DIR, else /var/cache/perfalign for root, else $XDG_CACHE_HOME/perfalign
+    (default ~/.cache/perfalign).
+
+    Compiled programs are mounted into sandboxes that run as an unprivileged uid, so when we
+    are root every directory on the path must be world-traversable (/root is not).
+    """
+    env = os.environ.get("PERFALIGN_CACHE_DIR")
+    if env:
+        root = Path(env)
+    elif os.geteuid() == 0:
+        root = Path("/var/cache/perfalign")
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "perfalign"
+    root = root.resolve()
+    if not root.is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        os.chmod(root, 0o755)
+    if os.geteuid() == 0:
+        for d in (root, *root.parents):
+            if not os.stat(d).st_mode & 0o001:
+                raise PermissionError(
+                    f"cache directory {root}: {d} is not world-traversable, so the sandbox's "
+                    f"unprivileged uid cannot reach compiled programs; set PERFALIGN_CACHE_DIR elsewhere")
+    return root
+
+
+# The source checkout, and its data/ folder of bundled samples (seeds, synthetic pairs, the
+# CodeContests, ParEval and PolyBench samples). A wheel does not carry data/: bundled() says so.
+SOURCE_ROOT = Path(__file__).resolve().parents[1]
+BUNDLED_DATA = SOURCE_ROOT / "data"
+
+
+def bundled(name: str, setting: str) -> Path:
+    """``data/<name>`` of the checkout, or a clear error naming the ``setting`` to pass instead."""
+    path = BUNDLED_DATA / name
+    if not path.exists():
+        raise FileNotFoundError(f"the bundled sample {path} is missing (perfalign installed without the "
+                                f"repository's data/ folder): pass {setting}")
+    return path

@@ -1,0 +1,168 @@
+"""Scoring a contest solution against a baseline measured in the same run.
+
+The baseline is the dataset's median-runtime correct submission in the candidate's language,
+re-run beside the candidate (never a runtime stored at build time, which was measured under
+other load): ``repeats`` rounds, each running the baseline and the candidate on all tests once,
+one after the other. runtime = median over rounds of the mean per-test CPU time (the sandbox's
+accounting of every process and thread of the program); the speedup goes through
+``common.plausibility.speedup_ratio``, an implausible one re-measured once.
+
+Sources: a CodeContests-Perf folder (``perfalign perf build`` output: the submissions carry
+their measured runtimes, the median one is re-run), or a raw CodeContests source in the
+``deepmind/code_contests`` schema such as the bundled sample (no runtimes: every correct
+submission of the language is measured in the session and the median one is the baseline).
+"""
+from __future__ import annotations
+
+import glob
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
+from common.paths import bundled
+from common.plausibility import SpeedupPolicy, speedup_ratio
+from perfdata.shards import read_rows
+from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+
+from .harness import ProbeScore
+
+
+@dataclass
+class ContestTask:
+    problem_id: str
+    tests: list[TestCase]
+    limits: Limits
+    baselines: list[tuple[str, float | None]]   # (solution, recorded runtime or None), the language's correct ones
+    language: str
+    source: str
+    description: str = ""
+
+
+class ContestError(ValueError):
+    pass
+
+
+def _is_perf_folder(root: Path) -> bool:
+    return bool(glob.glob(str(root / "data" / "submissions-*.parquet")) or glob.glob(str(root / "submissions-*.parquet")))
+
+
+def contest_names(source: str | Path | None = None) -> list[str]:
+    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    if _is_perf_folder(root):
+        return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
+    from perfdata.codecontests import ErrorRecord, iter_problems
+
+    return sorted(p.problem_id for p in iter_problems(str(root)) if not isinstance(p, ErrorRecord))
+
+
+def load_contest(problem: str, source: str | Path | None = None, language: str = "cpp") -> ContestTask:
+    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    lang = Language.parse(language).value
+    if _is_perf_folder(root):
+        probs = [r for r in read_rows(root, "problems", ("problem_id", "description", "time_limit_s",
+                                                          "memory_limit_mb", "test_inputs", "test_outputs"))
+                 if r["problem_id"] == problem]
+        if not probs:
+            raise ContestError(f"no problem {problem!r} in {root}")
+        p = probs[0]
+        subs = measured_by_problem(read_rows(root, "submissions", (*MEASURED_COLUMNS, "solution")))[problem][lang]
+        if not subs:
+            raise ContestError(f"{problem}: no measured correct {lang} submission in {root}: no baseline")
+        median = language_medians({lang: subs})[lang]
+        middle = min(subs, key=lambda s: abs(s["runtime_s"] - median))
+        return ContestTask(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
+                           Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
+                           [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
+    from perfdata.codecontests import ErrorRecord, iter_problems
+
+    for p in iter_problems(str(root)):
+        if isinstance(p, ErrorRecord) or problem not in (p.problem_id, p.name):
+            continue
+        subs = [s for s in p.submissions if s.is_correct and s.language.value == lang]
+        if not subs:
+            raise ContestError(f"{problem}: no correct {lang} submission in {root}: no baseline")
+        tests = list(p.tests)
+        return ContestTask(p.problem_id, tests, Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                           [(s.solution, None) for s in subs], lang, str(root), p.description)
+    raise ContestError(f"no problem {problem!r} in {root}")
+
+
+@dataclass
+class ContestSettings:
+    repeats: int = 3
+    policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
+
+
+def _runtime(res: RunResult) -> float | None:
+    vals = [t.cpu_time_s for t in res.tests if t.cpu_time_s is not None]
+    return sum(vals) / len(vals) if vals and res.ok else None
+
+
+def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: ContestSettings | None = None,
+                  label: str = "candidate") -> tuple[ProbeScore, dict]:
+    s = settings or ContestSettings()
+
+    def job(src: str) -> Job:
+        return Job(src, task.language, task.tests, task.limits, repeats=1, stop_on_failure=True, cpus=1)
+
+    def rounds(n: int, baselines: list[str]) -> tuple[list[list[float | None]], list[RunResult]]:
+        base_times: list[list[float | None]] = [[] for _ in baselines]
+        cand_runs = []
+        for _ in range(n):
+            for i, b in enumerate(baselines):
+                base_times[i].append(_runtime(_run(sandbox, job(b))))
+            cand_runs.append(_run(sandbox, job(code)))
+            if not cand_runs[-1].ok:
+                break
+        return base_times, cand_runs
+
+    # a CodeContests-Perf folder names one baseline; a raw source: measure each, keep the median one
+    sources = [b for b, _ in task.baselines]
+    info = {"problem": task.problem_id, "source": task.source, "language": task.language, "clock": "cpu",
+            "baseline_candidates": len(sources)}
+    base_times, cand_runs = rounds(s.repeats, sources)
+    score = ProbeScore(label, "OK", True, None, None, None, "cpu", rounds=len(cand_runs))
+    bad = [r for r in cand_runs if not r.ok]
+    if bad:
+        r = bad[0]
+        t = next((t for t in r.tests if t.verdict is not Verdict.OK), None)
+        score.verdict, score.correct, score.speedup = r.verdict.value, False, 0.0
+        score.message = (r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message))[:2000]
+        score.flags = list(r.flags)
+        return score, info
+    medians = [statistics.median(x for x in ts if x is not None) if any(x is not None for x in ts) else None
+               for ts in base_times]
+    usable = [(m, i) for i, m in enumerate(medians) if m is not None]
+    if not usable:
+        score.verdict, score.speedup = "NO_BASELINE", None
+        score.message = "no baseline submission ran correctly here"
+        return score, info
+    _, pick = sorted(usable)[len(usable) // 2]
+    info["baseline_recorded_runtime_s"] = task.baselines[pick][1]
+
+    def judge(base: list[float | None], cands: list[RunResult]) -> ProbeScore:
+        sc = ProbeScore(label, "OK", True, None, None, None, "cpu", rounds=len(cands))
+        pairs = [(b, _runtime(c)) for b, c in zip(base, cands) if b is not None]
+        sc.baseline_s = statistics.median(b for b, _ in pairs)
+        sc.runtime_s = statistics.median(c for _, c in pairs)
+        sc.round_speedups = [round(b / c, 4) for b, c in pairs if c]
+        checked = speedup_ratio(sc.baseline_s, sc.runtime_s, s.policy)
+        sc.speedup, sc.raw_speedup = checked.value, checked.raw
+        sc.flags = sorted(set(checked.flags) | {f for c in cands for f in c.flags if f.startswith("cpu")})
+        return sc
+
+    score = judge(base_times[pick], cand_runs)
+    if "implausible" in score.flags:
+        again_base, again_cands = rounds(s.repeats, [sources[pick]])
+        if all(c.ok for c in again_cands):
+            score = judge(again_base[0], again_cands)
+            score.flags = sorted(set(score.flags) | {"remeasured"})
+    return score, info
+
+
+def _run(sandbox: Sandbox, job: Job) -> RunResult:
+    res = sandbox.run_job(job)
+    if res.verdict is Verdict.SANDBOX_ERROR:
+        res = sandbox.run_job(job)
+    return res

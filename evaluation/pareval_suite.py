@@ -1,0 +1,231 @@
+"""ParEval (parallelcodefoundry/ParEval) loaded from a user's checkout: its 60 problems with its
+prompts (``prompts/generation-prompts.json``), ``baseline.hpp`` and ``cpu.cc`` drivers, in serial,
+OpenMP and MPI. Nothing of ParEval is copied into this repository: the files are read from
+``--pareval-dir`` at run time and assembled into sandbox jobs.
+
+How a ParEval problem becomes a probe (probe_cpp.py has the protocol):
+
+- driver TU = ParEval's ``utilities.hpp`` + the prompt's types and the function's *declaration*
+  (where ParEval includes ``generated-code.hpp``) + an observer that fingerprints every call +
+  ``baseline.hpp`` + ``cpu.cc`` + our ``main``. ``rand()`` is redirected to a PRNG seeded per
+  call from the run's secret seed. Mode V runs ParEval's own ``validate()`` (its trials at its
+  TEST_SIZE, every candidate call fingerprinted too); mode T runs ParEval's timing loop at the
+  problem size, ``init()`` once and ``reset()`` (fresh secret inputs) before every later call.
+  Problems ParEval's own harness cannot validate its baseline on are reported unusable, with
+  the reason (48_sparse_la_sparse_axpy: its validate() clears the output vector the baseline
+  then indexes, and utilities.hpp's assert aborts).
+- candidate TU = the headers ParEval's drivers include before the generated code, the prompt's
+  types and the candidate's function. No driver macro, clock or validator is in its scope.
+- reference = ParEval's baseline behind the prompt's signature (the function ``validate()``
+  computes the correct result with, which is ``best()``'s except in 07_fft_fft_conjugate);
+  slow = the same run twice on the same memory, its outputs restored in between.
+
+Sizes: production uses ParEval's ``problem-sizes.json``; the embedded profile divides each by
+``EMBEDDED_SIZE_DIVISOR`` (documented in the README). Compiler flags are ParEval's (``-std=c++17
+-O3``, ``-fopenmp`` for OpenMP, Open MPI's wrapper flags for MPI).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from . import probe_cpp
+from .cxxsig import Signature, find_function, parse_signature, split_top_level
+from .probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers
+
+MODELS = ("serial", "omp", "mpi")
+EMBEDDED_SIZE_DIVISOR = 4
+# ParEval's validate() checks these outputs more loosely than whole-output equality; the
+# fingerprints follow ParEval: stencils skip the boundary, a convex hull is a set of points.
+OUTPUT_RULES = {
+    "50_stencil_xor_kernel": {"output": "interior2d"},
+    "52_stencil_1d_jacobi_3-point_stencil": {"output": "interior1d"},
+    "53_stencil_2d_jacobi_5-point_stencil": {"output": "interior2d"},
+    "54_stencil_game_of_life": {"output": "interior2d"},
+    "10_geometry_convex_hull": {"hull": "sorted"},
+}
+# The headers ParEval's cpu.cc and utilities.hpp include before the generated code: an honest
+# completion compiles in the same context here.
+CANDIDATE_HEADERS = ("algorithm", "cmath", "numeric", "random", "vector", "cassert", "climits", "cfloat", "string",
+                     "complex", "queue", "type_traits", "array", "cstdlib", "cstdio", "cstring", "limits",
+                     "functional", "iterator", "utility", "unordered_map", "map", "set", "stack", "tuple")
+_FLOAT_LITERAL = re.compile(r"\b(\d+(?:\.\d+)?[eE]-\d+)\b")
+
+
+class ParEvalError(ValueError):
+    pass
+
+
+@dataclass
+class ParEvalCheckout:
+    root: Path
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        for rel in ("prompts/generation-prompts.json", "drivers/problem-sizes.json", "drivers/cpp/utilities.hpp",
+                    "drivers/cpp/benchmarks"):
+            if not (self.root / rel).exists():
+                raise FileNotFoundError(f"{self.root} is not a ParEval checkout: {rel} is missing "
+                                        "(expected parallelcodefoundry/ParEval's layout)")
+
+    @cached_property
+    def prompts(self) -> dict[tuple[str, str], str]:
+        rows = json.loads((self.root / "prompts/generation-prompts.json").read_text())
+        return {(r["name"], r["parallelism_model"]): r["prompt"] for r in rows}
+
+    @cached_property
+    def sizes(self) -> dict[str, dict[str, str]]:
+        return json.loads((self.root / "drivers/problem-sizes.json").read_text())
+
+    @cached_property
+    def problem_dirs(self) -> dict[str, Path]:
+        return {d.name: d for d in sorted((self.root / "drivers/cpp/benchmarks").glob("*/*"))
+                if (d / "cpu.cc").is_file() and (d / "baseline.hpp").is_file()}
+
+    def names(self) -> list[str]:
+        return sorted(n for n in self.problem_dirs if any((n, m) in self.prompts for m in MODELS))
+
+    def problem(self, name: str, model: str = "serial", profile: str = "embedded", threads: int = 2,
+                ranks: int = 2, validation_trials: int | None = None) -> ProbeProblem:
+        return build_problem(self, name, model, profile, threads, ranks, validation_trials)
+
+
+def _body(source: str, name: str) -> str:
+    span = find_function(source, name)
+    if span is None:
+        raise ParEvalError(f"cpu.cc has no {name}()")
+    return source[span[0]:span[1]]
+
+
+def _prompt_parts(prompt: str) -> tuple[str, str]:
+    """(the prompt without its last line: includes, types, comment; the signature line)."""
+    lines = prompt.rstrip().splitlines()
+    return "\n".join(lines[:-1]), lines[-1]
+
+
+def _reference_function(cpu: str, arity: int, name: str) -> str:
+    """The baseline function the reference calls: the one ParEval's validate() computes the
+    correct result with when it takes the prompt's arguments (07_fft_fft_conjugate: best()'s
+    correctFft fails validate(), which expects fftCooleyTookey's result), else best()'s."""
+    validate = _body(cpu, "validate")
+    block = re.search(r"compute correct result(.*?)(?:compute test result|$)", validate, re.S)
+    for stmt in (block.group(1).split(";") if block else []):
+        call = re.search(r"(?<![\w:.])([A-Za-z_]\w*)\s*\((.*)\)\s*$", stmt.strip(), re.S)
+        if call and call.group(1) not in ("if", "for", "while") and \
+                len([a for a in split_top_level(call.group(2)) if a]) == arity:
+            return call.group(1)
+    best = _body(cpu, "best")
+    m = re.search(r"\b([A-Za-z_]\w*)\s*\(", best[best.index("{"):])
+    if not m:
+        raise ParEvalError(f"{name}: cannot find the baseline call in best()")
+    return m.group(1)
+
+
+def _timed_call(reset: str) -> str:
+    """ParEval's own timing loop: init() once, reset() (fresh inputs) before every later call;
+    where reset() appends to its inputs without clearing them (46_sparse_la_spmm), they would
+    grow with every call: a fresh init() per call instead."""
+    if re.search(r"push_back|emplace|insert", reset) and "clear()" not in reset:
+        return ("            static Context* perfalign_ctx = nullptr;\n"
+                "            if (perfalign_ctx) destroy(perfalign_ctx);\n"
+                "            perfalign_ctx = init();\n            compute(perfalign_ctx);")
+    return ("            static Context* perfalign_ctx = init();\n"
+            "            if (perfalign_i > 0) reset(perfalign_ctx);\n            compute(perfalign_ctx);")
+
+
+def _fingerprints(sig: Signature, rules: dict[str, str]) -> list[str]:
+    """The observer's statements: the return value and every output argument (OUTPUT_RULES)."""
+    fps = ["perfalign_fp(perfalign_result);"] if sig.returns_value else []
+    how = {"interior2d": "perfalign_fp_interior2d({}, N);", "interior1d": "perfalign_fp_interior1d({});",
+           "sorted": "perfalign_fp_sorted({});"}
+    fps += [how.get(rules.get(p.name, ""), "perfalign_fp({});").format(p.name) for p in sig.params if p.output]
+    return fps
+
+
+def _controls(sig: Signature, ref_call: str, head: str) -> tuple[str, str]:
+    """(reference, slow) candidates: the baseline behind the prompt's signature, and the same
+    run twice on the same memory with its outputs restored in between (a copy on other memory
+    would change the timing through the memory layout)."""
+    call = f"{ref_call}({sig.args})"
+    reference = f"{head}\n{sig.text()} {{\n    return {call};\n}}\n"
+    saves = [f"    auto perfalign_saved_{p.name} = {p.name};" for p in sig.params if p.output]
+    restores = [f"    {p.name} = perfalign_saved_{p.name};" for p in sig.params if p.output]
+    first = (f"    {{ volatile auto perfalign_sink = {call}; (void)perfalign_sink; }}" if sig.returns_value
+             else f"    {call};")
+    body = saves + [first, '    asm volatile("" : : : "memory");'] + restores
+    return reference, f"{head}\n{sig.text()} {{\n" + "\n".join(body) + f"\n    return {call};\n}}\n"
+
+
+def _tolerance(validate: str) -> Tolerance:
+    eps = [float(x) for x in _FLOAT_LITERAL.findall(validate)]
+    return Tolerance(abs=max(eps) if eps else 1e-4)
+
+
+def _size(expr: str, profile: str) -> str:
+    return expr if profile == "production" else f"(({expr}) / {EMBEDDED_SIZE_DIVISOR})"
+
+
+def build_problem(co: ParEvalCheckout, name: str, model: str, profile: str = "embedded", threads: int = 2,
+                  ranks: int = 2, validation_trials: int | None = None) -> ProbeProblem:
+    if model not in MODELS:
+        raise ParEvalError(f"unknown ParEval execution model {model!r}; use one of {MODELS}")
+    if profile not in ("embedded", "production"):
+        raise ParEvalError(f"unknown profile {profile!r}")
+    d = co.problem_dirs.get(name)
+    prompt = co.prompts.get((name, model))
+    if d is None or prompt is None:
+        raise ParEvalError(f"no ParEval problem {name!r} with a {model} prompt in {co.root} "
+                           f"(`perfalign eval tasks --pareval-dir {co.root}` lists them)")
+    preamble, sig_line = _prompt_parts(prompt)
+    sig = parse_signature(sig_line)
+    cpu = (d / "cpu.cc").read_text()
+    baseline_text, baseline_includes = hoist_includes((d / "baseline.hpp").read_text())
+    ref_fn = _reference_function(cpu, len(sig.params), name)
+    tol = _tolerance(_body(cpu, "validate"))
+    size = _size(co.sizes[name][model], profile)
+    trials = validation_trials or (1 if profile == "embedded" else 2)
+    mpi = model == "mpi"
+    use = {"serial": "USE_SERIAL", "omp": "USE_OMP", "mpi": "USE_MPI"}[model]
+
+    # --- driver TU (trusted)
+    fps = _fingerprints(sig, OUTPUT_RULES.get(name, {}))
+    extra = {"omp": "#include <omp.h>", "mpi": "#include <mpi.h>", "serial": ""}[model]
+    cpu_body, _ = hoist_includes(cpu)
+    utilities, _ = hoist_includes((co.root / "drivers/cpp/utilities.hpp").read_text())
+    driver = "\n".join([
+        f"#define {use} 1",
+        f"#define DRIVER_PROBLEM_SIZE {size}",
+        f"#define MAX_VALIDATION_ATTEMPTS {trials}",
+        *baseline_includes,
+        probe_cpp.PRELUDE % {"extra_includes": extra},
+        probe_cpp.REDIRECT_RAND,
+        '#line 1 "utilities.hpp"', utilities,
+        '#line 1 "generated-code.hpp"', internal_helpers(preamble), sig.text() + ";",
+        probe_cpp.observer(sig.name, sig.ret, [(p.decl, p.name) for p in sig.params], fps, sig.returns_value),
+        '#line 1 "baseline.hpp"', baseline_text,
+        '#line 1 "cpu.cc"', cpu_body,
+        '#line 1 "perfalign-main.cpp"',
+        probe_cpp.main_source(
+            validate="        Context* perfalign_ctx = init();\n        const bool perfalign_ok = validate(perfalign_ctx);\n"
+                     "        destroy(perfalign_ctx);",
+            timed_call=_timed_call(_body(cpu, "reset")) + ("\n            MPI_Barrier(MPI_COMM_WORLD);" if mpi else ""),
+            mpi=mpi, omp_threads=threads if model == "omp" else None),
+    ])
+
+    # --- candidate TU: ParEval's headers, then the prompt's types, then the code
+    headers = "\n".join([f"#include <{h}>" for h in CANDIDATE_HEADERS] + ([extra] if extra else []))
+    ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))", "namespace perfalign_ref {",
+                                              baseline_text, "}"])
+    reference, slow = _controls(sig, f"perfalign_ref::{ref_fn}", ref_head)
+    flags = ("-O3", "-std=c++17") + (("-fopenmp",) if model == "omp" else ())
+    return ProbeProblem(
+        suite="pareval", name=name, model=model, prompt=prompt, signature=sig,
+        drivers={"V": driver, "T": driver}, candidate_prefix={"V": headers, "T": headers}, types=preamble,
+        reference=reference, slow=slow, tolerance=tol,
+        compile_flags=flags, toolchain=f"mpi:{ranks}" if mpi else "default",
+        threads={"omp": threads, "mpi": ranks}.get(model, 1), clock="cpu" if model == "serial" else "wall",
+        sizes={"V": f"ParEval validate(): its TEST_SIZE, {trials} trial(s)", "T": f"DRIVER_PROBLEM_SIZE={size}"},
+        notes=[f"baseline {ref_fn}, float tolerance {tol.abs:g} (from ParEval's validate())"])

@@ -1,0 +1,69 @@
+"""Reward tiers of arXiv 2602.12049 (as given by a published review of the paper): -100 format or
+library violation, -40 compile error, -30 timeout, -20 runtime error, -10 verification failure,
+otherwise the measured GFLOPS. Configurable (``RewardTiers``); every rollout keeps its tier.
+
+Mapping of the harness's verdicts onto the tiers is this package's design:
+OVER_BUDGET (more threads or CPU than the worker's pinned cores) is a rule violation, so it
+takes the format tier; MEMORY/OUTPUT limits are runtime errors; TRANSCRIPT_INVALID (the program
+printed or stopped where the driver did not) and WRONG_ANSWER are verification failures;
+SANDBOX_ERROR (infrastructure, after the sandbox's retries) gets no reward (None: TRL ignores it)
+and is recorded as such.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+TIERS = ("format", "library", "compile", "timeout", "runtime", "verification", "ok", "infrastructure")
+
+
+@dataclass(frozen=True)
+class RewardTiers:
+    format: float = -100.0
+    library: float = -100.0
+    compile: float = -40.0
+    timeout: float = -30.0
+    runtime: float = -20.0
+    verification: float = -10.0
+    # "gflops": the reward of a correct program is its GFLOPS; "peak_fraction": GFLOPS / peak * 100
+    ok_reward: str = "gflops"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_VERDICT_TIER = {
+    "COMPILE_ERROR": "compile",
+    "TIME_LIMIT_EXCEEDED": "timeout",
+    "RUNTIME_ERROR": "runtime", "MEMORY_LIMIT_EXCEEDED": "runtime", "OUTPUT_LIMIT_EXCEEDED": "runtime",
+    "WRONG_ANSWER": "verification", "TRANSCRIPT_INVALID": "verification",
+    "OVER_BUDGET": "format",
+    "OK": "ok",
+    "SANDBOX_ERROR": "infrastructure", "UNSUPPORTED_LANGUAGE": "infrastructure",
+}
+
+
+def tier_of_verdict(verdict: str) -> str:
+    """The tier of a harness verdict (module docstring: the mapping and why)."""
+    return _VERDICT_TIER.get(verdict, "runtime")
+
+
+def tier_reward(tier: str, gflops: float | None, peak_gflops: float | None, tiers: RewardTiers) -> float | None:
+    """Reward of one rollout (arXiv 2602.12049 tier table): the tier's fixed value, or for a
+    correct program its GFLOPS (``ok_reward="gflops"``, the paper's reward) or its percentage of
+    the machine's measured peak (``"peak_fraction"``: comparable across machines)."""
+    if tier == "ok":
+        if gflops is None:  # correct but not measurable here: no performance claim
+            return None
+        if tiers.ok_reward == "peak_fraction" and peak_gflops:
+            return 100.0 * gflops / peak_gflops
+        return float(gflops)
+    if tier == "infrastructure":
+        return None
+    return float(getattr(tiers, tier))
+
+
+def gflops(flops: float, seconds: float | None) -> float | None:
+    """GFLOPS of one call: FLOPs (the harness's count) / seconds / 1e9 (None without a time)."""
+    if seconds is None or seconds <= 0:
+        return None
+    return flops / seconds / 1e9

@@ -1,0 +1,843 @@
+"""The kernel harness that runs INSIDE the sandbox (``python3`` with the ``torch`` toolchain).
+
+This one file is the sandboxed program (``Job.source``); the host also imports its pure
+functions (size constants, tolerances, output comparison) so there is one implementation.
+
+Two processes per sandboxed execution:
+
+- the **driver** (this file, no argument) reads its job from stdin: the problem's source, the
+  secret seed, a nonce, and (for a candidate) the candidate's source. It never runs candidate
+  code. It makes itself non-dumpable (the candidate cannot ptrace it, read its memory or
+  environment, or take its file descriptors), draws every trial's inputs from the secret seed,
+  computes the reference in its own memory, and measures each call of the model server from
+  outside: CPU time = the sandbox cgroup's counter over the call window minus the driver's own
+  CPU (every process and thread the candidate creates is charged), wall time from its own clock.
+  It alone writes to stdout: one JSON report carrying the nonce.
+- the **model server** (``--child``) holds the model under test: the problem's ``Model`` (eager
+  or ``torch.compile``) or the candidate's ``ModelNew``. It gets only init values, a weight seed
+  and, per call, input tensors in shared memory (a memfd), and copies its outputs there.
+
+Per call the driver flushes the per-core caches, opens the window, writes fresh inputs, asks for
+the call, snapshots the output, then closes the window: inputs never exist before the window
+opens and the output is judged as it was when the window closed. Outputs go to a region the
+driver poisons before each call; inputs are compared with the driver's private copy afterwards.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import sys
+import time
+
+# ----------------------------------------------------------------------------- pure functions
+# (also used by the host: kernels.problems imports them)
+
+SCALE_MIN = 16          # integer constants below this are structural (kernel sizes, dims, strides...)
+TOLERANCES = {"float32": 1e-4, "float64": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}  # KernelBench's
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Pow, ast.Mod)
+
+
+def _eval_int_expr(node):
+    """The value of an int literal / arithmetic of int literals / tuple of those, else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _eval_int_expr(node.operand)
+        return -v if isinstance(v, int) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITH):
+        a, b = _eval_int_expr(node.left), _eval_int_expr(node.right)
+        if not (isinstance(a, int) and isinstance(b, int)):
+            return None
+        if isinstance(node.op, ast.Pow):
+            return a ** b if 0 <= b <= 64 else None
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+            return None if b == 0 else (a // b if isinstance(node.op, ast.FloorDiv) else a % b)
+        return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
+    if isinstance(node, ast.Tuple):
+        vals = [_eval_int_expr(e) for e in node.elts]
+        return tuple(vals) if all(isinstance(v, int) for v in vals) else None
+    return None
+
+
+def size_constants(source: str) -> dict:
+    """Module-level ``NAME = <int expression>`` (or a tuple of them): the problem's sizes."""
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = _eval_int_expr(node.value)
+            if v is not None:
+                out[node.targets[0].id] = v
+    return out
+
+
+def scale_value(value, scale: float):
+    """The scaling rule: every int >= SCALE_MIN becomes max(1, round(v * scale)); smaller ints
+    (kernel sizes, strides, dims, groups) are kept. Tuples element by element."""
+    if isinstance(value, tuple):
+        return tuple(scale_value(v, scale) for v in value)
+    if value < SCALE_MIN:
+        return value
+    return max(1, int(round(value * scale)))
+
+
+def rewrite_constants(source: str, values: dict) -> str:
+    """``source`` with the module-level size constants in ``values`` replaced (everything else,
+    including constants derived from them, is kept and follows)."""
+    tree = ast.parse(source)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in values):
+            v = values[node.targets[0].id]
+            node.value = ast.Tuple([ast.Constant(x) for x in v], ast.Load()) if isinstance(v, tuple) else ast.Constant(v)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _names_in(node) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def free_constants(source: str) -> list:
+    """Size constants that only shape the inputs (read by ``get_inputs``, not by the model, its
+    init inputs or anything else): the ones a trial may vary (problem randomization)."""
+    tree = ast.parse(source)
+    sizes = size_constants(source)
+    deps, used_elsewhere, inputs_uses = {}, set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            deps[node.targets[0].id] = _names_in(node.value)
+        elif isinstance(node, ast.FunctionDef) and node.name == "get_inputs":
+            inputs_uses |= _names_in(node)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            used_elsewhere |= _names_in(node)
+
+    def closure(names):
+        seen, todo = set(), list(names)
+        while todo:
+            n = todo.pop()
+            if n not in seen:
+                seen.add(n)
+                todo.extend(deps.get(n, ()))
+        return seen
+
+    fixed = closure(used_elsewhere)
+    return sorted(n for n in closure(inputs_uses) - fixed if n in sizes)
+
+
+def vary_sizes(source: str, rng) -> dict:
+    """Random values for the free size constants (each distinct nominal value >= SCALE_MIN gets one
+    factor in [0.6, 1.4], so constants that must agree keep agreeing); {} when nothing may vary."""
+    sizes = size_constants(source)
+    free = free_constants(source)
+    factors, out = {}, {}
+
+    def vary(v):
+        if isinstance(v, tuple):
+            return tuple(vary(x) for x in v)
+        if v < SCALE_MIN:
+            return v
+        if v not in factors:
+            factors[v] = rng.uniform(0.6, 1.4)
+        new = max(1, int(round(v * factors[v])))
+        return new if new != v else v + 1
+    for name in free:
+        out[name] = vary(sizes[name])
+    return out
+
+
+def tolerance(dtype_name: str) -> float | None:
+    """allclose tolerance (rtol = atol) for a dtype name; None: compare exactly."""
+    return TOLERANCES.get(dtype_name)
+
+
+def compare(out, ref) -> tuple:
+    """(ok, reason, max_abs_err) of a candidate output against the reference output."""
+    import torch
+
+    if out.shape != ref.shape:
+        return False, f"shape {tuple(out.shape)} != expected {tuple(ref.shape)}", None
+    if out.dtype != ref.dtype:
+        return False, f"dtype {out.dtype} != expected {ref.dtype}", None
+    tol = tolerance(str(ref.dtype).replace("torch.", ""))
+    if tol is None:
+        ok = bool(torch.equal(out, ref))
+        return ok, "" if ok else "values differ", None
+    o, r = out.double(), ref.double()
+    nan_o, nan_r = torch.isnan(o), torch.isnan(r)
+    if not torch.equal(nan_o, nan_r):  # NaN is never a wildcard
+        return False, "NaN where the reference has none (or the reverse)", None
+    o, r = o[~nan_r], r[~nan_r]
+    if o.numel() == 0:
+        return True, "", 0.0
+    inf = torch.isinf(r)
+    if not torch.equal(o[inf], r[inf]):
+        return False, "infinities differ", None
+    o, r = o[~inf], r[~inf]
+    err = (o - r).abs()
+    max_err = float(err.max()) if err.numel() else 0.0
+    ok = bool(torch.all(err <= tol + tol * r.abs())) and not bool(torch.isinf(o).any())
+    return ok, "" if ok else f"values differ (max abs error {max_err:.3g}, tolerance {tol:g})", max_err
+
+
+def derive_seed(seed: int, *parts) -> int:
+    h = hashlib.sha256(repr((seed,) + parts).encode()).digest()
+    return int.from_bytes(h[:7], "little")
+
+
+# ----------------------------------------------------------------------------- shared protocol
+
+def _send(stream, obj) -> None:
+    stream.write(json.dumps(obj).encode() + b"\n")
+    stream.flush()
+
+
+ALIGN = 64
+# Ops that move or allocate memory: never "the reference's computation".
+TRIVIAL_OPS = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::zeros", "aten::zeros_like",
+               "aten::ones", "aten::ones_like", "aten::full", "aten::full_like", "aten::copy_", "aten::clone",
+               "aten::view", "aten::_unsafe_view", "aten::reshape", "aten::t", "aten::transpose",
+               "aten::permute", "aten::expand", "aten::contiguous", "aten::detach", "aten::alias",
+               "aten::as_strided", "aten::slice", "aten::select", "aten::unsqueeze", "aten::squeeze",
+               "aten::lift_fresh", "aten::_to_copy", "aten::to", "aten::resize_", "aten::set_", "aten::fill_",
+               "aten::zero_", "aten::new_empty", "aten::new_empty_strided", "aten::new_zeros", "aten::split",
+               "aten::unbind", "aten::flatten", "aten::item", "aten::_local_scalar_dense", "aten::is_nonzero",
+               "aten::size", "aten::stride", "aten::numel", "aten::sym_size", "aten::sym_stride"}
+
+
+def _op_tracer(timed: bool):
+    """A TorchDispatchMode recording every aten op (and, for the driver, its time)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Tracer(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = {}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            name = "aten::" + func.__name__.split(".")[0]
+            t0 = time.perf_counter() if timed else 0.0
+            out = func(*args, **(kwargs or {}))
+            self.ops[name] = self.ops.get(name, 0.0) + ((time.perf_counter() - t0) if timed else 1.0)
+            return out
+    torch.set_grad_enabled(False)
+    return Tracer()
+
+
+# ----------------------------------------------------------------------------- model server (child)
+
+# Plain C++ (no torch headers: ~0.2-1 s where torch's load_inline takes ~100 s cold).
+CPP_COMMAND = ("/usr/bin/g++", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
+
+
+def load_cpp(source: str, name: str = "kernel", flags=()):
+    """Compile plain C++ (no torch headers) into a shared object and load it with ctypes.
+
+    ``g++ -O3 -march=native -fopenmp -shared -fPIC -std=c++17``; cached by content for the run.
+    Call the functions on ``tensor.data_ptr()`` (see ``ptr``). Raises RuntimeError with the
+    compiler's message on a compile error.
+    """
+    import ctypes
+    import subprocess
+
+    flags = tuple(flags)
+    key = hashlib.sha256((source + "\0" + " ".join(flags)).encode()).hexdigest()[:16]
+    d = "/tmp/perfalign_cpp"
+    os.makedirs(d, exist_ok=True)
+    so = f"{d}/{name}_{key}.so"
+    if not os.path.exists(so):
+        cpp = f"{d}/{name}_{key}.cpp"
+        with open(cpp, "w") as f:
+            f.write(source)
+        t0 = time.monotonic()
+        p = subprocess.run([*CPP_COMMAND, *flags, "-o", so + ".tmp", cpp], capture_output=True, text=True)
+        _COMPILES.append(round(time.monotonic() - t0, 4))
+        if p.returncode != 0:
+            raise RuntimeError("C++ compile error:\n" + p.stderr[-4000:])
+        os.rename(so + ".tmp", so)
+    return ctypes.CDLL(so)
+
+
+def ptr(tensor):
+    """A ctypes pointer to a contiguous tensor's data."""
+    import ctypes
+
+    if not tensor.is_contiguous():
+        raise ValueError("ptr() needs a contiguous tensor")
+    return ctypes.c_void_p(tensor.data_ptr())
+
+
+_COMPILES: list = []
+
+
+def _helper_module():
+    import types
+
+    mod = types.ModuleType("perfalign_kernels")
+    mod.load_cpp, mod.ptr, mod.__doc__ = load_cpp, ptr, "Helpers for candidates: load_cpp(source), ptr(tensor)."
+    return mod
+
+
+def _child() -> None:
+    import mmap
+
+    # The protocol uses private copies of the pipes; fds 0/1 become /dev/null so the model's
+    # prints (or reads) cannot corrupt the protocol.
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    import torch
+
+    msg = json.loads(proto_in.readline())
+    torch.set_num_threads(int(msg["threads"]))
+    device = torch.device(msg["device"])
+    shm_fd = int(msg["shm_fd"])
+    try:
+        model = _build_model(msg, device)
+    except BaseException as e:  # noqa: BLE001 - any failure of the model's code is its load error
+        _send(proto_out, {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000], "compiles": _COMPILES})
+        return
+    _send(proto_out, {"ok": True, "compiles": _COMPILES})
+    mm, mm_size = None, 0
+    dtypes = {}
+    while True:
+        line = proto_in.readline()
+        if not line:
+            return
+        msg = json.loads(line)
+        if msg["size"] > mm_size:
+            mm, mm_size = mmap.mmap(shm_fd, msg["size"]), msg["size"]
+        args, spans = [], []
+        for spec in msg["inputs"]:
+            if spec["kind"] == "value":
+                args.append(spec["value"])
+                continue
+            dt = dtypes.setdefault(spec["dtype"], getattr(torch, spec["dtype"]))
+            n = 1
+            for s in spec["shape"]:
+                n *= s
+            t = torch.frombuffer(mm, dtype=dt, count=n, offset=spec["offset"]).view(spec["shape"]) if n else \
+                torch.empty(spec["shape"], dtype=dt)
+            spans.append((t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()))
+            args.append(t.to(device) if device.type != "cpu" else t)
+        tracer = _op_tracer(timed=False) if msg.get("trace") else None
+        try:
+            if tracer:
+                with tracer:
+                    result = model(*args)
+            else:
+                with torch.no_grad():
+                    result = model(*args)
+            outs = list(result) if isinstance(result, (tuple, list)) else [result]
+            reply = {"ok": True, "outputs": [], "aliases_input": False}
+            for spec, out in zip(msg["outputs"], outs):
+                if not isinstance(out, torch.Tensor):
+                    reply["outputs"].append({"shape": None, "dtype": type(out).__name__})
+                    continue
+                info = {"shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", "")}
+                if out.device.type == "cpu" and out.numel():
+                    lo = out.data_ptr()
+                    hi = lo + out.numel() * out.element_size()
+                    reply["aliases_input"] |= any(lo < b and a < hi for a, b in spans)
+                if info["shape"] == spec["shape"] and info["dtype"] == spec["dtype"] and out.numel():
+                    dst = torch.frombuffer(mm, dtype=out.dtype, count=out.numel(), offset=spec["offset"])
+                    dst.copy_(out.reshape(-1))  # a device output is copied back (and synchronized) here
+                reply["outputs"].append(info)
+            reply["n_outputs"] = len(outs)
+            if tracer:
+                reply["ops"] = sorted(tracer.ops)
+        except BaseException as e:  # noqa: BLE001
+            reply = {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000]}
+        _send(proto_out, reply)
+
+
+def _exec_module(name: str, source: str, path: str):
+    import importlib.util
+
+    with open(path, "w") as f:  # a real file: inspect.getsource (Triton's JIT) needs one
+        f.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _build_model(msg: dict, device):
+    import torch
+
+    sys.modules["perfalign_kernels"] = _helper_module()
+    if msg["role"] == "candidate":
+        mod = _exec_module("candidate", msg["source"], "/tmp/candidate.py")
+        cls = getattr(mod, "ModelNew", None)
+        if cls is None:
+            raise AttributeError("the candidate defines no ModelNew")
+    else:
+        mod = _exec_module("problem", msg["source"], "/tmp/problem.py")
+        cls = mod.Model
+    torch.manual_seed(int(msg["weight_seed"]))
+    model = cls(*msg["init_inputs"])
+    if hasattr(model, "to"):
+        model = model.to(device)
+    if msg["role"] == "compiled":
+        model = torch.compile(model)
+    return model
+
+
+# ----------------------------------------------------------------------------- driver
+
+class _Cpu:
+    """CPU seconds of everything in the sandbox (its cgroup counter), or of one process."""
+
+    PATHS = ("/run/cpu", "/sys/fs/cgroup/cpu.stat", "/sys/fs/cgroup/cpuacct/cpuacct.usage")
+
+    def __init__(self):
+        self.path, self.keyed = None, False
+        for p in self.PATHS:
+            try:
+                text = open(p).read()
+            except OSError:
+                continue
+            self.path, self.keyed = p, text.startswith("usage_usec") or "\nusage_usec" in text
+            break
+        self.source = "cgroup" if self.path else "process"
+        self._pid_clock = None
+
+    def watch(self, pid: int) -> None:
+        if self.path is None:  # fallback: the child's own CPU clock (misses its subprocesses)
+            import ctypes
+
+            clk = ctypes.c_int()
+            ctypes.CDLL(None).clock_getcpuclockid(pid, ctypes.byref(clk))
+            self._pid_clock = clk.value
+
+    def read(self) -> float:
+        if self.path is None:
+            return time.clock_gettime(self._pid_clock)
+        with open(self.path) as f:
+            text = f.read()
+        if not self.keyed:
+            return int(text.split()[0]) * 1e-9
+        for line in text.splitlines():
+            if line.startswith("usage_usec"):
+                return int(line.split()[1]) * 1e-6
+        return 0.0
+
+
+def _self_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+class _ChildGone(Exception):
+    pass
+
+
+class _Protocol(Exception):
+    """The model server broke the protocol (garbage, oversized or malformed messages)."""
+
+
+class _Server:
+    """The driver's end of the model server: spawn, talk with deadlines, kill."""
+
+    def __init__(self, shm_fd: int, env: dict):
+        import subprocess
+
+        self.err = os.fdopen(os.memfd_create("child-stderr"), "w+b")
+        self.proc = subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "--child"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                     pass_fds=(shm_fd,), close_fds=True, env=env, cwd="/tmp")
+        self.buf = b""
+
+    def send(self, obj) -> None:
+        try:
+            _send(self.proc.stdin, obj)
+        except (BrokenPipeError, OSError):
+            raise _ChildGone(self.stderr_tail()) from None
+
+    def recv(self, timeout: float) -> dict:
+        import select
+
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise TimeoutError(f"no answer within {timeout:.3g} s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise _ChildGone(self.stderr_tail())
+                self.buf += chunk
+                if len(self.buf) > 1 << 20:
+                    raise _Protocol("oversized message")
+        line, _, self.buf = self.buf.partition(b"\n")
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise _Protocol("not JSON") from None
+        if not isinstance(msg, dict):
+            raise _Protocol("not a JSON object")
+        return msg
+
+    def stderr_tail(self) -> str:
+        try:
+            self.err.seek(0, os.SEEK_END)
+            size = self.err.tell()
+            self.err.seek(max(0, size - 3000))
+            return self.err.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+
+def _prctl_nondumpable() -> None:
+    import ctypes
+
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+
+
+class _Driver:
+    def __init__(self, job: dict):
+        import mmap
+        import random
+
+        import torch
+
+        self.job, self.torch, self.random = job, torch, random
+        torch.set_num_threads(int(job["threads"]))
+        torch.set_grad_enabled(False)
+        self.device = torch.device(job["device"])
+        self.seed = int(job["seed"])
+        self.source = job["problem"]
+        self.problem = self._module(self.source)
+        self.init_inputs = list(self.problem["get_init_inputs"]())
+        json.dumps(self.init_inputs)  # plain values only: they cross to the model server as JSON
+        self.weight_seed = derive_seed(self.seed, "weights")
+        torch.manual_seed(self.weight_seed)
+        self.reference = self.problem["Model"](*self.init_inputs)
+        if hasattr(self.reference, "to"):
+            self.reference = self.reference.to(self.device)
+        self.cpu = _Cpu()
+        self.shm_fd = os.memfd_create("kernel-io")
+        self.size = 0
+        self.mm = None
+        self._mmap = mmap
+        self.flush = torch.empty(int(job.get("flush_bytes", 16 << 20)) // 4, dtype=torch.float32)
+        self.report = {"nonce": job["nonce"], "role": job["role"], "cpu_source": self.cpu.source,
+                       "correctness": [], "times_cpu_s": [], "times_wall_s": [], "flags": []}
+
+    def _module(self, source: str) -> dict:
+        ns = {"__name__": "problem"}
+        exec(compile(source, "problem.py", "exec"), ns)  # the problem is trusted (not the candidate)
+        return ns
+
+    # -- inputs, shared memory, calls
+    def inputs(self, seed: int, varied: dict | None):
+        ns = self._module(rewrite_constants(self.source, varied)) if varied else self.problem
+        self.torch.manual_seed(seed)
+        return list(ns["get_inputs"]())
+
+    def _ensure(self, size: int) -> None:
+        if size > self.size:
+            size = max(size, self.size * 2)
+            os.ftruncate(self.shm_fd, size)
+            self.mm, self.size = self._mmap.mmap(self.shm_fd, size), size
+
+    def _view(self, dtype, numel: int, offset: int):
+        return self.torch.frombuffer(self.mm, dtype=dtype, count=numel, offset=offset)
+
+    def _layout(self, inputs, refs):
+        offset, specs, outs = 0, [], []
+        for x in inputs:
+            if isinstance(x, self.torch.Tensor):
+                specs.append({"kind": "tensor", "dtype": str(x.dtype).replace("torch.", ""), "shape": list(x.shape),
+                              "offset": offset})
+                offset += -(-x.numel() * x.element_size() // ALIGN) * ALIGN
+            else:
+                specs.append({"kind": "value", "value": x})
+        for r in refs:
+            outs.append({"shape": list(r.shape), "dtype": str(r.dtype).replace("torch.", ""), "offset": offset})
+            offset += -(-r.numel() * r.element_size() // ALIGN) * ALIGN
+        return specs, outs, max(offset, ALIGN)
+
+    def _flush_caches(self) -> None:
+        """Evict the per-core caches (L1/L2) on every CPU the run may use: touch a buffer on each."""
+        try:
+            cpus = sorted(os.sched_getaffinity(0))
+            for c in cpus:
+                os.sched_setaffinity(0, {c})
+                self.flush.add_(1.0)
+            os.sched_setaffinity(0, set(cpus))
+        except OSError:
+            self.flush.add_(1.0)
+
+    def call(self, server, inputs, refs, timeout: float, trace: bool = False):
+        """One timed call: (reply, outputs as snapshotted, cpu_s, wall_s, inputs_intact)."""
+        torch = self.torch
+        cpu_inputs = [x.cpu().contiguous() if isinstance(x, torch.Tensor) else x for x in inputs]
+        specs, outs, size = self._layout(cpu_inputs, refs)
+        self._ensure(size)
+        self._flush_caches()
+        c0, s0, t0 = self.cpu.read(), _self_cpu(), time.perf_counter()
+        # -- window opens: the inputs exist in shared memory only from here on
+        for spec, x in zip(specs, cpu_inputs):
+            if spec["kind"] == "tensor" and x.numel():
+                self._view(x.dtype, x.numel(), spec["offset"]).copy_(x.reshape(-1))
+        for o, r in zip(outs, refs):  # poison: a stale or unwritten output never passes
+            if r.numel():
+                v = self._view(r.dtype, r.numel(), o["offset"])
+                if r.dtype.is_floating_point:
+                    v.fill_(float("nan"))
+                else:  # wrong everywhere
+                    v.copy_((~r if r.dtype == torch.bool else r + 1).reshape(-1))
+        server.send({"size": self.size, "inputs": specs, "outputs": outs, "trace": trace})
+        reply = server.recv(timeout)
+        snaps = [self._view(r.dtype, r.numel(), o["offset"]).clone().view(r.shape) if r.numel() else r.new_empty(r.shape)
+                 for o, r in zip(outs, refs)]
+        # -- window closes after the snapshot: everything that produced it is inside
+        t1, c1, s1 = time.perf_counter(), self.cpu.read(), _self_cpu()
+        intact = all(spec["kind"] != "tensor" or not x.numel()
+                     or torch.equal(self._view(x.dtype, x.numel(), spec["offset"]), x.reshape(-1))
+                     for spec, x in zip(specs, cpu_inputs))
+        return reply, snaps, max(0.0, (c1 - c0) - (s1 - s0)), t1 - t0, intact
+
+    def reference_out(self, inputs):
+        torch = self.torch
+        args = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        t0 = time.perf_counter()
+        r = self.reference(*args)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        refs = list(r) if isinstance(r, (tuple, list)) else [r]
+        return [x.detach().cpu().contiguous() for x in refs], dt
+
+    def judge(self, reply, snaps, refs, intact) -> tuple:
+        try:
+            return self._judge(reply, snaps, refs, intact)
+        except (TypeError, KeyError, AttributeError, ValueError) as e:
+            raise _Protocol(f"malformed reply ({type(e).__name__})") from None
+
+    def _judge(self, reply, snaps, refs, intact) -> tuple:
+        # What decides is what the driver itself snapshotted; the reply only explains failures.
+        if not reply.get("ok"):
+            return "runtime_error", str(reply.get("error", "the model raised"))[:4000], None
+        if not intact:
+            return "incorrect", "the inputs were modified", None
+        if reply.get("aliases_input"):
+            return "incorrect", "an output aliases an input", None
+        infos = reply.get("outputs")
+        if reply.get("n_outputs") != len(refs) or not isinstance(infos, list) or len(infos) != len(refs):
+            return "incorrect", f"{reply.get('n_outputs')} outputs, expected {len(refs)}", None
+        worst = 0.0
+        for info, snap, ref in zip(infos, snaps, refs):
+            ok, why, err = compare(snap, ref)
+            if not ok:
+                if isinstance(info, dict) and info.get("shape") != list(ref.shape):
+                    why = f"output shape {info.get('shape')} != expected {list(ref.shape)}"
+                elif isinstance(info, dict) and info.get("dtype") != str(ref.dtype).replace("torch.", ""):
+                    why = f"output dtype {info.get('dtype')} != expected {str(ref.dtype).replace('torch.', '')}"
+                return "incorrect", why, err
+            worst = max(worst, err or 0.0)
+        return "ok", "", worst
+
+    # -- the run
+    def run(self) -> dict:
+        job, rep = self.job, self.report
+        env = dict(os.environ)
+        if job.get("interpret"):
+            env["TRITON_INTERPRET"] = "1"
+        server = _Server(self.shm_fd, env)
+        self.cpu.watch(server.proc.pid)
+        try:
+            self._serve(server)
+        except TimeoutError as e:
+            rep.update(status="timeout", message=str(e))
+        except _ChildGone as e:
+            rep.update(status="runtime_error", message="the model server died: " + str(e)[-2000:])
+        except _Protocol as e:
+            rep.update(status="runtime_error", message=f"protocol violation by the model server: {e}")
+        finally:
+            server.kill()
+        rep.setdefault("status", "ok")
+        return rep
+
+    def _serve(self, server) -> None:
+        job, rep, torch = self.job, self.report, self.torch
+        src = job["candidate"] if job["role"] == "candidate" else self.source
+        server.send({"role": job["role"], "source": src, "init_inputs": self.init_inputs,
+                     "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],
+                     "shm_fd": self.shm_fd})
+        hello = server.recv(float(job.get("load_timeout_s", 300)))
+        rep["compile_s"] = hello.get("compiles", [])
+        if not hello.get("ok"):
+            rep.update(status="load_error", message=str(hello.get("error"))[:4000])
+            return
+        nominal = self.inputs(derive_seed(self.seed, "trace"), None)
+        refs, ref_s = self.reference_out(nominal)
+        timeout = float(job.get("call_timeout_s", 10.0)) + 100 * ref_s  # generous: slow is not wrong
+        # Every role goes through the same calls in the same order (allocator and cache state
+        # depend on the history): correctness trials, one traced call, warm-ups, timing, revalidation.
+        if job["role"] == "candidate":
+            rep["reference_ops"] = self._reference_ops(nominal)
+        # the first call may compile (Inductor; Triton's JIT): a longer deadline for it
+        long = timeout + float(job.get("first_call_timeout_s", 600 if job["role"] == "compiled" else 60))
+        if not self._correctness(server, "correctness", int(job["correctness_trials"]), timeout, first_timeout=long):
+            return
+        # The op trace runs under a TorchDispatchMode, which makes Dynamo fall back to eager for good:
+        # the baseline job (eager vs compiled) makes this call untraced for both of its models.
+        reply, snaps, _, _, intact = self.call(server, nominal, refs, long, trace=bool(job.get("trace", True)))
+        status, why, _ = self.judge(reply, snaps, refs, intact)
+        if status != "ok":
+            rep.update(status=status, message="traced call: " + why)
+            return
+        rep["candidate_ops"] = [op for op in reply.get("ops", []) if isinstance(op, str)][:200]
+        for i in range(int(job["warmups"])):
+            x = self.inputs(derive_seed(self.seed, "warmup", i), None)
+            refs, _ = self.reference_out(x)
+            reply, snaps, _, _, intact = self.call(server, x, refs, long)
+            status, why, _ = self.judge(reply, snaps, refs, intact)
+            if status != "ok":
+                rep.update(status=status, message=f"warm-up call {i}: {why}")
+                return
+        spent, budget = 0.0, float(job["time_budget_s"])
+        for i in range(int(job["trials"])):
+            if i >= int(job["min_trials"]) and spent >= budget:
+                break
+            x = self.inputs(derive_seed(self.seed, "timing", i), None)
+            refs, _ = self.reference_out(x)
+            reply, snaps, cpu_s, wall_s, intact = self.call(server, x, refs, timeout)
+            status, why, _ = self.judge(reply, snaps, refs, intact)
+            if status != "ok":  # every timed output is checked: a skipped or cached call fails here
+                rep.update(status=status, message=f"timed call {i}: {why}")
+                return
+            rep["times_cpu_s"].append(cpu_s)
+            rep["times_wall_s"].append(wall_s)
+            spent += wall_s
+        self._correctness(server, "revalidation", int(job["revalidation_trials"]), timeout)
+
+    def _correctness(self, server, phase: str, n: int, timeout: float, first_timeout: float = 0.0) -> bool:
+        rep = self.report
+        for i in range(n):
+            rng = self.random.Random(derive_seed(self.seed, phase, "shape", i))
+            varied = vary_sizes(self.source, rng) if self.job.get("randomize_shapes", True) else {}
+            x, note = None, ""
+            if varied:
+                try:
+                    x = self.inputs(derive_seed(self.seed, phase, i), varied)
+                    refs, _ = self.reference_out(x)
+                except Exception as e:  # noqa: BLE001 - the reference itself rejects these sizes
+                    x, varied, note = None, {}, f"nominal sizes (the reference fails on varied ones: {type(e).__name__})"
+            if x is None:
+                x = self.inputs(derive_seed(self.seed, phase, i), None)
+                refs, _ = self.reference_out(x)
+            reply, snaps, _, _, intact = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
+            status, why, err = self.judge(reply, snaps, refs, intact)
+            rep["correctness"].append({"phase": phase, "trial": i, "ok": status == "ok", "reason": why,
+                                       "max_abs_err": err, "varied_sizes": varied, "note": note})
+            if status != "ok":
+                rep.update(status=status, message=f"{phase} trial {i}: {why}")
+                return False
+        return True
+
+    def _reference_ops(self, inputs) -> dict:
+        """The reference's aten ops and their share of its time (what "calling the reference
+        operator" means for this problem)."""
+        torch = self.torch
+        args = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        tracer = _op_tracer(timed=True)
+        with tracer:
+            self.reference(*args)
+        total = sum(v for k, v in tracer.ops.items() if k not in TRIVIAL_OPS) or 1.0
+        return {k: round(v / total, 4) for k, v in sorted(tracer.ops.items(), key=lambda kv: -kv[1])
+                if k not in TRIVIAL_OPS}
+
+
+def _calibrate(job: dict) -> dict:
+    """Auto scale: the largest 2**-k whose eager call takes <= target (trusted code only)."""
+    import torch
+
+    torch.set_num_threads(int(job["threads"]))
+    torch.set_grad_enabled(False)
+    source, target = job["problem"], float(job["target_s"])
+    sizes = size_constants(source)
+    max_elems = int(job.get("max_elements", 1 << 25))
+    tried = []
+
+    def attempt(k: int):
+        scale = 2.0 ** -k
+        src = rewrite_constants(source, {n: scale_value(v, scale) for n, v in sizes.items()})
+        ns = {"__name__": "problem"}
+        exec(compile(src, "problem.py", "exec"), ns)
+        with torch.device("meta"):  # count elements without allocating anything
+            torch.manual_seed(0)
+            model = ns["Model"](*ns["get_init_inputs"]())
+            elems = sum(x.numel() for x in ns["get_inputs"]() if isinstance(x, torch.Tensor))
+            elems += sum(p.numel() for p in model.parameters()) if hasattr(model, "parameters") else 0
+        if elems > max_elems:
+            return {"k": k, "scale": scale, "elements": elems, "seconds": None, "why": "too large"}
+        torch.manual_seed(0)
+        model = ns["Model"](*ns["get_init_inputs"]())
+        torch.manual_seed(1)
+        x = list(ns["get_inputs"]())
+        times = []
+        for _ in range(4):
+            t0 = time.process_time()
+            model(*x)
+            times.append(time.process_time() - t0)
+            if times[-1] > 20 * target:
+                break
+        times = sorted(times[1:] or times)
+        return {"k": k, "scale": scale, "elements": elems, "seconds": times[len(times) // 2]}
+
+    best = None
+    for k in range(0, 40):
+        try:
+            r = attempt(k)
+        except Exception as e:  # noqa: BLE001 - too small for the problem (conv input < kernel...)
+            tried.append({"k": k, "scale": 2.0 ** -k, "error": f"{type(e).__name__}: {e}"[:300]})
+            break
+        tried.append(r)
+        if r["seconds"] is not None and r["seconds"] <= target:
+            best = r
+            break
+        if r["seconds"] is not None:
+            best = r  # still too slow: remember it in case the next step fails
+    return {"nonce": job["nonce"], "tried": tried, "choice": best}
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--child"]:
+        _child()
+        return
+    job = json.loads(sys.stdin.read())
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the job (seed, nonce) is read: nothing else may read it
+    _prctl_nondumpable()  # before any candidate code exists anywhere in this sandbox
+    out = sys.stdout
+    if job.get("mode") == "calibrate":
+        result = _calibrate(job)
+    else:
+        try:
+            result = _Driver(job).run()
+        except Exception as e:  # noqa: BLE001 - the problem itself failed (not the candidate)
+            result = {"nonce": job["nonce"], "role": job.get("role"), "status": "baseline_error",
+                      "message": f"{type(e).__name__}: {e}"[:4000]}
+    out.write("\nPERFALIGN-REPORT " + json.dumps(result) + "\n")
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""The layers, enforced: every import points down and no module import cycle exists.
+
+common <- sandbox <- perfdata <- alignment, kernels <- evaluation <- grpo <- flows (siblings may not
+import each other). Function-local
+imports count too (a deferred import is still a dependency); ``if TYPE_CHECKING:`` imports do not."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = {"common": 0, "sandbox": 1, "perfdata": 2, "alignment": 3, "kernels": 3, "evaluation": 4, "grpo": 5,
+          "flows": 6}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom, mods: set[str]) -> list[str]:
+    if not node.level:
+        base = node.module or ""
+    else:
+        pkg = mod.split(".") if is_pkg else mod.split(".")[:-1]
+        pkg = pkg[:len(pkg) - node.level + 1]
+        base = ".".join(pkg + ([node.module] if node.module else []))
+    # `from pkg import sub` depends on the submodule; `from pkg import name` on pkg itself
+    subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in mods]
+    return subs + ([base] if len(subs) < len(node.names) else [])
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = [p for top in LAYERS if (ROOT / top).is_dir() for p in (ROOT / top).rglob("*.py")]
+    mods = {_module(p): p for p in files}
+    graph: dict[str, set[str]] = {}
+    for mod, path in mods.items():
+        deps: set[str] = set()
+        tree = ast.parse(path.read_text(), str(path))
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(block.test) for stmt in block.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:  # annotations only: not a run-time dependency
+                continue
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = _resolve(mod, path.name == "__init__.py", node, set(mods))
+            else:
+                continue
+            deps.update(n for n in names if n in mods and n != mod)
+        graph[mod] = deps
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_every_import_points_down():
+    upward = [f"{a} -> {b}" for a, deps in import_graph().items() for b in deps
+              if LAYERS[b.split(".")[0]] > LAYERS[a.split(".")[0]]
+              or (LAYERS[b.split(".")[0]] == LAYERS[a.split(".")[0]] and a.split(".")[0] != b.split(".")[0])]
+    assert not upward, "imports that point up (or sideways between sibling layers):\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycles():
+    cycles = _cycles(import_graph())
+    assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_bottom_layer_imports_nothing_of_perfalign():
+    graph = import_graph()
+    assert all(b.startswith("common") for a, deps in graph.items() if a.startswith("common") for b in deps)
+
+
+def test_the_checker_sees_imports():
+    # the graph is not vacuous: known edges (relative, absolute, deferred) are found
+    graph = import_graph()
+    assert "sandbox.core" in graph["sandbox"]
+    assert "common.equations" in graph["perfdata.triplets"]
+    assert "evaluation.contests" in graph["evaluation.loading"]
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
