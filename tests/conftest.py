@@ -6,6 +6,17 @@ import pytest
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+# The one retry policy for tests that assert a band on measured times (``@pytest.mark.timing``):
+# on a shared, noisy host a miss is measured again, up to twice, by pytest-rerunfailures. Only
+# function-scoped measurements are re-measured; a module fixture's numbers are reused by a rerun.
+TIMING_RERUNS = {"reruns": 2, "reruns_delay": 5}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.get_closest_marker("timing") and not item.get_closest_marker("flaky"):
+            item.add_marker(pytest.mark.flaky(**TIMING_RERUNS))
+
 
 @pytest.fixture(scope="session")
 def sandbox():

@@ -50,6 +50,7 @@ def test_stage_inputs_keep_held_out_prompts_out_of_training(task):
     assert load_controlled_task(task.root).runtimes == task.runtimes
 
 
+@pytest.mark.timing
 def test_samples_are_classified_by_execution(task, sandbox):
     inst = task.heldout[0]
     texts = [format_response(inst.program(k), "python3") for k in (*CORRECT_KINDS, "wrong")] + ["no code"]
@@ -60,6 +61,7 @@ def test_samples_are_classified_by_execution(task, sandbox):
     assert report.mean_speedup == pytest.approx(sum(r["medium"] / r[k] for k in CORRECT_KINDS) / 5, rel=0.25)
 
 
+@pytest.mark.timing
 def test_evaluation_task_group_scores_the_held_out_prompts(task, tmp_path):
     from evaluation import EvalConfig
     from evaluation.evaluate import evaluate

@@ -241,6 +241,7 @@ POLY_LOOP = """
 """
 
 
+@pytest.mark.timing
 def test_polybench_kernel_controls_and_cheats(sandbox):
     from evaluation.polybench_suite import PolyBenchCheckout
 

@@ -42,6 +42,7 @@ def test_tasks_lists_every_suite():
 
 
 @needs_suites
+@pytest.mark.timing
 def test_score_pareval_contract_and_exit_codes(tmp_path):
     code, out = _score(tmp_path, AVERAGE, "--suite", "pareval", "--problem", "27_reduce_average",
                        "--pareval-dir", str(PAREVAL))
@@ -62,6 +63,7 @@ def test_score_pareval_contract_and_exit_codes(tmp_path):
 
 
 @needs_suites
+@pytest.mark.timing
 def test_score_polybench(tmp_path):
     from evaluation.polybench_suite import PolyBenchCheckout
 
@@ -77,6 +79,7 @@ def _sample_solution(problem: str, pick) -> str:
     return pick([s.solution for s in p.submissions if s.is_correct and s.language.value == "cpp"])
 
 
+@pytest.mark.timing
 def test_score_contest_against_the_median_submission_rerun(tmp_path):
     problem = "1001_A. Pair Sums"
     median = _sample_solution(problem, lambda subs: subs[1])

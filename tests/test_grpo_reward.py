@@ -41,6 +41,7 @@ def test_ok_tier_reports_gflops_peak_and_floor(task):
     assert rec["niche"] == "simd"
 
 
+@pytest.mark.timing
 def test_naive_program_is_near_the_floor(task):
     rec = run(task, NAIVE)
     assert rec["tier"] == "ok"

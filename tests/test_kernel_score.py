@@ -47,6 +47,7 @@ def _score_all(scorer, jobs):
         return list(pool.map(lambda j: scorer.score(*j), jobs))
 
 
+@pytest.mark.timing
 def test_reference_as_candidate_is_correct_at_about_1x(scorer):
     import dataclasses
 
@@ -68,6 +69,7 @@ def test_reference_as_candidate_is_correct_at_about_1x(scorer):
     assert plain.verdict == "correct" and "hack:reference_op:aten::relu" in plain.flags and plain.reward < 0
 
 
+@pytest.mark.timing
 def test_our_cpu_kernels_beat_eager(scorer):
     from kernels import load_problem
 
