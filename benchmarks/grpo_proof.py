@@ -58,7 +58,7 @@ def main() -> None:
     ap.add_argument("--arms", default="sqd,grpo,control")
     ap.add_argument("--num-generations", type=int, default=8)
     ap.add_argument("--throughput-rollouts", type=int, default=12)
-    ap.add_argument("--warmup-prior", default="uniform", choices=("uniform", "compliant"))
+    ap.add_argument("--warmup-prior", default="uniform", choices=("uniform", "compliant", "narrow"))
     ap.add_argument("--skip-proof", action="store_true")
     ap.add_argument("--skip-throughput", action="store_true")
     args = ap.parse_args()

@@ -643,7 +643,7 @@ def grpo_cmd(
     model: Optional[str] = typer.Option(None, "--model", help="Base model: a Hub id, a path, or 'embedded'."),
     learning_rate: Optional[float] = typer.Option(None, "--learning-rate", help="GRPO learning rate."),
     warmup_steps: Optional[int] = typer.Option(None, "--warmup-steps", min=0, help="Spec-format warm-up steps."),
-    warmup_prior: Optional[str] = typer.Option(None, "--warmup-prior", help="uniform or compliant."),
+    warmup_prior: Optional[str] = typer.Option(None, "--warmup-prior", help="uniform, compliant or narrow (grpo.train.WARMUP_PRIORS)."),
     reward_mode: str = typer.Option("gflops", "--reward-mode", help="Reward of a correct program: gflops or peak_fraction."),
     reuse_measurements: bool = typer.Option(True, "--reuse-measurements/--no-reuse-measurements", help="Measure a program already measured in this run again, or reuse its number."),
 ) -> None:

@@ -53,8 +53,9 @@ def grpo_command(*, profile: str = "embedded", out: str = "runs/grpo", seeds: li
       --tasks dgemm,2mm,...          problems (the spec family expands DGEMM only).
       --model NAME|PATH              base model ('embedded' = the tiny local Llama).
       --learning-rate X, --warmup-steps N   GRPO learning rate; spec-format warm-up steps.
-      --warmup-prior uniform|compliant      warm-up targets: every spec equally likely, or only
-                                     the prompt's permitted techniques (instruction-following).
+      --warmup-prior uniform|compliant|narrow   warm-up targets: every spec equally likely, or only
+                                     the prompt's permitted techniques, each used with p=0.5
+                                     (compliant) or p=0.15 (narrow: a conservative start).
       --reward-mode gflops|peak_fraction    reward of a correct program: GFLOPS, or percent of
                                      the worker's measured numpy/OpenBLAS DGEMM peak.
       --no-reuse-measurements        measure every rollout, even a program already measured.

@@ -59,9 +59,7 @@ class GrpoRunConfig:
     max_completion_length: int = 24
     warmup_steps: int = 300                # spec-format warm-up (SFT) of the tiny model
     warmup_lr: float = 2e-3
-    # warm-up targets: "uniform" (every spec equally likely, the stage ignored) or "compliant"
-    # (only the prompt's permitted techniques, each with p=0.5: an instruction-following prior)
-    warmup_prior: str = "uniform"
+    warmup_prior: str = "uniform"          # warm-up targets, one of WARMUP_PRIORS
     init_model_dir: str | None = None      # start from this model (e.g. a shared warm-up)
     elite_seeds: int = 2
     n_workers: int = 2
@@ -119,14 +117,28 @@ def _timed_trainer_class():
     return TimedGRPOTrainer
 
 
+# Warm-up priors: the probability that a target spec uses each technique the prompt permits
+# (None: uniformly random specs, the stage ignored). "compliant" is an instruction-following
+# prior; "narrow" a conservative one that rarely optimizes (p = 0.15: about half of its programs
+# are plain loops), the collapsed start under which staged exploration (SQD) should matter.
+WARMUP_PRIORS = {"uniform": None, "compliant": 0.5, "narrow": 0.15}
+
+
+def check_warmup_prior(prior: str) -> float | None:
+    if prior not in WARMUP_PRIORS:
+        raise ValueError(f"warmup_prior must be one of {sorted(WARMUP_PRIORS)}, not {prior!r}")
+    return WARMUP_PRIORS[prior]
+
+
 def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], stages: list[Stage], steps: int, lr: float, seed: int,
                   out_dir: Path, batch_size: int = 16, prior: str = "uniform"):
-    """Teach the tiny model the spec format on uniformly random specs: next-token loss on the
-    completion tokens only, AdamW (a plain supervised loop: TRL's SFTTrainer measured ~1.6 s per
-    step here against ~0.05 s for this loop, for the same loss). The specs carry no performance
-    information and ignore the stage (compliance is left to the reward)."""
+    """Teach the tiny model the spec format on random specs drawn from ``prior`` (WARMUP_PRIORS):
+    next-token loss on the completion tokens only, AdamW (a plain supervised loop: TRL's
+    SFTTrainer measured ~1.6 s per step here against ~0.05 s for this loop, for the same loss).
+    The specs carry no performance information."""
     import torch
 
+    p_use = check_warmup_prior(prior)
     rng = random.Random(seed)
     torch.manual_seed(seed)
     model.train()
@@ -140,7 +152,7 @@ def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], stages: list[Sta
             # prompts as GRPO will show them, elites included (random specs and numbers: no signal)
             elites = [("", rng.uniform(0.5, 20), random_spec(rng).text()) for _ in range(rng.randint(0, 2))]
             prompts.append(spec_prompt(task, stage, None, elites=elites))
-            target = random_spec(rng) if prior == "uniform" else compliant_spec(rng, stage.permitted)
+            target = random_spec(rng) if p_use is None else compliant_spec(rng, stage.permitted, p_use)
             targets.append(" " + target.text() + eos)
         ids, labels = [], []
         for p, t in zip(prompts, targets):
@@ -169,8 +181,7 @@ def warm_start(cfg: GrpoRunConfig, out_dir: str | Path) -> str:
     out = Path(out_dir)
     if (out / "config.json").exists():
         return str(out)
-    if cfg.warmup_prior not in ("uniform", "compliant"):
-        raise ValueError(f"warmup_prior must be 'uniform' or 'compliant', not {cfg.warmup_prior!r}")
+    check_warmup_prior(cfg.warmup_prior)
     import torch
     from transformers import set_seed
 

@@ -106,3 +106,19 @@ def test_compliant_prior_uses_only_permitted_techniques():
             assert spec.techniques <= permitted
             seen.add(spec.techniques)
     assert frozenset({"simd", "unroll"}) in seen and frozenset({"blocking"}) in seen
+
+
+def test_warmup_priors_narrow_is_mostly_plain_loops():
+    import random
+
+    from grpo.spec import compliant_spec
+    from grpo.train import WARMUP_PRIORS, check_warmup_prior
+
+    everything = frozenset({"openmp", "simd", "blocking", "unroll"})
+    rng = random.Random(1)
+    used = {name: sum(bool(compliant_spec(rng, everything, p).techniques) for _ in range(2000)) / 2000
+            for name, p in WARMUP_PRIORS.items() if p is not None}
+    assert 0.4 < used["narrow"] < 0.6 < 0.9 < used["compliant"]  # 1-0.85^4 = 0.48; 1-0.5^4 = 0.94
+    assert check_warmup_prior("uniform") is None
+    with pytest.raises(ValueError, match="narrow"):
+        check_warmup_prior("wide")
