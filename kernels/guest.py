@@ -766,6 +766,17 @@ class _Driver:
                 if k not in TRIVIAL_OPS}
 
 
+def _numel(value) -> int:
+    """Elements of every tensor in a (nested) model output."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.numel()
+    if isinstance(value, (tuple, list)):
+        return sum(_numel(v) for v in value)
+    return 0
+
+
 def _calibrate(job: dict) -> dict:
     """Auto scale: the largest 2**-k whose eager call takes <= target (trusted code only)."""
     import torch
@@ -785,8 +796,14 @@ def _calibrate(job: dict) -> dict:
         with torch.device("meta"):  # count elements without allocating anything
             torch.manual_seed(0)
             model = ns["Model"](*ns["get_init_inputs"]())
-            elems = sum(x.numel() for x in ns["get_inputs"]() if isinstance(x, torch.Tensor))
+            inputs = list(ns["get_inputs"]())
+            elems = sum(x.numel() for x in inputs if isinstance(x, torch.Tensor))
             elems += sum(p.numel() for p in model.parameters()) if hasattr(model, "parameters") else 0
+            # the output too: a 32768 x 64 @ 64 x 32768 product has small inputs and a 4 GB result
+            try:
+                elems += _numel(model(*inputs))
+            except Exception:  # noqa: BLE001 - an op without a meta kernel: inputs and parameters only
+                pass
         if elems > max_elems:
             return {"k": k, "scale": scale, "elements": elems, "seconds": None, "why": "too large"}
         torch.manual_seed(0)

@@ -199,3 +199,19 @@ def test_torch_toolchain_is_read_only(sandbox):
                             toolchain="torch"))
     assert r.verdict.value == "OK", r.tests[0].message
     assert r.tests[0].output.split() == [torch_site().version, "read-only"]
+
+
+def test_auto_scale_counts_the_output():
+    """32768 x 64 @ 64 x 32768: small inputs, a 4 GB result. The auto scale counts the output's
+    elements (on the meta device) and scales down instead of running out of memory."""
+    import dataclasses
+
+    from kernels import Scorer, load_problem
+    from sandbox import Sandbox
+
+    with Sandbox(workers=1) as sb:
+        s = Scorer(dataclasses.replace(_config(), scale=None), sandbox=sb)
+        scale, info = s.scale_for(load_problem(KB / "level1" / "7_Matmul_with_small_K_dimension_.py"))
+    assert scale <= 1 / 8, info
+    if not info.get("cached"):
+        assert info["tried"][0]["why"] == "too large" and info["tried"][0]["elements"] > 1 << 30, info
