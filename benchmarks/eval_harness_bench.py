@@ -49,7 +49,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pareval-dir", default=str(EXTERNAL / "pareval"))
     ap.add_argument("--polybench-dir", default=str(EXTERNAL / "polybench"))
-    ap.add_argument("--problems", default=None, help="comma-separated ParEval problems (default: a sample of 5)")
+    ap.add_argument("--problems", default=None, help="comma-separated ParEval problems (default: a sample of 5; \"\": none)")
     ap.add_argument("--kernels", default=None, help="comma-separated PolyBench kernels (default: a sample of 3; \"\": none)")
     ap.add_argument("--models", default="serial", help="ParEval models: serial,omp,mpi")
     ap.add_argument("--all", action="store_true", help="every ParEval problem and PolyBench kernel")
@@ -61,9 +61,9 @@ def main() -> int:
     args = ap.parse_args()
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
-    problems = pe.names() if args.all else (args.problems.split(",") if args.problems else DEFAULT_PAREVAL)
+    problems = pe.names() if args.all else (args.problems.split(",") if args.problems is not None else DEFAULT_PAREVAL)
     kernels = pb.names() if args.all else (args.kernels.split(",") if args.kernels is not None else DEFAULT_POLYBENCH)
-    work = [("pareval", n, m) for m in args.models.split(",") for n in problems] + \
+    work = [("pareval", n, m) for m in args.models.split(",") for n in problems if n] + \
            [("polybench", k, "serial") for k in kernels if k]
     settings = ProbeSettings(repeats=args.repeats)
     rows = []

@@ -36,6 +36,14 @@ def _from_image() -> str:
     raise EngineUnavailable(f"{DOCKERFILE} has no FROM line")
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for a parent that does not reap."""
+    try:
+        return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
 class PrivateEngine:
     def __init__(self, state_dir: Path | None = None, lock_timeout_s: float = 900.0) -> None:
         self.state = Path(state_dir or cache_root() / "docker")
@@ -57,6 +65,7 @@ class PrivateEngine:
         self.state.mkdir(parents=True, exist_ok=True)
         self._lock()
         try:
+            self._stop_orphans()
             self._start_daemon()
             self.ensure_images()
         except BaseException:
@@ -76,6 +85,25 @@ class PrivateEngine:
                     raise EngineUnavailable(f"another session holds the private engine at {self.state} "
                                             f"for more than {self.lock_timeout_s:g} s") from None
                 time.sleep(1.0)
+
+    def _stop_orphans(self) -> None:
+        """Stop a dockerd left on our data root by a killed session (its flock died with it, its
+        daemon did not): it would hold the data root and make this start time out. We hold the
+        lock, so no live session owns such a daemon."""
+        data = str(self.state / "data")
+        for proc in Path("/proc").iterdir():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv and Path(argv[0].decode(errors="replace")).name == "dockerd" and data.encode() in argv:
+                pid = int(proc.name)
+                os.kill(pid, signal.SIGTERM)
+                deadline = time.monotonic() + 20
+                while _running(pid) and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                if _running(pid):
+                    os.kill(pid, signal.SIGKILL)
 
     def _start_daemon(self) -> None:
         t0 = time.monotonic()
