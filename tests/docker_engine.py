@@ -98,12 +98,15 @@ class PrivateEngine:
                 continue
             if argv and Path(argv[0].decode(errors="replace")).name == "dockerd" and data.encode() in argv:
                 pid = int(proc.name)
-                os.kill(pid, signal.SIGTERM)
-                deadline = time.monotonic() + 20
-                while _running(pid) and time.monotonic() < deadline:
-                    time.sleep(0.2)
-                if _running(pid):
-                    os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                    deadline = time.monotonic() + 20
+                    while _running(pid) and time.monotonic() < deadline:
+                        time.sleep(0.2)
+                    if _running(pid):
+                        os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:  # it exited meanwhile
+                    pass
 
     def _start_daemon(self) -> None:
         t0 = time.monotonic()
