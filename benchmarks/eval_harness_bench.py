@@ -16,6 +16,7 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py                      # a few problems, serial
     .venv/bin/python benchmarks/eval_harness_bench.py --models serial,omp,mpi --problems 02_dense_la_gemm
     .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
+    .venv/bin/python benchmarks/eval_harness_bench.py --all --problems ""                   # all of PolyBench only
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def main() -> int:
     ap.add_argument("--problems", default=None, help="comma-separated ParEval problems (default: a sample of 5; \"\": none)")
     ap.add_argument("--kernels", default=None, help="comma-separated PolyBench kernels (default: a sample of 3; \"\": none)")
     ap.add_argument("--models", default="serial", help="ParEval models: serial,omp,mpi")
-    ap.add_argument("--all", action="store_true", help="every ParEval problem and PolyBench kernel")
+    ap.add_argument("--all", action="store_true", help="every ParEval problem and PolyBench kernel (except a suite named empty by --problems/--kernels \"\")")
     ap.add_argument("--profile", default="embedded", choices=("embedded", "production"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
@@ -61,8 +62,9 @@ def main() -> int:
     args = ap.parse_args()
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
-    problems = pe.names() if args.all else (args.problems.split(",") if args.problems is not None else DEFAULT_PAREVAL)
-    kernels = pb.names() if args.all else (args.kernels.split(",") if args.kernels is not None else DEFAULT_POLYBENCH)
+    # named problems/kernels ("" = none) win over --all, so one suite can be swept alone
+    problems = args.problems.split(",") if args.problems is not None else pe.names() if args.all else DEFAULT_PAREVAL
+    kernels = args.kernels.split(",") if args.kernels is not None else pb.names() if args.all else DEFAULT_POLYBENCH
     work = [("pareval", n, m) for m in args.models.split(",") for n in problems if n] + \
            [("polybench", k, "serial") for k in kernels if k]
     settings = ProbeSettings(repeats=args.repeats)
