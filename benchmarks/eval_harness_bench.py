@@ -87,12 +87,16 @@ def main() -> int:
             truth = (slow.inprocess_baseline_s / slow.inprocess_runtime_s
                      if slow.inprocess_runtime_s and slow.inprocess_baseline_s else None)
             row = {"suite": suite, "problem": name, "model": model, "clock": p.clock, "calls": info.get("calls"),
-                   "overhead_ratio": info.get("overhead_ratio"), "flags": sorted(set(ref.flags) | set(slow.flags)),
+                   "overhead_ratio": info.get("overhead_ratio"), "reference_rel_se": info.get("reference_rel_se"),
+                   "round_clocks": info.get("round_clocks"), "flags": sorted(set(ref.flags) | set(slow.flags)),
                    "reference": ref.to_dict(), "slow": slow.to_dict(), "slow_true": truth,
                    "err_reference": _err(ref.speedup, 1.0) if ref.verdict == "OK" else None,
                    "err_slow": _err(slow.speedup, truth) if slow.verdict == "OK" else None,
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
+            if args.json:  # after every problem: a long sweep that is stopped keeps what it measured
+                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+                Path(args.json).write_text(json.dumps(rows, indent=1))
             f = (lambda v, d=2: "—" if v is None else f"{v:.{d}f}")
             verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
             verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))

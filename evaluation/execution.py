@@ -153,7 +153,7 @@ def execute_probe(prompts: list[EvalPrompt], generations: dict[str, list[list[st
             if not session.measurable:  # no speedup can be measured: the prompt is excluded, with why
                 baselines[p.prompt_id] = BaselineResult(
                     p.prompt_id, p.task, p.timing, None, "UNMEASURABLE", "measured",
-                    f"the driver's per-call overhead is {session.info['overhead_ratio']}x the reference's work")
+                    session.unmeasurable_why)
             else:
                 baselines[p.prompt_id] = BaselineResult(p.prompt_id, p.task, p.timing, base, "OK", "measured",
                                                         f"probe: {session.info.get('calls')} calls per run")
@@ -167,7 +167,10 @@ def execute_probe(prompts: list[EvalPrompt], generations: dict[str, list[list[st
             if sc is not None:
                 r.verdict, r.correct, r.runtime_s, r.baseline_s = sc.verdict, sc.verdict == "OK", sc.runtime_s, \
                     sc.baseline_s
-                r.speedup = sc.speedup if (sc.verdict == "OK" and sc.speedup is not None) else 0.0
+                # a correct sample too noisy for a speedup of its own (flag unmeasurable) enters Eq. 10
+                # with its capped estimate: a mean over samples averages that noise, a 0 would not
+                r.speedup = 0.0 if sc.verdict != "OK" else sc.speedup if sc.speedup is not None else \
+                    (sc.raw_speedup or 0.0)
                 r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
                 if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
                     r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)

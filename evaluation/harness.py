@@ -19,7 +19,11 @@ For one problem and any number of candidates, in one session:
    it. Where the driver's overhead dwarfs the work (memory-bound kernels), more rounds are run,
    two at a time up to ``max_repeats``, until each estimate's relative standard error is below
    ``target_rel_se``; a speedup whose combined error stays above sqrt(2) times that is flagged
-   ``imprecise_timing``; above ``max_overhead_ratio`` no speedup is measured (``unmeasurable``).
+   ``imprecise_timing``; a speedup whose combined error is still above ``max_rel_se`` is not
+   reported (``unmeasurable``: speedup None, the estimate kept as ``raw_speedup``), and neither
+   is any speedup of a problem whose per-call overhead is above ``max_overhead_ratio`` times its
+   work (decided at calibration). The order of the programs rotates from round to round, so no
+   program always runs first or last.
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
@@ -55,6 +59,11 @@ class ProbeSettings:
     # reference's work, a time measured from outside the program is noise: such a problem is
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
     max_overhead_ratio: float = 25.0
+    # ...and a speedup whose estimated relative standard error (candidate and reference combined)
+    # is still above this after max_repeats rounds is not reported either: the machine's noise
+    # is too large a share of the work. The README's sweep sets it: at or below it every honest
+    # score was within 10% of its true speedup (the estimate is well calibrated there).
+    max_rel_se: float = 0.06
     target_s: float = 0.3            # reference work per timed run (clock seconds)
     min_calls: int = 2
     max_calls: int = 4000
@@ -70,13 +79,13 @@ class ProbeScore:
     label: str
     verdict: str                     # OK, WRONG_ANSWER, TRANSCRIPT_INVALID, OVER_BUDGET, a sandbox verdict
     correct: bool
-    speedup: float | None            # 0.0 when not OK; None when the problem's work is unmeasurable here
+    speedup: float | None            # 0.0 when not OK; None when unmeasurable here (flag): too little work, too much noise
     runtime_s: float | None          # per call, the problem's clock
     baseline_s: float | None
     clock: str
     flags: list[str] = field(default_factory=list)
     message: str = ""
-    raw_speedup: float | None = None
+    raw_speedup: float | None = None  # before the cap; when too noisy to report, the capped estimate
     round_speedups: list[float] = field(default_factory=list)
     inprocess_runtime_s: float | None = None  # diagnostic: the driver's own per-call clock
     inprocess_baseline_s: float | None = None
@@ -107,6 +116,7 @@ class ProbeSession:
         self.ref_v: Transcript | None = None
         self.calls = 0
         self.ref_run_clock = 0.0
+        self.rounds_run = 0
         self.info: dict = {"problem": problem.key, "suite": problem.suite, "model": problem.model,
                            "clock": problem.clock, "threads": problem.threads, "sizes": problem.sizes}
 
@@ -180,6 +190,9 @@ class ProbeSession:
         self.calls = calls
         self.ref_run_clock = (work + overhead) * calls
         self.measurable = overhead / work <= s.max_overhead_ratio
+        self.unmeasurable_why = "" if self.measurable else (
+            f"the driver's per-call overhead is {round(overhead / work, 2)}x the reference's work, "
+            "below what an outside measurement resolves")
         self.info.update(calls=self.calls, reference_call_s=round(work, 7), null_call_s=round(overhead, 7),
                          overhead_ratio=round(overhead / work, 2), measurable=self.measurable)
 
@@ -211,6 +224,8 @@ class ProbeSession:
                 alive[label] = code
         if alive:
             rounds = self._measure(alive)
+            rse = self._rel_se("__reference__", rounds)
+            self.info["reference_rel_se"] = None if rse is None else round(rse, 4)
             for label in alive:
                 out[label] = self._judge(label, rounds)
                 if "implausible" in out[label].flags and out[label].verdict == "OK":
@@ -242,19 +257,23 @@ class ProbeSession:
         if len(a) < 2 or len(b) < 2:
             return None
         cost = statistics.median(a) - statistics.median(b)
-        se = 1.2533 * math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
+        se = 1.2533 * math.sqrt(_spread(a) ** 2 / len(a) + _spread(b) ** 2 / len(b))
         return se / cost if cost > 0 else float("inf")
 
     def _rounds(self, alive: dict[str, str], repeats: int) -> list[dict[str, RunResult]]:
         rounds = []
         limit = max(10.0, self.s.time_factor * self.ref_run_clock)
+        programs = [("__null__", self.p.null()), ("__reference__", self.p.reference), *alive.items()]
         for _ in range(repeats):
             seed = secrets.randbits(63)
-            runs = {"__null__": self.run(self.p.null(), "T", self.calls, seed, limit),
-                    "__reference__": self.run(self.p.reference, "T", self.calls, seed, limit)}
-            for label, code in alive.items():
-                runs[label] = self.run(code, "T", self.calls, seed, limit)
+            # the order rotates from round to round: a cost that depends on the position in a
+            # round (what ran just before, caches, clock drift) falls on every program alike
+            k = self.rounds_run % len(programs)
+            self.rounds_run += 1
+            runs = {label: self.run(code, "T", self.calls, seed, limit) for label, code in programs[k:] + programs[:k]}
             rounds.append(runs)
+            # every run's clock, in run order: the raw data behind each estimate (benchmarks, audits)
+            self.info.setdefault("round_clocks", []).append({label: self.clock(r) for label, r in runs.items()})
         return rounds
 
     def _judge(self, label: str, rounds: list[dict[str, RunResult]]) -> ProbeScore:
@@ -316,8 +335,7 @@ class ProbeSession:
         if not self.measurable:
             score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
             score.runtime_s = score.baseline_s = None
-            score.message = (f"correct; no speedup: the driver's per-call overhead is {self.info['overhead_ratio']}x "
-                             "the reference's work, below what an outside measurement resolves")
+            score.message = f"correct; no speedup: {self.unmeasurable_why}"
             return score
         # per run, not per call: the policy's timer-resolution floor is about whole measurements.
         # A difference at or below zero (a candidate faster than the noise) becomes the floor:
@@ -326,6 +344,14 @@ class ProbeSession:
         checked = speedup_ratio(score.baseline_s * self.calls, run_cost, self.s.policy)
         score.speedup, score.raw_speedup = checked.value, checked.raw
         score.flags = sorted(set(score.flags) | set(checked.flags))
+        if score.rel_se is not None and score.rel_se > self.s.max_rel_se:
+            # correct, but its time is too uncertain for a number of its own: no speedup, the
+            # (capped) estimate kept for consumers that average many samples
+            score.speedup, score.raw_speedup = None, checked.value
+            score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
+            score.message = (f"correct; no speedup: after {score.rounds} rounds its time is still uncertain by "
+                             f"{100 * score.rel_se:.0f}% (limit {100 * self.s.max_rel_se:.0f}%): the machine's "
+                             "noise swamps the work")
         return score
 
     def _over_budget(self, score: ProbeScore, ref_threads: int) -> str:
@@ -337,6 +363,16 @@ class ProbeSession:
         if score.max_threads and score.max_threads > allowed:
             return f"{score.max_threads} threads after a call, budget {allowed}"
         return ""
+
+
+def _spread(xs: list[float]) -> float:
+    """Standard deviation of the runs' clocks: from the median absolute deviation once there are 5
+    (one run disturbed by other load must not make a problem look unmeasurable: the estimate is a
+    median), the plain one below that (a MAD of 3 runs can be 0 by chance)."""
+    if len(xs) < 5:
+        return statistics.stdev(xs)
+    med = statistics.median(xs)
+    return 1.4826 * statistics.median(abs(x - med) for x in xs)
 
 
 def _fail(score: ProbeScore, verdict: str, message: str, keep_times: bool = False) -> ProbeScore:

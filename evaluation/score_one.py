@@ -53,7 +53,8 @@ def load_problem(suite: str, problem: str, model: str = "serial", *, pareval_dir
 def score_candidate(suite: str, problem: str, code: str, *, model: str = "serial", pareval_dir: str | None = None,
                     polybench_dir: str | None = None, codecontests: str | None = None, language: str = "cpp",
                     profile: str = "embedded", threads: int = 2, ranks: int = 2, repeats: int = 3,
-                    backend: str = "auto", sandbox: Sandbox | None = None) -> tuple[ProbeScore, dict]:
+                    max_rel_se: float | None = None, backend: str = "auto",
+                    sandbox: Sandbox | None = None) -> tuple[ProbeScore, dict]:
     """Score ``code`` on one problem, its baseline measured in the same session. Raises
     ScoreInputError for a request that names nothing scorable and ProblemUnusable when the
     suite's own reference cannot run here; anything the candidate does is a score."""
@@ -74,7 +75,10 @@ def score_candidate(suite: str, problem: str, code: str, *, model: str = "serial
             return score_contest(sb, task, code, ContestSettings(repeats=repeats))
         p = load_problem(suite, problem, model, pareval_dir=pareval_dir, polybench_dir=polybench_dir,
                          profile=profile, threads=threads, ranks=ranks)
-        scores, info = score_problem(sb, p, {"candidate": code}, ProbeSettings(repeats=repeats))
+        settings = ProbeSettings(repeats=repeats)
+        if max_rel_se is not None:
+            settings.max_rel_se = max_rel_se
+        scores, info = score_problem(sb, p, {"candidate": code}, settings)
         return scores["candidate"], info
     finally:
         if own:

@@ -405,6 +405,7 @@ def eval_score_cmd(
     threads: int = typer.Option(2, "--threads", min=1, help="OpenMP thread budget (the run's cpuset)."),
     ranks: int = typer.Option(2, "--ranks", min=1, help="MPI ranks."),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Timed rounds (reference and candidate interleaved)."),
+    max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0, help="ParEval/PolyBench: report no speedup (flag unmeasurable) when its estimated relative standard error stays above this (default 0.06)."),
     backend: str = typer.Option("auto", "--backend", help="Sandbox backend."),
     as_json: bool = typer.Option(False, "--json", help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
 ) -> None:
@@ -417,7 +418,8 @@ def eval_score_cmd(
                                       pareval_dir=str(pareval_dir) if pareval_dir else None,
                                       polybench_dir=str(polybench_dir) if polybench_dir else None,
                                       codecontests=str(codecontests) if codecontests else None, language=language,
-                                      profile=profile, threads=threads, ranks=ranks, repeats=repeats, backend=backend)
+                                      profile=profile, threads=threads, ranks=ranks, repeats=repeats,
+                                      max_rel_se=max_rel_se, backend=backend)
     except ScoreInputError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)

@@ -32,7 +32,9 @@ EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
 PAREVAL, POLYBENCH = EXTERNAL / "pareval", EXTERNAL / "polybench"
 pytestmark = pytest.mark.skipif(not (PAREVAL.is_dir() and POLYBENCH.is_dir()),
                                 reason=f"no ParEval/PolyBench checkouts under {EXTERNAL}")
-FAST = ProbeSettings(repeats=3, max_repeats=5, target_s=0.15, max_run_s=3.0)
+# these tests check verdicts and that no trick gains, against wide bands: the noise gate (a
+# speedup too uncertain is not reported) is the benchmark's and test_noisy_speedups_are_not_reported's
+FAST = ProbeSettings(repeats=3, max_repeats=5, target_s=0.15, max_run_s=3.0, max_rel_se=10.0)
 
 GEMM_SIG = ("void gemm(std::vector<double> const& A, std::vector<double> const& B, std::vector<double> &C, "
             "size_t M, size_t K, size_t N)")
@@ -164,7 +166,8 @@ def test_controls_score_their_true_speedups(gemm_serial):
     assert ref.verdict == "OK" and slow.verdict == "OK", (ref, slow)
     assert 0.8 <= ref.speedup <= 1.25, ref
     truth = slow.inprocess_baseline_s / slow.inprocess_runtime_s  # the driver's own clock, honest program
-    assert 0.4 <= truth <= 0.6 and abs(slow.speedup / truth - 1) < 0.25, slow
+    # the truth is itself measured (medians of per-call clocks): bursts of host load move it too
+    assert 0.3 <= truth <= 0.7 and abs(slow.speedup / truth - 1) < 0.25, slow
     assert info["calls"] >= 2 and "cpu:cgroup" in ref.flags
 
 
@@ -261,3 +264,37 @@ def test_polybench_kernel_controls_and_cheats(sandbox):
     assert 0.8 <= scores["reference"].speedup <= 1.25 and scores["slow"].speedup < 0.7
     for name in ("first_call_only", "hardcoded_output", "forge_transcript"):
         assert scores[name].verdict in ("WRONG_ANSWER", "TRANSCRIPT_INVALID") and scores[name].speedup == 0.0, name
+
+
+@pytest.mark.timing
+def test_integer_outputs_are_fingerprinted_exactly(sandbox):
+    """ParEval's integer transforms: inputs from the fast fill, outputs hashed as one block of
+    bytes: an honest rewrite passes, one element left untouched (of a million) does not."""
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("56_transform_negate_odds")
+    honest = ("void negateOddsAndHalveEvens(std::vector<int> &x) {\n"
+              "    for (auto &v : x) v = (v % 2 != 0) ? -v : v / 2;\n}\n")
+    last_untouched = honest.replace("for (auto &v : x)", "for (size_t i = 0; i + 1 < x.size(); ++i)") \
+        .replace("v = (v % 2 != 0) ? -v : v / 2", "x[i] = (x[i] % 2 != 0) ? -x[i] : x[i] / 2")
+    scores, info = score_problem(sandbox, p, {"honest": honest, "last_untouched": last_untouched},
+                                 ProbeSettings(repeats=1, max_repeats=1, target_s=0.05, max_run_s=1.0))
+    assert scores["honest"].verdict == "OK" and scores["honest"].correct, scores["honest"]
+    assert scores["last_untouched"].verdict == "WRONG_ANSWER" and scores["last_untouched"].speedup == 0.0
+    # the fast paths cut the driver's per-call overhead to a few times the work (it was 19x)
+    assert info["overhead_ratio"] < 8, info
+
+
+def test_noisy_speedups_are_not_reported(sandbox):
+    """A speedup less precise than max_rel_se (here: any) is not reported: the candidate is
+    correct, the speedup None with flag unmeasurable and the reason, the estimate kept."""
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("41_sort_k-th_smallest_element")
+    scores, info = score_problem(sandbox, p, {"reference": p.reference},
+                                 ProbeSettings(repeats=2, max_repeats=2, target_s=0.05, max_run_s=1.0,
+                                               max_rel_se=1e-6))
+    s = scores["reference"]
+    assert s.verdict == "OK" and s.correct and s.speedup is None and "unmeasurable" in s.flags, s
+    assert "uncertain by" in s.message and s.rel_se > 1e-6 and 0.5 < s.raw_speedup < 2.0, s
+    assert s.baseline_s and s.runtime_s and info["reference_rel_se"] is not None

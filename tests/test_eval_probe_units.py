@@ -151,3 +151,32 @@ def test_non_finite_values_match_only_themselves():
     assert compare_token("f:2:nan:nan:nan:0=nan,1=inf", "f:2:nan:nan:nan:0=nan,1=inf", tol) is None
     assert compare_token("f:2:nan:nan:nan:0=1,1=inf", "f:2:nan:nan:nan:0=nan,1=inf", tol)
     assert compare_token("d:inf", "d:-inf", tol) and compare_token("d:inf", "d:inf", tol) is None
+
+
+def _round(**clocks):
+    """One timed round as the harness keeps it: label -> the sandbox's result of the run."""
+    from common.languages import Language
+    from sandbox import RunResult, Verdict
+    from sandbox.types import CompileInfo, TestResult
+
+    return {label: RunResult(Verdict.OK, "test", Language.CPP, True, CompileInfo(True),
+                             [TestResult(Verdict.OK, cpu_time_s=c, wall_time_s=c)])
+            for label, c in clocks.items()}
+
+
+@needs_pareval
+def test_time_precision_is_robust_to_one_disturbed_run():
+    from evaluation.harness import ProbeSession, ProbeSettings
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average"), ProbeSettings())
+    steady = [_round(__null__=1.0 + 0.002 * (i % 3), __reference__=1.3 + 0.002 * (i % 2)) for i in range(9)]
+    assert s._rel_se("__reference__", steady) < 0.02
+    # one run disturbed by other load (3x the others): the estimate is a median, so is its spread
+    assert s._rel_se("__reference__", steady[:8] + [_round(__null__=1.0, __reference__=3.9)]) < 0.02
+    # work (0.05 s) that the runs' noise (+-0.1 s) swamps
+    noisy = [_round(__null__=1.0 + 0.1 * (-1) ** i, __reference__=1.05 - 0.1 * (-1) ** i) for i in range(9)]
+    assert s._rel_se("__reference__", noisy) > 1.0
+    # three runs: the plain standard deviation (a median absolute deviation of 3 can be 0)
+    three = [_round(__null__=1.0, __reference__=c) for c in (1.3, 1.3, 1.6)]
+    assert s._rel_se("__reference__", three) > 0.3
