@@ -17,6 +17,7 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --models serial,omp,mpi --problems 02_dense_la_gemm
     .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
     .venv/bin/python benchmarks/eval_harness_bench.py --all --problems ""                   # all of PolyBench only
+    .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
 """
 from __future__ import annotations
 
@@ -46,6 +47,50 @@ def _err(measured: float | None, truth: float | None) -> float | None:
     return measured / truth - 1
 
 
+def summarize(rows: list[dict]) -> None:
+    """Per score (each control of each session), by what the harness said of it: reported
+    unflagged, reported with imprecise_timing, or not reported (unmeasurable)."""
+    for clock in ("cpu", "wall"):
+        kinds: dict[str, list[float]] = {"unflagged": [], "flagged imprecise": []}
+        unreported = 0
+        for r in rows:
+            if r.get("clock") != clock:
+                continue
+            for label in ("reference", "slow"):
+                sc, err = r[label], r.get(f"err_{label}")
+                if sc["verdict"] != "OK":
+                    continue
+                if "unmeasurable" in sc["flags"]:
+                    unreported += 1
+                elif err is not None:
+                    kinds["flagged imprecise" if "imprecise_timing" in sc["flags"] else "unflagged"].append(abs(err))
+        for label, sub in kinds.items():
+            if sub:
+                print(f"{clock:4} clock, {label}: {sum(e <= 0.10 for e in sub)}/{len(sub)} honest scores within 10% "
+                      f"of the true speedup, median |error| {100 * statistics.median(sub):.1f}%, "
+                      f"max {100 * max(sub):.1f}%")
+        if unreported:
+            print(f"{clock:4} clock, not reported (unmeasurable: too little work or too much noise): {unreported} scores")
+    # is the harness's own error estimate honest? |error| in units of the score's estimated
+    # relative standard error, over every OK score (a speedup not reported: its kept estimate)
+    z = []
+    for r in rows:
+        for label in ("reference", "slow") if "unusable" not in r else ():
+            sc, truth = r[label], 1.0 if label == "reference" else r.get("slow_true")
+            est = sc["speedup"] if sc["speedup"] is not None else sc["raw_speedup"]
+            if sc["verdict"] == "OK" and sc.get("rel_se") and est and truth:
+                z.append(abs(est / truth - 1) / sc["rel_se"])
+    if len(z) >= 10:
+        z.sort()
+        print(f"|error| / estimated standard error over {len(z)} scores: median {statistics.median(z):.2f} "
+              f"(normal: 0.67), 90th percentile {z[int(0.9 * len(z))]:.2f} (normal: 1.64)")
+    unusable = [r for r in rows if "unusable" in r]
+    wrong = [(r["problem"], k) for r in rows if "unusable" not in r for k in ("reference", "slow")
+             if r[k]["verdict"] != "OK"]
+    print(f"{len(rows)} sessions: {len(unusable)} unusable (the suite's own reference fails here); "
+          f"honest controls not scored OK: {wrong or 'none'}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pareval-dir", default=str(EXTERNAL / "pareval"))
@@ -59,7 +104,11 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--json", default=None, help="also write every record here")
+    ap.add_argument("--summarize", default=None, metavar="JSON", help="only print the summary of an earlier --json")
     args = ap.parse_args()
+    if args.summarize:
+        summarize(json.loads(Path(args.summarize).read_text()))
+        return 0
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
     # named problems/kernels ("" = none) win over --all, so one suite can be swept alone
@@ -104,19 +153,8 @@ def main() -> int:
                   f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
                   f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)
     print()
-    for clock in ("cpu", "wall"):
-        for label, keep in (("unflagged", lambda r: not {"imprecise_timing", "unmeasurable"} & set(r["flags"])),
-                            ("flagged imprecise", lambda r: "imprecise_timing" in r["flags"])):
-            sub = [abs(r[k]) for r in rows if r.get("clock") == clock and keep(r)
-                   for k in ("err_reference", "err_slow") if r.get(k) is not None]
-            if sub:
-                print(f"{clock:4} clock, {label}: {sum(e <= 0.10 for e in sub)}/{len(sub)} honest scores within 10% "
-                      f"of the true speedup, median |error| {100 * statistics.median(sub):.1f}%, "
-                      f"max {100 * max(sub):.1f}%")
-    unusable = [r for r in rows if "unusable" in r]
-    unmeasurable = [r for r in rows if "unmeasurable" in r.get("flags", [])]
-    print(f"{len(rows)} sessions: {len(unusable)} unusable (the suite's own reference fails here), "
-          f"{len(unmeasurable)} unmeasurable (validated, no speedup), {time.time() - t_all:.0f} s")
+    summarize(rows)
+    print(f"{time.time() - t_all:.0f} s")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(rows, indent=1))

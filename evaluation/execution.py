@@ -169,8 +169,7 @@ def execute_probe(prompts: list[EvalPrompt], generations: dict[str, list[list[st
                     sc.baseline_s
                 # a correct sample too noisy for a speedup of its own (flag unmeasurable) enters Eq. 10
                 # with its capped estimate: a mean over samples averages that noise, a 0 would not
-                r.speedup = 0.0 if sc.verdict != "OK" else sc.speedup if sc.speedup is not None else \
-                    (sc.raw_speedup or 0.0)
+                r.speedup = sc.estimate() or 0.0
                 r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
                 if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
                     r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)

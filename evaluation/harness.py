@@ -98,6 +98,14 @@ class ProbeScore:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def estimate(self) -> float | None:
+        """For consumers that average many scores (Eq. 10, RL rewards): 0 when not OK, else the
+        speedup, or where it is too noisy to report (flag unmeasurable) its capped estimate;
+        None only when no speedup was measured at all (too little work per call)."""
+        if self.verdict != "OK":
+            return 0.0
+        return self.speedup if self.speedup is not None else self.raw_speedup
+
     def contract(self) -> dict:
         """The `perfalign eval score --json` contract."""
         return {k: getattr(self, k) for k in ("verdict", "correct", "speedup", "runtime_s", "baseline_s", "clock",
