@@ -227,7 +227,11 @@ double average(std::vector<double> const& x) {
     scores, info = score_problem(sandbox, p, {"mpi": mpi, "expected_value": expected_value,
                                               "first_only": first_only}, FAST)
     assert info["clock"] == "wall" and p.toolchain == "mpi:2"
-    assert scores["mpi"].verdict == "OK" and scores["mpi"].speedup > 0, scores["mpi"]
+    s = scores["mpi"]
+    # a memory-bound reduction on 2 ranks in wall time: a speedup, or (too little work per call
+    # against the ranks' start-up and broadcasts, decided at calibration) none, with the reason
+    assert s.verdict == "OK" and s.correct, s
+    assert (s.speedup is not None and s.speedup > 0) or ("unmeasurable" in s.flags and s.message), s
     assert scores["expected_value"].verdict == "WRONG_ANSWER" and scores["expected_value"].speedup == 0.0
     assert scores["first_only"].verdict == "WRONG_ANSWER"
 

@@ -171,6 +171,7 @@ def test_torch_compile_baseline(tmp_path):
     assert r.verdict == "correct" and r.speedup_compile is not None and r.compile_s > 0
 
 
+@pytest.mark.timing  # ReLU is memory-bound: the reference scored 0.42x itself once under CI load
 def test_reward_function_for_grpo(scorer):
     import dataclasses
 
