@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.harness import ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
+from evaluation.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
 from evaluation.pareval_suite import ParEvalCheckout  # noqa: E402
 from evaluation.polybench_suite import PolyBenchCheckout  # noqa: E402
 from sandbox import Sandbox  # noqa: E402
@@ -45,6 +45,13 @@ def _err(measured: float | None, truth: float | None) -> float | None:
     if not measured or not truth:
         return None
     return measured / truth - 1
+
+
+def _save(path: str | None, rows: list[dict]) -> None:
+    """After every problem: a long sweep that is stopped keeps what it measured."""
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(rows, indent=1))
 
 
 def summarize(rows: list[dict]) -> None:
@@ -77,7 +84,7 @@ def summarize(rows: list[dict]) -> None:
     for r in rows:
         for label in ("reference", "slow") if "unusable" not in r else ():
             sc, truth = r[label], 1.0 if label == "reference" else r.get("slow_true")
-            est = sc["speedup"] if sc["speedup"] is not None else sc["raw_speedup"]
+            est = ProbeScore(**sc).estimate()
             if sc["verdict"] == "OK" and sc.get("rel_se") and est and truth:
                 z.append(abs(est / truth - 1) / sc["rel_se"])
     if len(z) >= 10:
@@ -130,6 +137,7 @@ def main() -> int:
                 scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
             except ProblemUnusable as e:
                 rows.append({"suite": suite, "problem": name, "model": model, "unusable": str(e)[:300]})
+                _save(args.json, rows)
                 print(f"{suite:9} {name:40} {model:6} UNUSABLE: {str(e)[:150]}", flush=True)
                 continue
             ref, slow = scores["reference"], scores["slow"]
@@ -143,9 +151,7 @@ def main() -> int:
                    "err_slow": _err(slow.speedup, truth) if slow.verdict == "OK" else None,
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
-            if args.json:  # after every problem: a long sweep that is stopped keeps what it measured
-                Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.json).write_text(json.dumps(rows, indent=1))
+            _save(args.json, rows)
             f = (lambda v, d=2: "—" if v is None else f"{v:.{d}f}")
             verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
             verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))
@@ -155,9 +161,6 @@ def main() -> int:
     print()
     summarize(rows)
     print(f"{time.time() - t_all:.0f} s")
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
 
 
