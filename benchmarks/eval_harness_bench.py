@@ -114,6 +114,8 @@ def main() -> int:
     ap.add_argument("--summarize", default=None, metavar="JSON", help="only print the summary of an earlier --json")
     args = ap.parse_args()
     if args.summarize:
+        if not Path(args.summarize).is_file():
+            ap.error(f"--summarize {args.summarize}: no such file (write one with --json)")
         summarize(json.loads(Path(args.summarize).read_text()))
         return 0
 
