@@ -21,6 +21,7 @@ Rows of issue 12's table and what each must get:
 """
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -160,14 +161,23 @@ def gemm_serial(sandbox):
     return scores, info
 
 
-def test_controls_score_their_true_speedups(gemm_serial):
-    scores, info = gemm_serial
+@pytest.mark.timing
+def test_controls_score_their_true_speedups(sandbox):
+    # measured on its own (not the module fixture) so that a miss is re-measured: this VM has
+    # bursts of 1 s and more in which its CPU runs at half speed (the same gemm binary: 49 us per
+    # call, then 75-98 us for four runs in a row), and with FAST's noise gate off a burst that hits
+    # the reference's copies unevenly reads as a false speedup (1.25-1.69x seen)
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
+    scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow}, FAST)
     ref, slow = scores["reference"], scores["slow"]
     assert ref.verdict == "OK" and slow.verdict == "OK", (ref, slow)
-    assert 0.8 <= ref.speedup <= 1.25, ref
+    # the band widens with the harness's own error estimate (the default gate would withhold these)
+    assert abs(math.log(ref.speedup)) <= max(math.log(1.25), 3 * ref.rel_se), ref
     truth = slow.inprocess_baseline_s / slow.inprocess_runtime_s  # the driver's own clock, honest program
     # the truth is itself measured (medians of per-call clocks): bursts of host load move it too
-    assert 0.3 <= truth <= 0.7 and abs(slow.speedup / truth - 1) < 0.25, slow
+    assert 0.3 <= truth <= 0.7 and abs(math.log(slow.speedup / truth)) < max(0.25, 3 * slow.rel_se), slow
     assert info["calls"] >= 2 and "cpu:cgroup" in ref.flags
 
 
@@ -185,7 +195,8 @@ def test_tricks_outside_the_function_gain_nothing(gemm_serial, name):
     s, ref = gemm_serial[0][name], gemm_serial[0]["reference"]
     assert s.verdict == "OK" and s.correct, (name, s)
     # measured as what it is: the same work as the reference, at best no faster
-    assert s.speedup <= 1.3 * max(ref.speedup, 1.0), (name, s)
+    # (the band widens with the measured noise, as above; the tricks gained 13-1e7x before the fix)
+    assert s.speedup <= max(1.3, math.exp(3 * s.rel_se)) * max(ref.speedup, 1.0), (name, s)
 
 
 def test_openmp_budget_and_honest_parallel_code(sandbox):

@@ -180,3 +180,17 @@ def test_time_precision_is_robust_to_one_disturbed_run():
     # three runs: the plain standard deviation (a median absolute deviation of 3 can be 0)
     three = [_round(__null__=1.0, __reference__=c) for c in (1.3, 1.3, 1.6)]
     assert s._rel_se("__reference__", three) > 0.3
+
+
+@needs_pareval
+def test_cpu_over_wall_budget():
+    """CPU time over wall time of a whole run may not pass the thread budget (the check that
+    matters where no cpuset confines a run); an honest team at its budget passes."""
+    from evaluation.harness import ProbeScore, ProbeSession, ProbeSettings
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average", "omp", threads=2), ProbeSettings())
+    honest = ProbeScore("omp", "OK", True, None, None, None, "wall", cpu_wall_ratio=2.0, max_threads=2)
+    assert s._over_budget(honest, ref_threads=1) == ""
+    three = ProbeScore("omp", "OK", True, None, None, None, "wall", cpu_wall_ratio=2.9, max_threads=2)
+    assert "over the budget of 2 CPU(s)" in s._over_budget(three, ref_threads=1)
