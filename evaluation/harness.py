@@ -23,7 +23,11 @@ For one problem and any number of candidates, in one session:
    reported (``unmeasurable``: speedup None, the estimate kept as ``raw_speedup``), and neither
    is any speedup of a problem whose per-call overhead is above ``max_overhead_ratio`` times its
    work (decided at calibration). The programs run in a fresh random order every round, so no
-   program keeps a position or a predecessor.
+   program keeps a position or a predecessor. The medians are checked against a second
+   estimate, the median of the per-round ratios (each round's runs share the machine's state):
+   when the machine's speed shifts within a session, medians of runs can come from different
+   regimes while the per-round ratios do not; more rounds run while the two are more than
+   ``target_rel_se`` apart, and a speedup still more than ``max_rel_se`` apart is not reported.
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
@@ -63,7 +67,8 @@ class ProbeSettings:
     # ...and a speedup whose estimated relative standard error (candidate and reference combined)
     # is still above this after max_repeats rounds is not reported either: the machine's noise
     # is too large a share of the work. Chosen on the README's sweep, where the error estimate
-    # proved calibrated and 87 of 91 reported honest scores fell within 10% of the truth.
+    # proved calibrated and 87 of 91 reported honest scores fell within 10% of the truth. The
+    # same limit applies to the gap between the two estimates of a speedup (see _shift).
     max_rel_se: float = 0.06
     target_s: float = 0.3            # reference work per timed run (clock seconds)
     min_calls: int = 2
@@ -252,6 +257,7 @@ class ProbeSession:
         while len(rounds) < self.s.max_repeats:
             live = {k: v for k, v in alive.items() if all(r[k].ok for r in rounds if k in r)}
             noisy = [k for k in ["__reference__", *live] if (self._rel_se(k, rounds) or 0) > self.s.target_rel_se]
+            noisy += [k for k in live if self._shift(k, rounds) > self.s.target_rel_se]
             if not noisy:
                 break
             rounds += self._rounds(live, 2)
@@ -268,6 +274,31 @@ class ProbeSession:
         cost = statistics.median(a) - statistics.median(b)
         se = 1.2533 * math.sqrt(_spread(a) ** 2 / len(a) + _spread(b) ** 2 / len(b))
         return se / cost if cost > 0 else float("inf")
+
+    def _shift(self, label: str, rounds: list[dict[str, RunResult]]) -> float:
+        """|log| of the ratio of a speedup's two estimates: the score's (median runs, each minus
+        the median null run) and the median of the per-round ratios (each run minus its own
+        round's null run). They part when the machine's speed shifts within a session: in the
+        sweep, 50_stencil_xor_kernel's rounds ran 14% slower from the third on, the medians took
+        the reference's copy from the slow rounds and the baseline from the fast ones (0.87,
+        at an estimated error of 1.7%) while the rounds' median ratio read 0.995. 0 where a
+        round's work is at or below its null run (the speedup floor handles those)."""
+        mine = [r for r in rounds if label in r and r[label].ok]
+        ratios = []
+        for r in mine:
+            c0 = self.clock(r["__null__"])
+            b, c = self.clock(r["__reference__"]) - c0, self.clock(r[label]) - c0
+            if b <= 0 or c <= 0:
+                return 0.0
+            ratios.append(b / c)
+        if len(ratios) < 3:
+            return 0.0
+        null_med = statistics.median(self._clocks("__null__", rounds))
+        b = statistics.median(self._clocks("__reference__", rounds)) - null_med
+        c = statistics.median(self._clocks(label, mine)) - null_med
+        if b <= 0 or c <= 0:
+            return 0.0
+        return abs(math.log((b / c) / statistics.median(ratios)))
 
     def _rounds(self, alive: dict[str, str], repeats: int) -> list[dict[str, RunResult]]:
         rounds = []
@@ -358,14 +389,21 @@ class ProbeSession:
         checked = speedup_ratio(score.baseline_s * self.calls, run_cost, self.s.policy)
         score.speedup, score.raw_speedup = checked.value, checked.raw
         score.flags = sorted(set(score.flags) | set(checked.flags))
+        # correct, but no number of its own can be stood behind: no speedup, the (capped)
+        # estimate kept for consumers that average many samples (a mean averages the noise)
+        shift = self._shift(label, rounds)
+        why = ""
         if score.rel_se is not None and score.rel_se > self.s.max_rel_se:
-            # correct, but its time is too uncertain for a number of its own: no speedup, the
-            # (capped) estimate kept for consumers that average many samples
+            why = (f"after {score.rounds} rounds its time is still uncertain by {100 * score.rel_se:.0f}% "
+                   f"(limit {100 * self.s.max_rel_se:.0f}%): the machine's noise swamps the work")
+        elif shift > self.s.max_rel_se:
+            why = (f"its medians of runs and its per-round ratios disagree by {100 * (math.exp(shift) - 1):.0f}% "
+                   f"after {score.rounds} rounds (limit {100 * self.s.max_rel_se:.0f}%): the machine's speed "
+                   "shifted during the measurement")
+        if why:
             score.speedup, score.raw_speedup = None, checked.value
             score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
-            score.message = (f"correct; no speedup: after {score.rounds} rounds its time is still uncertain by "
-                             f"{100 * score.rel_se:.0f}% (limit {100 * self.s.max_rel_se:.0f}%): the machine's "
-                             "noise swamps the work")
+            score.message = f"correct; no speedup: {why}"
         return score
 
     def _over_budget(self, score: ProbeScore, ref_threads: int) -> str:

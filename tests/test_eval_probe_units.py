@@ -182,6 +182,30 @@ def test_time_precision_is_robust_to_one_disturbed_run():
     assert s._rel_se("__reference__", three) > 0.3
 
 
+
+@needs_pareval
+def test_a_shift_in_machine_speed_is_seen():
+    """The medians of runs against the median of per-round ratios: the sweep's session of
+    50_stencil_xor_kernel (its reference's copy, CPU seconds per run, as measured; the machine ran
+    14% slower from the third round on) read 0.87 by the medians, at an estimated error of
+    1.7%, and 0.995 by the rounds. Steady rounds put the two together."""
+    from evaluation.harness import ProbeSession, ProbeSettings
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("50_stencil_xor_kernel"), ProbeSettings())
+    measured = [_round(reference=0.3745, __null__=0.0686, __reference__=0.373),
+                _round(reference=0.37, __null__=0.0688, __reference__=0.3771),
+                _round(reference=0.4289, __null__=0.0681, __reference__=0.3765),
+                _round(reference=0.4237, __null__=0.0726, __reference__=0.4279),
+                _round(reference=0.4267, __null__=0.0717, __reference__=0.4251)]
+    assert s._rel_se("reference", measured) < 0.03  # each estimate looks precise on its own...
+    assert s._shift("reference", measured) > ProbeSettings().max_rel_se  # ...but they disagree
+    steady = [_round(reference=0.37 + 0.004 * (i % 3), __null__=0.07, __reference__=0.372 - 0.003 * (i % 2))
+              for i in range(5)]
+    assert s._shift("reference", steady) < 0.02
+    # a candidate faster than the noise (work at or below its null run): the speedup floor's case
+    assert s._shift("reference", [_round(reference=0.06, __null__=0.07, __reference__=0.37)] * 3) == 0.0
+
 @needs_pareval
 def test_cpu_over_wall_budget():
     """CPU time over wall time of a whole run may not pass the thread budget (the check that
