@@ -54,12 +54,16 @@ def _save(path: str | None, rows: list[dict]) -> None:
         Path(path).write_text(json.dumps(rows, indent=1))
 
 
+# why a score was not reported, by a phrase of the harness's message
+_WHY = {"overhead": "overhead over the work", "uncertain": "noise", "shifted": "machine speed shifted"}
+
+
 def summarize(rows: list[dict]) -> None:
     """Per score (each control of each session), by what the harness said of it: reported
     unflagged, reported with imprecise_timing, or not reported (unmeasurable)."""
     for clock in ("cpu", "wall"):
         kinds: dict[str, list[float]] = {"unflagged": [], "flagged imprecise": []}
-        unreported = 0
+        unreported: dict[str, int] = {}
         for r in rows:
             if r.get("clock") != clock:
                 continue
@@ -68,7 +72,8 @@ def summarize(rows: list[dict]) -> None:
                 if sc["verdict"] != "OK":
                     continue
                 if "unmeasurable" in sc["flags"]:
-                    unreported += 1
+                    why = _WHY.get(next((k for k in _WHY if k in (sc.get("message") or "")), ""), "other")
+                    unreported[why] = unreported.get(why, 0) + 1
                 elif err is not None:
                     kinds["flagged imprecise" if "imprecise_timing" in sc["flags"] else "unflagged"].append(abs(err))
         for label, sub in kinds.items():
@@ -77,7 +82,8 @@ def summarize(rows: list[dict]) -> None:
                       f"of the true speedup, median |error| {100 * statistics.median(sub):.1f}%, "
                       f"max {100 * max(sub):.1f}%")
         if unreported:
-            print(f"{clock:4} clock, not reported (unmeasurable: too little work or too much noise): {unreported} scores")
+            print(f"{clock:4} clock, not reported (unmeasurable): {sum(unreported.values())} scores ("
+                  + ", ".join(f"{why}: {n}" for why, n in sorted(unreported.items())) + ")")
     # is the harness's own error estimate honest? |error| in units of the score's estimated
     # relative standard error, over every OK score (a speedup not reported: its kept estimate)
     z = []

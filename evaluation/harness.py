@@ -31,7 +31,7 @@ For one problem and any number of candidates, in one session:
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
-   candidate's work and the thread count after its calls are checked against the budget; a
+   candidate's whole runs and the thread count after its calls are checked against the budget; a
    candidate over it scores 0 with verdict OVER_BUDGET.
 
 The in-process per-call times the driver prints are kept as a diagnostic (they are exact for an
