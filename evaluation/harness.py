@@ -250,14 +250,25 @@ class ProbeSession:
 
     def _measure(self, alive: dict[str, str]) -> list[dict[str, RunResult]]:
         """``repeats`` rounds, then two more at a time (up to ``max_repeats``) while the time of
-        the reference or of a still-correct candidate is less precise than ``target_rel_se``."""
+        the reference or of a still-correct candidate is less precise than ``target_rel_se``, or
+        its two speedup estimates are further apart than that, unless no number of rounds left
+        could bring it under ``max_rel_se``."""
         if not self.measurable:  # one round: every timed call is still compared
             return self._rounds(alive, 1)
         rounds = self._rounds(alive, self.s.repeats)
         while len(rounds) < self.s.max_repeats:
             live = {k: v for k, v in alive.items() if all(r[k].ok for r in rounds if k in r)}
-            noisy = [k for k in ["__reference__", *live] if (self._rel_se(k, rounds) or 0) > self.s.target_rel_se]
-            noisy += [k for k in live if self._shift(k, rounds) > self.s.target_rel_se]
+            # futile: so imprecise that even the remaining rounds, with thrice the luck of the
+            # square-root law, leave it over max_rel_se (23_histogram_first_letter_counts: 16x
+            # overhead, 150% after 9 rounds of 3 s runs); a futile reference makes them all futile.
+            # Judged from 5 rounds on, where the spread is robust (3 runs, one disturbed, are not)
+            hopeless = (3 * self.s.max_rel_se * math.sqrt(self.s.max_repeats / len(rounds))
+                        if len(rounds) >= 5 else math.inf)
+            rse = {k: self._rel_se(k, rounds) or 0.0 for k in ["__reference__", *live]}
+            if rse["__reference__"] > hopeless:
+                break
+            noisy = [k for k, e in rse.items() if self.s.target_rel_se < e <= hopeless]
+            noisy += [k for k in live if rse[k] <= hopeless and self._shift(k, rounds) > self.s.target_rel_se]
             if not noisy:
                 break
             rounds += self._rounds(live, 2)

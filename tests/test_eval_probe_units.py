@@ -218,3 +218,22 @@ def test_cpu_over_wall_budget():
     assert s._over_budget(honest, ref_threads=1) == ""
     three = ProbeScore("omp", "OK", True, None, None, None, "wall", cpu_wall_ratio=2.9, max_threads=2)
     assert "over the budget of 2 CPU(s)" in s._over_budget(three, ref_threads=1)
+
+
+@needs_pareval
+def test_rounds_stop_when_more_cannot_help():
+    """More rounds while a time is imprecise, but not for one so noisy that the rounds left
+    cannot bring it under the reporting limit: that session stops at 5 rounds, not 9."""
+    import itertools
+
+    from evaluation.harness import ProbeSession, ProbeSettings
+    from evaluation.pareval_suite import ParEvalCheckout
+
+    def session(ref_clocks):
+        s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average"), ProbeSettings())
+        s.measurable, feed = True, itertools.cycle(ref_clocks)
+        s._rounds = lambda alive, n: [_round(__null__=1.0, __reference__=next(feed), cand=1.5) for _ in range(n)]
+        return s._measure({"cand": "code"})
+
+    assert len(session([1.1, 2.0, 1.3, 1.8, 1.05, 1.9])) == 5  # work 0.1-1.0 s over a 1 s null: hopeless
+    assert len(session([1.5, 1.6, 1.45, 1.62, 1.48, 1.58])) == 9  # ~6%: worth the rounds
