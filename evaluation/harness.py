@@ -298,8 +298,11 @@ class ProbeSession:
         mine = [r for r in rounds if label in r and r[label].ok]
         ratios = []
         for r in mine:
-            c0 = self.clock(r["__null__"])
-            b, c = self.clock(r["__reference__"]) - c0, self.clock(r[label]) - c0
+            clocks = [self.clock(r[k]) if r[k].ok else None for k in ("__null__", "__reference__", label)]
+            if None in clocks:  # a failed null or reference run: _judge reports the problem
+                continue
+            c0 = clocks[0]
+            b, c = clocks[1] - c0, clocks[2] - c0
             if b <= 0 or c <= 0:
                 return 0.0
             ratios.append(b / c)
