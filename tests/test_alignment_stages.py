@@ -365,13 +365,15 @@ def test_reward_adapter_through_trl_get_reward(toy, tiny):
         adapter.split(tok("unknown prompt")["input_ids"])
 
 
+@pytest.mark.timing  # fast > median > slow is measured (one run each, as the labels were)
 def test_performance_reward_in_the_real_sandbox(toy):
     from alignment.data import load_contest_problems
 
     problems = load_contest_problems(toy.codecontests_dir)
     inst = toy.train[0]
     p = problems[inst.problem_id]
-    assert p.median_runtime_s["python3"] == pytest.approx(toy.runtimes[inst.problem_id]["medium"])  # median of 3
+    # the median of the three measured references (under load the medium one is not always it)
+    assert p.median_runtime_s["python3"] == pytest.approx(toy.baseline_s(inst.problem_id))
     assert p.repeats == 1  # as the fixture measured the labels
     reward = PerformanceReward(problems)
     info = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest")

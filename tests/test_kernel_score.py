@@ -171,7 +171,6 @@ def test_torch_compile_baseline(tmp_path):
     assert r.verdict == "correct" and r.speedup_compile is not None and r.compile_s > 0
 
 
-@pytest.mark.timing  # ReLU is memory-bound: the reference scored 0.42x itself once under CI load
 def test_reward_function_for_grpo(scorer):
     import dataclasses
 
@@ -185,7 +184,10 @@ def test_reward_function_for_grpo(scorer):
                                      sandbox=scorer.sandbox), {"relu": p})
     good = "Here:\n```python\n" + reference_candidate(p) + "```"
     rewards = fn(prompts=["p", "p"], completions=[good, "I cannot write kernels."], problem=["relu", "relu"])
-    assert rewards[1] == -1.0 and 0.5 < rewards[0] < 2.0, rewards
+    # the plumbing: no code earns the format tier, a correct kernel a speedup (>= 0, above every
+    # failure tier). Not its accuracy: at these tiny scales the reference read 0.16-1.08x itself on
+    # this VM (blocks of eager then candidate, not interleaved; README, known limits)
+    assert rewards[1] == -1.0 and rewards[0] > 0, rewards
 
 
 def test_torch_toolchain_is_read_only(sandbox):

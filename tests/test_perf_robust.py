@@ -347,7 +347,10 @@ def test_a_build_measures_numpy_scipy_and_python2_solutions(tmp_path):
     if environments.python3_libs().dir is None or environments.python2().root is None:
         pytest.skip("judge environments not installed (bash scripts/setup.sh)")
     src = tmp_path / "src" / "train.jsonl"
-    _write_jsonl(src, [_row("judge-env", solutions=[(3, NUMPY_SUM), (1, PY2_SUM), (3, PY_SUM)])])
+    # importing numpy, scipy.special and networkx alone takes most of a 1 s limit under CI load
+    # (rejected once for time): this test is about the environments, not the limit
+    _write_jsonl(src, [_row("judge-env", solutions=[(3, NUMPY_SUM), (1, PY2_SUM), (3, PY_SUM)],
+                            time_limit={"seconds": 10, "nanos": 0})])
     out = tmp_path / "out"
     summary = build(str(src), out, BuildSettings(repeats=1))
     measured = [r for r in _table(out, "submissions") if r["status"] == "measured"]
