@@ -72,7 +72,7 @@ def summarize(rows: list[dict]) -> None:
                 if sc["verdict"] != "OK":
                     continue
                 if "unmeasurable" in sc["flags"]:
-                    why = _WHY.get(next((k for k in _WHY if k in (sc.get("message") or "")), ""), "other")
+                    why = next((v for k, v in _WHY.items() if k in (sc.get("message") or "")), "other")
                     unreported[why] = unreported.get(why, 0) + 1
                 elif err is not None:
                     kinds["flagged imprecise" if "imprecise_timing" in sc["flags"] else "unflagged"].append(abs(err))

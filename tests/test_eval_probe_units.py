@@ -182,7 +182,6 @@ def test_time_precision_is_robust_to_one_disturbed_run():
     assert s._rel_se("__reference__", three) > 0.3
 
 
-
 @needs_pareval
 def test_a_shift_in_machine_speed_is_seen():
     """The medians of runs against the median of per-round ratios: the sweep's session of
