@@ -127,7 +127,7 @@ def report_steps(trainer, stage: str) -> None:
     logs stay in trainer.state.log_history only."""
     from transformers.trainer_callback import PrinterCallback, TrainerCallback
 
-    from common.progress import report
+    from perfalign.common.progress import report
 
     class StepProgress(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):

@@ -20,7 +20,7 @@ to copy it in 300+ SFT steps, so nothing could be measured on it.)
 
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is
-``benchmarks/alignment_proof.py`` and the main job evaluates its held-out prompts
+``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
 (``evaluation/controlled.py``).
 """
 from __future__ import annotations
@@ -36,11 +36,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from perfdata.shards import read_parquet, write_parquet
-from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
+from perfalign.perfdata.shards import read_parquet, write_parquet
+from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
-from common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
-from common.prompts import extract_code, format_response, instruction_prompt
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from perfalign.common.prompts import extract_code, format_response, instruction_prompt
 
 LANG = "python3"
 CORRECT_KINDS = ("fast", "medium", "slow")
@@ -191,7 +191,7 @@ class ControlledTask:
 
 def measure_references(instances_: list[Instance], sandbox=None, repeats: int = 3) -> dict[str, dict[str, float]]:
     """CPU time (mean over tests of the median over repeats) of every correct reference program."""
-    from sandbox import Job, Limits, Sandbox, TestCase
+    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 
     sb = sandbox or Sandbox(backend="auto", workers=2)
     jobs, keys = [], []
@@ -269,7 +269,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
     in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
-    from sandbox import Sandbox
+    from perfalign.sandbox import Sandbox
 
     root = Path(root)
     default_train, default_held = instances()
@@ -374,8 +374,8 @@ def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbo
     """Run every sample (once per distinct program) on its instance's tests with the references'
     repeats: incorrect, or correct and fast (under ``threshold_s``), and its speedup over the
     references' median through common.plausibility (incorrect samples count 0, as speedup_n@k)."""
-    from sandbox import Job, Limits, Sandbox, TestCase
-    from common.plausibility import speedup_ratio
+    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
+    from perfalign.common.plausibility import speedup_ratio
 
     sb = sandbox or Sandbox(backend="auto", workers=2)
     by_id = {i.problem_id: i for i in task.train + task.heldout}

@@ -8,12 +8,12 @@ from statistics import median
 
 import pyarrow as pa
 
-from perfdata.shards import load_table
-from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
-from perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
+from perfalign.perfdata.shards import load_table
+from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
-from common.equations import adaptive_margin
-from common.prompts import format_response
+from perfalign.common.equations import adaptive_margin
+from perfalign.common.prompts import format_response
 
 SFT_REQUIRED = ("prompt", "completion", "split")
 TRIPLET_REQUIRED = ("triplet_id", "problem_id", "source", "language", "prompt", "fast", "slow",

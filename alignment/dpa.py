@@ -23,7 +23,7 @@ import torch
 
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
 from .models import check_model_reference, load_causal_lm, load_tokenizer
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from common.paths import BUNDLED_DATA, cache_root
+from perfalign.common.paths import BUNDLED_DATA, cache_root
 
 PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
 EMBEDDED = "embedded"

@@ -19,12 +19,12 @@ from types import SimpleNamespace
 import torch
 from torch import nn
 
-from sandbox.calibration import host_scale
-from common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
+from perfalign.sandbox.calibration import host_scale
+from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
 
 from .data import ContestProblem
-from common.equations import INCORRECT_REWARD, performance_reward
-from common.prompts import extract_code
+from perfalign.common.equations import INCORRECT_REWARD, performance_reward
+from perfalign.common.prompts import extract_code
 from .scoring import reward_scores
 
 log = logging.getLogger("perfalign.alignment.reward")
@@ -80,7 +80,7 @@ class PerformanceReward:
     @property
     def sandbox(self):
         if self._sandbox is None:
-            from sandbox import Sandbox
+            from perfalign.sandbox import Sandbox
 
             self._sandbox = Sandbox(backend="auto", workers=self.workers)
         return self._sandbox
@@ -173,7 +173,7 @@ class PerformanceReward:
         """One batched run_many; infrastructure faults (SANDBOX_ERROR) retried once by the sandbox."""
         if not keys:
             return {}
-        from sandbox import Job, Limits, TestCase
+        from perfalign.sandbox import Job, Limits, TestCase
 
         jobs = []
         for pid, lang, code in keys:

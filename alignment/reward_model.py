@@ -10,7 +10,7 @@ import torch
 
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .scoring import reward_scores
 

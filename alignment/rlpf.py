@@ -21,9 +21,9 @@ import torch
 
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_contest_problems, load_triplet_rows
-from common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
+from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 
-from common.equations import kl_penalized_objective
+from perfalign.common.equations import kl_penalized_objective
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
 from .reward import PerformanceReward, PromptInfo, RewardAdapter
@@ -202,7 +202,7 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
 
     if not trl.__version__.startswith(PINNED_TRL):
         raise RuntimeError(f"RLPF uses trl.experimental.ppo from trl {PINNED_TRL}.x; found trl {trl.__version__}")
-    from sandbox import Sandbox
+    from perfalign.sandbox import Sandbox
 
     sandbox = Sandbox(backend=cfg.sandbox_backend, workers=cfg.sandbox_workers)  # fails early if unavailable
 

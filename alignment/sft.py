@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_sft_rows
-from common.equations import perplexity
+from perfalign.common.equations import perplexity
 from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .scoring import completion_logprobs
 

@@ -1,4 +1,4 @@
-"""Docker backend throughput beside bwrap's, in one run, on a private engine (tests/docker_engine.py).
+"""Docker backend throughput beside bwrap's, in one run, on a private engine (tests/fixtures/docker_engine.py).
 
 (a) executions per second of a trivial C++ and Python program, N tests in one submission
     (one sandbox per submission, the runner starts each test): docker vs bwrap, interleaved;
@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "fixtures"), str(ROOT / "benchmarks")]
 
-from sandbox import Limits, Sandbox, TestCase  # noqa: E402
+from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
 from sandbox_bench import TRIVIAL_CPP, TRIVIAL_PY, WORK_CPP, cv, sandbox_rate  # noqa: E402
 
 

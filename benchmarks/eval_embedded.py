@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir  # noqa: E402
-from evaluation.tasks import TASK_LABELS  # noqa: E402
+from perfalign.evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir  # noqa: E402
+from perfalign.evaluation.tasks import TASK_LABELS  # noqa: E402
 
 
 def main() -> int:
@@ -49,7 +49,7 @@ def main() -> int:
     t0 = time.time()
     ccperf = args.ccperf
     if ccperf is None:
-        from perfdata.perf import BuildSettings, build
+        from perfalign.perfdata.perf import BuildSettings, build
 
         ccperf = str(Path(args.out) / "codecontests_perf")
         build("data/codecontests_sample/data/test-00000-of-00001.parquet", Path(ccperf), BuildSettings(repeats=3),

@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
-from evaluation.pareval_suite import ParEvalCheckout  # noqa: E402
-from evaluation.polybench_suite import PolyBenchCheckout  # noqa: E402
-from sandbox import Sandbox  # noqa: E402
+from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
+from perfalign.evaluation.pareval_suite import ParEvalCheckout  # noqa: E402
+from perfalign.evaluation.polybench_suite import PolyBenchCheckout  # noqa: E402
+from perfalign.sandbox import Sandbox  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
 DEFAULT_PAREVAL = ["02_dense_la_gemm", "03_dense_la_axpy", "27_reduce_average", "41_sort_k-th_smallest_element",

@@ -4,7 +4,7 @@ each compile cold (its own sandboxed execution, fresh /tmp, nothing cached). Tar
 
     .venv/bin/python benchmarks/kernel_compile_bench.py [--repeats 3]
 
-Sources: the C++ of kernels/oracles/level1/*.py (extracted from their SOURCE string) plus a
+Sources: the C++ of kernelenv/oracles/level1/*.py (extracted from their SOURCE string) plus a
 blocked matmul. Prints each compile's wall and CPU seconds and the median.
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernels.guest import CPP_COMMAND  # noqa: E402
-from sandbox import Job, Limits, Sandbox, TestCase  # noqa: E402
+from perfalign.kernelenv.guest import CPP_COMMAND  # noqa: E402
+from perfalign.sandbox import Job, Limits, Sandbox, TestCase  # noqa: E402
 
 MATMUL = r"""
 #include <cstdint>
@@ -51,7 +51,7 @@ print(json.dumps({"ok": p.returncode == 0, "wall_s": time.monotonic() - t0, "err
 
 def sources() -> dict[str, tuple[str, tuple[str, ...]]]:
     out = {}
-    for path in sorted((ROOT / "kernels" / "oracles" / "level1").glob("*.py")):
+    for path in sorted((ROOT / "kernelenv" / "oracles" / "level1").glob("*.py")):
         tree = ast.parse(path.read_text())
         src = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                    and any(isinstance(t, ast.Name) and t.id == "SOURCE" for t in n.targets))

@@ -1,5 +1,5 @@
 """Kernel environment figures: the reference-as-candidate oracle over KernelBench problems (should be
-correct at ~1x) and our own CPU kernels (kernels/oracles/level1) against eager and torch.compile.
+correct at ~1x) and our own CPU kernels (kernelenv/oracles/level1) against eager and torch.compile.
 
     .venv/bin/python benchmarks/kernel_eval_bench.py oracles            # our kernels, with the Inductor baseline
     .venv/bin/python benchmarks/kernel_eval_bench.py reference --every 5 [--levels level1 level2] [--workers 2]
@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernels import ScoreConfig, Scorer, load_problem, load_problems, reference_candidate, summarize  # noqa: E402
-from kernels.evaluate import markdown, write_report  # noqa: E402
-from sandbox import Sandbox  # noqa: E402
+from perfalign.kernelenv import ScoreConfig, Scorer, load_problem, load_problems, reference_candidate, summarize  # noqa: E402
+from perfalign.kernelenv.evaluate import markdown, write_report  # noqa: E402
+from perfalign.sandbox import Sandbox  # noqa: E402
 
 KB = ROOT.parent / "shared" / "external" / "kernelbench"
 
@@ -43,7 +43,7 @@ def main() -> None:
                       allow_reference_ops=args.what == "reference")
     if args.what == "oracles":
         jobs = [(load_problem(args.kernelbench / "level1" / p.name), p.read_text(), f"oracle:{p.stem}")
-                for p in sorted((ROOT / "kernels" / "oracles" / "level1").glob("*.py"))]
+                for p in sorted((ROOT / "kernelenv" / "oracles" / "level1").glob("*.py"))]
     else:
         jobs = []
         for level in args.levels:

@@ -26,11 +26,11 @@ sys.path.insert(0, str(ROOT))
 
 from scipy.stats import spearmanr  # noqa: E402
 
-from perfdata import shards  # noqa: E402
-from perfdata.codecontests import Problem, iter_problems  # noqa: E402
-from perfdata.perf import BuildSettings, problem_limits  # noqa: E402
-from perfdata.schema import arrow_schema  # noqa: E402
-from sandbox import Job, Sandbox  # noqa: E402
+from perfalign.perfdata import shards  # noqa: E402
+from perfalign.perfdata.codecontests import Problem, iter_problems  # noqa: E402
+from perfalign.perfdata.perf import BuildSettings, problem_limits  # noqa: E402
+from perfalign.perfdata.schema import arrow_schema  # noqa: E402
+from perfalign.sandbox import Job, Sandbox  # noqa: E402
 
 SAMPLE = ROOT / "data" / "codecontests_sample" / "data"
 KNOWN = ROOT / "data" / "codecontests_sample" / "known_order.json"
@@ -51,7 +51,7 @@ def sandbox_only(problems: list[Problem], settings: BuildSettings, workers: int)
 
 
 def through_build(out: Path, settings: BuildSettings, workers: int, limit: int | None) -> tuple[int, float]:
-    from flows.perf import run_build
+    from perfalign.flows.perf import run_build
 
     t0 = time.perf_counter()
     summary = run_build(source=str(SAMPLE), out=str(out), workers=workers, limit_problems=limit,

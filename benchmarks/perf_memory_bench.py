@@ -96,12 +96,12 @@ def _child(args: argparse.Namespace) -> None:
         sys.path.insert(0, args.builder_root)
     t0 = time.perf_counter()
     if args.flow:
-        from flows.perf import run_build
+        from perfalign.flows.perf import run_build
 
         s = run_build(source=args.source, out=args.out, workers=args.workers, repeats=1)
         status = s["status"]
     else:
-        from perfdata.perf import BuildSettings, build
+        from perfalign.perfdata.perf import BuildSettings, build
 
         status = build(args.source, Path(args.out), BuildSettings(repeats=1), workers=args.workers).status
     print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -161,7 +161,7 @@ def main() -> None:
     print(f"\n{args.tests} tests x ~{args.input_mb:g} MB input per problem (~{raw_gb:.2f} GB of test input each), "
           f"{args.row_group_rows} problem(s) per source row group, "
           f"{'plain' if args.plain_source else 'default (dictionary)'} source encoding, "
-          f"{'Prefect flow' if args.flow else 'perfdata.perf.build'}, "
+          f"{'Prefect flow' if args.flow else 'perfalign.perfdata.perf.build'}, "
           f"builder: {args.builder_root or 'this tree'}")
     print("problems | builder peak RSS | wall")
     for n, r in results:

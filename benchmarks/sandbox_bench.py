@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox import Limits, Sandbox, TestCase  # noqa: E402
+from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
 
 TRIVIAL_CPP = "#include <cstdio>\nint main(){ int a, b; if (scanf(\"%d %d\", &a, &b) == 2) printf(\"%d\\n\", a + b); }"
 TRIVIAL_PY = "import sys\na, b = map(int, sys.stdin.read().split())\nprint(a + b)\n"

@@ -37,7 +37,7 @@ def reward_model_loss(r_fast: torch.Tensor, r_slow: torch.Tensor, margin: torch.
     """Eq. 2: L_r = -log sigma(r_theta(p, d_f) - r_theta(p, d_s) - mu(p, d_f, d_s)), batch mean.
 
     TRL's RewardTrainer computes exactly this when the dataset has a ``margin`` column
-    (tests/test_alignment_stages.py checks the two agree).
+    (tests/alignment/test_stages.py checks the two agree).
     """
     r_fast, r_slow = _t(r_fast), _t(r_slow)
     return -F.logsigmoid(r_fast - r_slow - _t(margin).to(r_fast)).mean()

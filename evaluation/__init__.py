@@ -2,7 +2,7 @@
 (§VI, §VII-D, §VIII): code generation on held-out contest problems and ParEval-style tasks,
 code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq. 10).
 
-    from evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir
+    from perfalign.evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir
     cfg = EvalConfig.embedded(models=models_from_run_dir("runs/align"), codecontests_dir="runs/ccperf")
     report = evaluate(cfg, "runs/eval")        # report.md, report.json, figures, samples.jsonl
 
@@ -15,7 +15,7 @@ fingerprints), harness (scoring that a program cannot game), contest_score and s
 candidate, one score: `perfalign eval score`).
 Nothing heavy (torch, transformers, matplotlib) is imported until it is used.
 
-    from evaluation.score_one import score_candidate
+    from perfalign.evaluation.score_one import score_candidate
     score, info = score_candidate("pareval", "02_dense_la_gemm", code, model="omp", pareval_dir="ParEval")
 """
 from .config import EvalConfig, ModelSpec

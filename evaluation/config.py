@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common.paths import BUNDLED_DATA
+from perfalign.common.paths import BUNDLED_DATA
 
 from .tasks import OPTIONAL_TASK_GROUPS, TASK_GROUPS
 
@@ -113,7 +113,7 @@ class EvalConfig:
                 if m.oracle_mode not in ORACLE_MODES:
                     raise ValueError(f"{m.label}: unknown oracle mode {m.oracle_mode!r}; use one of {ORACLE_MODES}")
             else:
-                from alignment.models import check_model_reference
+                from perfalign.alignment.models import check_model_reference
 
                 check_model_reference(m.ref, f"model {m.label!r}")  # FileNotFoundError for a bad path
         unknown = set(self.tasks) - set(TASK_GROUPS + OPTIONAL_TASK_GROUPS)

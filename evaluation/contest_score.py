@@ -19,13 +19,13 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
-from common.paths import bundled
-from common.plausibility import SpeedupPolicy, speedup_ratio
-from perfdata.shards import read_rows
-from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfalign.sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
+from perfalign.common.paths import bundled
+from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.perfdata.shards import read_rows
+from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 
-from .harness import ProbeScore
+from perfalign.measure.harness import ProbeScore
 
 
 @dataclass
@@ -51,7 +51,7 @@ def contest_names(source: str | Path | None = None) -> list[str]:
     root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
     if _is_perf_folder(root):
         return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
-    from perfdata.codecontests import ErrorRecord, iter_problems
+    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
 
     return sorted(p.problem_id for p in iter_problems(str(root)) if not isinstance(p, ErrorRecord))
 
@@ -74,7 +74,7 @@ def load_contest(problem: str, source: str | Path | None = None, language: str =
         return ContestTask(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
                            Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
                            [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
-    from perfdata.codecontests import ErrorRecord, iter_problems
+    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
 
     for p in iter_problems(str(root)):
         if isinstance(p, ErrorRecord) or problem not in (p.problem_id, p.name):

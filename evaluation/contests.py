@@ -13,11 +13,11 @@ import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sandbox import Job, Limits, RunResult, TestCase, Verdict
+from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
 
-from common.prompts import instruction_prompt
-from perfdata.shards import read_rows
-from perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfalign.common.prompts import instruction_prompt
+from perfalign.perfdata.shards import read_rows
+from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 
 from .drivers import Measurement
 from .tasks import EvalPrompt, Skipped

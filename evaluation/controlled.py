@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sandbox import Limits, TestCase
+from perfalign.sandbox import Limits, TestCase
 
-from alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
+from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
 
 from .contests import ContestSpec
 from .tasks import EvalPrompt, Skipped

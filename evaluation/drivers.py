@@ -22,7 +22,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox import Job, Limits, RunResult, TestCase, Verdict
+from perfalign.measure.probe import normalize_candidate
+from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
 
 RESULT_TAG = "PERFALIGN"
 
@@ -204,15 +205,6 @@ class DriverSpec:
         declaration = "__attribute__((noinline)) " + self.signature.replace(fn, once, 1) + ";"
         return (f"{declaration}\n#define {fn} {once}\n{self.baseline}\n#undef {fn}\n\n"
                 f"{self.signature} {{\n{body}\n}}\n")
-
-
-def normalize_candidate(code: str, function: str, signature: str) -> str:
-    """Accept a whole function (the requested form) or, ParEval-completion style, only its body:
-    a body gets the signature around it (the closing brace too, unless the body brings it)."""
-    if re.search(rf"\b{re.escape(function)}\s*\(", code):
-        return code
-    closes_itself = code.count("}") == code.count("{") + 1
-    return f"{signature} {{\n{code}\n" + ("" if closes_itself else "}\n")
 
 
 def read_task_dir(d: Path, required: tuple[str, ...], files: tuple[str, ...]) -> dict:

@@ -13,17 +13,17 @@ import re
 import time
 from pathlib import Path
 
-from sandbox.calibration import cpu_model
+from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
 from .contests import rescale_baselines
 from .execution import execute
 from .generation import make_generator
-from .harness import ProbeSettings
+from perfalign.measure.harness import ProbeSettings
 from .report import EvalReport, write_report
 from .scoring import oracle_checks, score
 from .stages import finetune_metrics
-from common.progress import report as report_progress
+from perfalign.common.progress import report as report_progress
 
 from .loading import load_tasks
 
@@ -53,7 +53,7 @@ def _slug(label: str) -> str:
 
 def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> EvalReport:
     """Run the whole evaluation; returns the report (also written to ``out_dir`` when ``write``)."""
-    from sandbox import Sandbox
+    from perfalign.sandbox import Sandbox
 
     config.validate()
     config = with_controls(config)

@@ -12,16 +12,16 @@ import logging
 import statistics
 from dataclasses import asdict, dataclass, field
 
-from sandbox import Job, RunResult, Sandbox, Verdict
-from common.plausibility import speedup_ratio
-from common.progress import report as report_progress
+from perfalign.sandbox import Job, RunResult, Sandbox, Verdict
+from perfalign.common.plausibility import speedup_ratio
+from perfalign.common.progress import report as report_progress
 
-from common.prompts import extract_code
+from perfalign.common.prompts import extract_code
 
 from .drivers import DriverSpec
-from .harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
+from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
 from .kernelspec import KernelSpec, source_sha
-from .probe import ProbeProblem
+from perfalign.measure.probe import ProbeProblem
 from .tasks import EvalPrompt
 
 log = logging.getLogger("perfalign.evaluation")
@@ -187,7 +187,7 @@ KERNEL_SCORE_SETTINGS = {"compile_baseline": False}
 def _kernel_candidate(response: str, accept_unfenced: bool) -> tuple[str | None, str]:
     """(code, how) of a response the kernel environment's way: its last fenced Python block, else
     (optionally) the whole response."""
-    from kernels.reward import extract_code as last_python_block
+    from perfalign.kernelenv.reward import extract_code as last_python_block
 
     code = last_python_block(response)
     how = "raw" if code == (response or "") else "fence"
@@ -206,7 +206,7 @@ def execute_kernels(prompts: list[EvalPrompt], generations: dict[str, list[list[
     reference ops allowed. If the sandbox cannot run torch, every prompt is excluded with why."""
     import dataclasses
 
-    from kernels import KernelEnvError, ProblemError, ScoreConfig, Scorer, load_problem, reference_candidate
+    from perfalign.kernelenv import KernelEnvError, ProblemError, ScoreConfig, Scorer, load_problem, reference_candidate
 
     samples: list[SampleResult] = []
     baselines: dict[str, BaselineResult] = {}

@@ -10,7 +10,7 @@ import gc
 import logging
 from typing import Protocol
 
-from common.prompts import format_response
+from perfalign.common.prompts import format_response
 
 from .config import EvalConfig, ModelSpec
 from .tasks import EvalPrompt
@@ -50,7 +50,7 @@ class HFGenerator:
     def generate(self, prompts: list[EvalPrompt], n: int) -> list[list[str]]:
         import torch
 
-        from alignment.models import load_causal_lm, load_tokenizer
+        from perfalign.alignment.models import load_causal_lm, load_tokenizer
 
         cfg = self.cfg
         threads = torch.get_num_threads()

@@ -6,7 +6,7 @@ PyTorch). Optional (not a default group): it needs a checkout and torch usable i
 The prompt is the optimization variant of Listing 1 (common.prompts) with KernelBench's own
 instruction: write ``ModelNew``, a faster drop-in for ``Model``. Oracles: ``reference`` is the
 problem's Model as ModelNew (speedup ~1), ``slow`` runs the reference twice, ``fast`` is this
-project's hand-written kernel (kernels/oracles) where there is one, else the reference (as the
+project's hand-written kernel (kernelenv/oracles) where there is one, else the reference (as the
 other tasks do when they have no known faster solution).
 """
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import kernels
-from common.prompts import optimization_prompt
-from kernels import Problem, ProblemError, find_candidate, load_problems, reference_candidate
-from sandbox.environments import torch_site
+import perfalign.kernelenv as kernels
+from perfalign.common.prompts import optimization_prompt
+from perfalign.kernelenv import Problem, ProblemError, find_candidate, load_problems, reference_candidate
+from perfalign.sandbox.environments import torch_site
 
 from .kernelspec import KernelSpec, source_sha
 from .tasks import EvalPrompt, Skipped

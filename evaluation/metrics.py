@@ -1,7 +1,7 @@
 """The two evaluation metrics of the paper (§VI-A): pass@k (Eq. 9) and speedup_n@k (Eq. 10).
 
 Both are per-prompt estimators averaged over the set of prompts P. Inputs are plain numbers so
-the functions can be checked by hand (tests/test_eval_metrics.py).
+the functions can be checked by hand (tests/evaluation/test_metrics.py).
 """
 from __future__ import annotations
 

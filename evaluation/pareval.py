@@ -21,9 +21,9 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sandbox import Limits
+from perfalign.sandbox import Limits
 
-from common.prompts import instruction_prompt
+from perfalign.common.prompts import instruction_prompt
 
 from .drivers import DriverSpec, read_task_dir
 from .tasks import EvalPrompt, Skipped

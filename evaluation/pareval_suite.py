@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from . import probe_cpp
-from .cxxsig import Signature, find_function, parse_signature, split_top_level
-from .probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers
+from perfalign.measure import probe_cpp
+from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
+from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers
 
 MODELS = ("serial", "omp", "mpi")
 EMBEDDED_SIZE_DIVISOR = 4

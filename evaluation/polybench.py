@@ -14,9 +14,9 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sandbox import Limits
+from perfalign.sandbox import Limits
 
-from common.prompts import optimization_prompt
+from perfalign.common.prompts import optimization_prompt
 
 from .drivers import DriverSpec, read_task_dir
 from .tasks import EvalPrompt, Skipped

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from . import probe_cpp
-from .cxxsig import Param, Signature, find_function, split_top_level
-from .probe import ProbeProblem, Tolerance, hoist_includes
+from perfalign.measure import probe_cpp
+from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
+from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
 DATASETS = {"embedded": ("SMALL_DATASET", "MEDIUM_DATASET"), "production": ("MEDIUM_DATASET", "LARGE_DATASET")}
 PERTURBATION = 1.0 / 64  # relative size of the secret per-call input scaling

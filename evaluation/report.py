@@ -84,7 +84,7 @@ def _timing_notes(report: EvalReport) -> list[str]:
         "one at a time.",
         f"- **PolyBench**: {'wall' if c['polybench_openmp'] else 'CPU'} time of the kernel, median of "
         f"{c['timing_repeats']} calls; baseline = the original kernel, timed by the same driver in this run.",
-        "- **Real suites** (a ParEval or PolyBench/C checkout given): the probe harness (evaluation/harness.py). "
+        "- **Real suites** (a ParEval or PolyBench/C checkout given): the probe harness (measure/harness.py). "
         "The candidate is its own translation unit; every call, at two sizes, is compared with the suite's "
         "reference on inputs drawn per run from a secret seed; time = the sandbox's accounting of the whole run "
         "(CPU time for serial code, wall time for OpenMP/MPI) minus a run of the same driver around an empty "

@@ -10,11 +10,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sandbox import Sandbox
+from perfalign.sandbox import Sandbox
 
 from .contest_score import ContestSettings, contest_names, load_contest, score_contest
-from .harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem
-from .probe import ProbeProblem
+from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem
+from perfalign.measure.probe import ProbeProblem
 
 SUITES = ("pareval", "polybench", "codecontests")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
+from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
 
 from .config import ModelSpec
 
@@ -83,7 +83,7 @@ def embedded_base_of(ref: str, stage_dir: Path) -> str:
     current data/ tree, which changes whenever data/ does; the stage saved the tokenizer it was
     trained with, so pick the cached tiny model with the same vocabulary and merges. Other
     references (Hub names, directories), or no match, are returned unchanged."""
-    from alignment.models import EMBEDDED, cached_tiny_model
+    from perfalign.alignment.models import EMBEDDED, cached_tiny_model
 
     found = cached_tiny_model(stage_dir / "tokenizer.json") if ref == EMBEDDED else None
     return str(found) if found else ref

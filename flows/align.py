@@ -25,7 +25,7 @@ def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, 
     """The triplets of the two datasets; with ``settings.controlled_task``, also the training rows
     of the controlled task (alignment.controlled, measured into OUT/controlled), whose held-out
     prompts the evaluation scores."""
-    from perfdata.triplets import TripletConfig, build_triplets
+    from perfalign.perfdata.triplets import TripletConfig, build_triplets
 
     for stale in Path(out, "data").glob("*-controlled.parquet"):  # a rerun decides afresh
         stale.unlink()
@@ -37,7 +37,7 @@ def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, 
                                               small_groups=t.small_groups, min_group_solutions=t.min_group_solutions))
     stats = res.stats
     if settings.controlled_task:
-        from alignment.controlled import add_to_triplets, build_controlled_task
+        from perfalign.alignment.controlled import add_to_triplets, build_controlled_task
 
         # 3 copies of each program: the tiny model needs ~300 SFT steps on the family (the benchmark's
         # pilot); two pair kinds per instance keep the reward model and DPA within the main job's time
@@ -66,7 +66,7 @@ def stage_configs(profile: str, triplets_dir: str, workdir: str, codecontests_di
     """The four stage configs of a profile ("production": paper §VII-C; "embedded": tiny model).
     ``base_model`` (a Hub id, a path or "embedded") replaces the profile's base model whatever the
     profile; ``sandbox_backend`` / ``workers`` (the [sandbox] table) reach RLPF's reward."""
-    from alignment.profiles import embedded_profile, production_profile
+    from perfalign.alignment.profiles import embedded_profile, production_profile
 
     if profile not in ("production", "embedded"):
         raise ValueError(f"unknown alignment profile {profile!r} (production or embedded)")
@@ -83,7 +83,7 @@ def stage_configs(profile: str, triplets_dir: str, workdir: str, codecontests_di
 
 @task(task_run_name="train {stage}")
 def train_stage(stage: str, config) -> dict:
-    from alignment.profiles import STAGE_FUNCTIONS
+    from perfalign.alignment.profiles import STAGE_FUNCTIONS
 
     res = STAGE_FUNCTIONS[stage](config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
@@ -118,8 +118,8 @@ def _dir(stage: str) -> str:
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:
     """Bad inputs (empty splits, missing solutions, missing models or upstream stages) raise a
     clear error here, before any model is loaded or trained."""
-    from alignment.data import load_sft_rows, load_triplet_rows
-    from alignment.models import check_model_reference
+    from perfalign.alignment.data import load_sft_rows, load_triplet_rows
+    from perfalign.alignment.models import check_model_reference
 
     for s in wanted:
         configs[s].validate()

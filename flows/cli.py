@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sandbox.cli import app as sandbox_app
+from perfalign.sandbox.cli import app as sandbox_app
 
 app = typer.Typer(
     help="perfalign: teach code LLMs to write faster code (RLPF / DPA).",
@@ -40,7 +40,7 @@ _CONFIG_FILE_OPT = typer.Option(None, "--config", help="Config file (default: fl
 
 def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
     """The one typed configuration (flows.config), or a clear error and exit code 2."""
-    from flows.config import ConfigError, load_config
+    from perfalign.flows.config import ConfigError, load_config
 
     try:
         return load_config(config, profile, list(sets or []), flags=flags)
@@ -72,9 +72,9 @@ def perf_build(
 ) -> None:
     """Run every correct submission on all tests in the sandbox; resumable and incremental.
     Unset options take the profile's values from the config file."""
-    from perfdata.perf import BuildSettings
-    from sandbox import BackendUnavailable
-    from sandbox.backends import make_backend
+    from perfalign.perfdata.perf import BuildSettings
+    from perfalign.sandbox import BackendUnavailable
+    from perfalign.sandbox.backends import make_backend
 
     cfg = _load_config(config, profile, flags={
         "perf.source": source, "perf.limit_problems": limit_problems, "perf.repeats": repeats,
@@ -88,7 +88,7 @@ def perf_build(
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.perf import run_build
+    from perfalign.flows.perf import run_build
 
     from .progress import progress_bars
 
@@ -144,7 +144,7 @@ def publish_cmd(
     endpoint: Optional[str] = typer.Option(None, "--endpoint", envvar="HF_ENDPOINT", help="Hub endpoint (default: huggingface.co)."),
 ) -> None:
     """Push a dataset folder (Parquet + card) to the Hugging Face Hub."""
-    from perfdata.publish import PublishError, publish_dataset
+    from perfalign.perfdata.publish import PublishError, publish_dataset
 
     try:
         url = publish_dataset(path, repo_id, private=private, token=token, endpoint=endpoint)
@@ -176,7 +176,7 @@ def synth_generate(
     Unset options take the profile's values from the config file."""
     import dataclasses
 
-    from perfdata.synth import AuthError
+    from perfalign.perfdata.synth import AuthError
 
     from .pipeline import synth_config
 
@@ -190,7 +190,7 @@ def synth_generate(
     except ValueError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.synth import generate_synthetic
+    from perfalign.flows.synth import generate_synthetic
 
     from .progress import progress_bars
 
@@ -248,7 +248,7 @@ def triplets_build(
         "triplets.seed": seed, "triplets.max_margin": max_margin, "triplets.held_out_count": held_out_count,
         "triplets.small_groups": small_groups, "triplets.min_group_solutions": min_group_solutions,
         "triplets.controlled_task": controlled_task}).triplets
-    from flows.align import build_triplets_flow
+    from perfalign.flows.align import build_triplets_flow
 
     try:
         res = build_triplets_flow(str(codecontests) if codecontests else None, str(synthetic) if synthetic else None,
@@ -262,7 +262,7 @@ def triplets_build(
 
 def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, base_model: Optional[str],
                stages: list[str], overwrite: bool) -> None:
-    from flows.align import STAGES, align, preflight, stage_configs
+    from perfalign.flows.align import STAGES, align, preflight, stage_configs
 
     cc = str(codecontests) if codecontests else None
     try:  # bad inputs fail here, before Prefect starts or any model loads (and only here)
@@ -353,7 +353,7 @@ def eval_cmd(
     if out is None:
         err.print("[red]error:[/red] give --out DIR for a report, or a subcommand (score, tasks); see --help")
         raise typer.Exit(2)
-    from evaluation import ModelSpec
+    from perfalign.evaluation import ModelSpec
 
     cfg = _load_config(config, profile, flags={"eval.n_samples": num_samples, "eval.threads": threads,
                                                "eval.tasks": [t.strip() for t in tasks.split(",") if t.strip()]
@@ -361,13 +361,13 @@ def eval_cmd(
     try:
         specs = [ModelSpec.parse(m) for m in models or []]
         if run_dir:
-            from evaluation import models_from_run_dir
+            from perfalign.evaluation import models_from_run_dir
 
             specs += models_from_run_dir(run_dir, prefix="base")
     except (ValueError, FileNotFoundError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.pipeline import eval_config_from
+    from perfalign.flows.pipeline import eval_config_from
 
     chosen = list(cfg.eval.tasks)
     if not tasks:  # the profile's groups whose inputs this command has (the pipeline supplies the rest)
@@ -384,7 +384,7 @@ def eval_cmd(
     except (ValueError, FileNotFoundError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.evaluate import evaluate
+    from perfalign.flows.evaluate import evaluate
 
     res = evaluate(ecfg, str(out))
     console.print(Path(res["report"]).read_text()[:3000])
@@ -410,7 +410,7 @@ def eval_score_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
 ) -> None:
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened)."""
-    from evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
+    from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
 
     try:
         text = read_code(code)
@@ -445,7 +445,7 @@ def eval_tasks_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the lists as JSON."),
 ) -> None:
     """List the problems `perfalign eval score` can score."""
-    from evaluation.score_one import list_tasks
+    from perfalign.evaluation.score_one import list_tasks
 
     try:
         tasks = list_tasks(str(pareval_dir) if pareval_dir else None, str(polybench_dir) if polybench_dir else None,
@@ -476,8 +476,8 @@ def pipeline_cmd(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers [sandbox.workers]."),
 ) -> None:
     """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
-    from sandbox import BackendUnavailable
-    from sandbox.backends import make_backend
+    from perfalign.sandbox import BackendUnavailable
+    from perfalign.sandbox.backends import make_backend
 
     cfg = _load_config(config, profile, set_, flags={"perf.source": source, "perf.repeats": repeats,
                                                      "sandbox.workers": workers})
@@ -487,8 +487,8 @@ def pipeline_cmd(
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    from flows.pipeline import pipeline
-    from flows.runstate import StageFailed
+    from perfalign.flows.pipeline import pipeline
+    from perfalign.flows.runstate import StageFailed
 
     from .progress import progress_bars
 
@@ -562,7 +562,7 @@ def status_cmd(
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
     """List recent pipeline runs with the state of each stage."""
-    from flows.runstate import list_runs
+    from perfalign.flows.runstate import list_runs
 
     runs = list_runs(root)[:limit]
     if not runs:
@@ -589,7 +589,7 @@ def ui_cmd(
     import os
     import subprocess
 
-    from flows.deploy import server_command, server_env
+    from perfalign.flows.deploy import server_command, server_env
 
     console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
                   f"Point other commands at it: export PREFECT_API_URL=http://{host}:{port}/api")
@@ -610,8 +610,8 @@ def deploy_cmd(
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
 ) -> None:
     """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules)."""
-    from common.paths import bundled
-    from flows.deploy import api_url_or_none, default_out_root, serve_deployments
+    from perfalign.common.paths import bundled
+    from perfalign.flows.deploy import api_url_or_none, default_out_root, serve_deployments
 
     url = api_url_or_none()
     if not url:
@@ -651,7 +651,7 @@ def grpo_cmd(
 ) -> None:
     """Online GRPO with rewards measured in GFLOPS on Dask benchmark workers, and staged
     quality-diversity (issue 15; README section "Online GRPO")."""
-    from flows.grpo import grpo_command
+    from perfalign.flows.grpo import grpo_command
 
     def ints(text: str) -> list[int]:
         try:
@@ -683,7 +683,7 @@ app.add_typer(kernel_app, name="kernel")
 
 def _kernel_config(device: str, trials: int, scale: Optional[float], threads: int, no_compile: bool,
                    allow_reference_ops: bool, interpret: bool = False):
-    from kernels import ScoreConfig
+    from perfalign.kernelenv import ScoreConfig
 
     try:
         return ScoreConfig(device=device, trials=trials, min_trials=min(5, trials), scale=scale, threads=threads,
@@ -711,7 +711,7 @@ def kernel_score_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Score one candidate: correctness over fresh inputs, then speedups (exit 0 whenever scoring happened)."""
-    from kernels import KernelEnvError, ProblemError, Scorer, load_problem
+    from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer, load_problem
 
     cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops, interpret)
     try:
@@ -748,7 +748,7 @@ def kernel_eval_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
 ) -> None:
     """Score a directory of candidates: correct %, fast_p, % faster than torch.compile, geometric means."""
-    from kernels import KernelEnvError, ProblemError, Scorer
+    from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer
 
     cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops)
     if candidates != "reference" and not Path(candidates).is_dir():
@@ -756,7 +756,7 @@ def kernel_eval_cmd(
         raise typer.Exit(2)
     try:
         Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
-        from flows.kernel import kernel_eval
+        from perfalign.flows.kernel import kernel_eval
 
         from .progress import progress_bars
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common.paths import SOURCE_ROOT
+from perfalign.common.paths import SOURCE_ROOT
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "perfalign.toml"
 DEFAULT_PROFILE = "embedded"  # what `perfalign pipeline` and `perfalign config` use without --profile

@@ -12,7 +12,7 @@ def project_dir() -> Path:
     return Path(os.environ.get("PERFALIGN_HOME") or Path.cwd() / ".perfalign").resolve()
 
 
-LIBRARY_LOGGERS = ("common", "sandbox", "perfdata", "alignment", "evaluation", "kernels", "grpo", "flows", "perfalign")
+LIBRARY_LOGGERS = ("perfalign",)  # every library logger is perfalign.<package>...: one parent carries them all
 _progress_logged = False
 
 
@@ -70,7 +70,7 @@ def _progress_to_run_log() -> None:
     run log and the stage log files show how far a long stage is."""
     global _progress_logged
     if not _progress_logged:
-        from common.progress import LogListener, subscribe
+        from perfalign.common.progress import LogListener, subscribe
 
         subscribe(LogListener())
         _progress_logged = True

@@ -13,7 +13,7 @@ from prefect import flow, task  # noqa: E402
 
 def eval_config(profile: str, models: list[str], tasks: list[str] | None = None, codecontests_dir: str | None = None,
                 **overrides):
-    from evaluation import EvalConfig
+    from perfalign.evaluation import EvalConfig
 
     if profile not in ("production", "embedded"):
         raise ValueError(f"unknown evaluation profile {profile!r} (production or embedded)")
@@ -28,7 +28,7 @@ def eval_config(profile: str, models: list[str], tasks: list[str] | None = None,
 
 @task(task_run_name="evaluate {config.tasks}")
 def run_evaluation(config, out: str) -> dict:
-    from evaluation import evaluate as _evaluate
+    from perfalign.evaluation import evaluate as _evaluate
 
     report = _evaluate(config, out)
     return {"report": str(Path(out) / "report.md"), "out": out,

@@ -14,8 +14,8 @@ from prefect import flow  # noqa: E402
 def grpo_flow(out: str, profile: str = "embedded", seeds: list[int] | None = None, arms: list[str] | None = None,
               overrides: dict | None = None) -> dict:
     """Run the arms for the seeds and write rollouts (Parquet), archives, report and figures."""
-    from grpo.experiment import ARMS, run_experiment
-    from grpo.train import GrpoRunConfig
+    from perfalign.grpo.experiment import ARMS, run_experiment
+    from perfalign.grpo.train import GrpoRunConfig
 
     make = GrpoRunConfig.production if profile == "production" else GrpoRunConfig.embedded
     base = make(out_dir=out, **(overrides or {}))
@@ -60,7 +60,7 @@ def grpo_command(*, profile: str = "embedded", out: str = "runs/grpo", seeds: li
                                      the worker's measured numpy/OpenBLAS DGEMM peak.
       --no-reuse-measurements        measure every rollout, even a program already measured.
     """
-    from grpo.reward import RewardTiers
+    from perfalign.grpo.reward import RewardTiers
 
     overrides: dict = {"n_workers": workers, "cpus_per_worker": cpus_per_worker, "dask_address": dask_address,
                        "polybench_dir": polybench_dir, "reuse_measurements": reuse_measurements,

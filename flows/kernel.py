@@ -1,4 +1,4 @@
-"""Flow `kernel_eval`: thin Prefect wiring around kernels/ (one task per problem: scale,
+"""Flow `kernel_eval`: thin Prefect wiring around kernelenv/ (one task per problem: scale,
 torch.compile baseline and candidate score, every program in the sandbox; then the report)."""
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ configure_prefect()
 
 from prefect import flow, task  # noqa: E402
 
-from common.progress import report as report_progress  # noqa: E402
+from perfalign.common.progress import report as report_progress  # noqa: E402
 
 
 @task(task_run_name="score {problem_name}")
 def score_problem(problem_path: str, problem_name: str, candidate: str, source: str, config) -> dict:
-    from kernels import Scorer, load_problem
+    from perfalign.kernelenv import Scorer, load_problem
 
     with Scorer(config) as scorer:
         return scorer.score(load_problem(problem_path), source, candidate).to_dict()
@@ -24,8 +24,8 @@ def score_problem(problem_path: str, problem_name: str, candidate: str, source: 
 @flow(name="kernel_eval")
 def kernel_eval(problems: str, candidates: str, out: str, config=None) -> dict:
     """Score every problem's candidate (sequentially: timings must not contend) and write the report."""
-    from kernels import KernelScore, ScoreConfig
-    from kernels.evaluate import config_for, plan, write_report
+    from perfalign.kernelenv import KernelScore, ScoreConfig
+    from perfalign.kernelenv.evaluate import config_for, plan, write_report
 
     config = config_for(candidates, config or ScoreConfig())
     items, errors = plan(problems, candidates)

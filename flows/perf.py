@@ -20,8 +20,8 @@ from prefect.artifacts import create_progress_artifact, update_progress_artifact
 from prefect.futures import as_completed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from common.progress import report  # noqa: E402
-from perfdata.perf import (  # noqa: E402
+from perfalign.common.progress import report  # noqa: E402
+from perfalign.perfdata.perf import (  # noqa: E402
     Batch, BatchReport, BuildPlan, BuildSettings, finalize, plan_build, run_batch, summarize,
 )
 

@@ -51,8 +51,8 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def synth_config(cfg: PerfalignConfig):
-    """perfdata.synth's config from the [synth] table (repeats and sandbox from theirs)."""
-    from perfdata.synth import SynthConfig
+    """perfalign.perfdata.synth's config from the [synth] table (repeats and sandbox from theirs)."""
+    from perfalign.perfdata.synth import SynthConfig
 
     s = cfg.synth
     return SynthConfig(n=s.n, backend=s.backend, model=s.model or None, seeds=s.seeds or None,
@@ -61,7 +61,7 @@ def synth_config(cfg: PerfalignConfig):
 
 
 def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
-    from perfdata.synth.config import resolve_backend
+    from perfalign.perfdata.synth.config import resolve_backend
 
     from .synth import generate_synthetic
 
@@ -107,7 +107,7 @@ def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str |
 
 
 def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
-    from evaluation import models_from_run_dir
+    from perfalign.evaluation import models_from_run_dir
 
     from .align import controlled_dir
     from .evaluate import evaluate
@@ -125,7 +125,7 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
-    from perfdata.publish import publish_dataset
+    from perfalign.perfdata.publish import publish_dataset
 
     pub = cfg.publish
     if not pub.repo_id:

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from common.progress import listening
+from perfalign.common.progress import listening
 
 
 @contextlib.contextmanager

@@ -24,11 +24,11 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-from common.fileio import atomic_write_json
+from perfalign.common.fileio import atomic_write_json
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
 
-_log = logging.getLogger("flows.pipeline")
+_log = logging.getLogger("perfalign.flows.pipeline")
 
 
 class StageFailed(RuntimeError):

@@ -10,7 +10,7 @@ configure_prefect()
 
 from prefect import flow, task  # noqa: E402
 
-from perfdata.synth import SynthConfig, generate_synthetic as _generate  # noqa: E402
+from perfalign.perfdata.synth import SynthConfig, generate_synthetic as _generate  # noqa: E402
 
 
 @task(task_run_name="generate and verify {config.n} pairs ({config.backend})")

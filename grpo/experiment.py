@@ -1,7 +1,7 @@
 """Several arms x seeds of ``train.run_grpo`` on one shared Dask cluster, the per-seed warm
 start shared by the arms, and the aggregate report (niches filled, best GFLOPS per niche, GFLOPS
 over steps against the no-RL control, reward latency vs generation time). Used by the flow
-``grpo`` and by ``benchmarks/grpo_proof.py``."""
+``grpo`` and by ``experiments/grpo_proof.py``."""
 from __future__ import annotations
 
 import dataclasses

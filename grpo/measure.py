@@ -1,5 +1,5 @@
 """Measuring one rollout on a benchmark worker: static checks, then the probe harness
-(``evaluation.harness.ProbeSession``: candidate TU beside the trusted driver, validation on
+(``measure.harness.ProbeSession``: candidate TU beside the trusted driver, validation on
 secret-seeded inputs at two sizes, timed calls compared call by call, null/reference subtracted),
 then GFLOPS from the harness's FLOP count, and the machine's peak (numpy/OpenBLAS DGEMM, same
 worker, same run) beside it.
@@ -16,9 +16,9 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 
-from evaluation.harness import ProbeSession, ProbeSettings, ProblemUnusable
-from sandbox import Sandbox
-from common.plausibility import SpeedupPolicy
+from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
+from perfalign.sandbox import Sandbox
+from perfalign.common.plausibility import SpeedupPolicy
 
 from .reward import RewardTiers, gflops, tier_of_verdict, tier_reward
 from .spec import SpecError, expand_dgemm, parse_spec

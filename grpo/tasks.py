@@ -1,4 +1,4 @@
-"""Tasks: dense kernels an LLM optimizes, each a ``evaluation.probe.ProbeProblem`` (a trusted
+"""Tasks: dense kernels an LLM optimizes, each a ``measure.probe.ProbeProblem`` (a trusted
 driver translation unit plus the candidate's own TU, secret-seeded inputs, every call compared
 with the reference's call) and a FLOP count the harness owns.
 
@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation import probe_cpp
-from evaluation.cxxsig import Param, Signature
-from evaluation.probe import ProbeProblem, Tolerance
+from perfalign.measure import probe_cpp
+from perfalign.measure.cxxsig import Param, Signature
+from perfalign.measure.probe import ProbeProblem, Tolerance
 
 DGEMM_SIGNATURE = "void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C)"
 # mode V sizes (validation) and mode T size per profile (timed)
@@ -151,7 +151,7 @@ _FLOPS = {
 def polybench_task(polybench_dir: str | Path, name: str, profile: str = "embedded", threads: int = 1) -> GrpoTask:
     """A PolyBench/C kernel from a checkout (never copied here); raises FileNotFoundError when
     the path is not a checkout and ValueError for a kernel without a FLOP model."""
-    from evaluation.polybench_suite import DATASETS, PolyBenchCheckout
+    from perfalign.evaluation.polybench_suite import DATASETS, PolyBenchCheckout
 
     if name not in _FLOPS:
         raise ValueError(f"no FLOP model for PolyBench kernel {name!r}; supported: {', '.join(_FLOPS)}")

@@ -23,8 +23,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from alignment.models import EMBEDDED, load_causal_lm, load_tokenizer, resolve_model
-from common.progress import report as report_progress
+from perfalign.alignment.models import EMBEDDED, load_causal_lm, load_tokenizer, resolve_model
+from perfalign.common.progress import report as report_progress
 
 from .measure import MeasureSettings, Rollout, static_verdict
 from .prompts import code_prompt, spec_prompt

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from sandbox import Language, TestCase
+from perfalign.sandbox import Language, TestCase
 
 from .shards import iter_row_groups
 

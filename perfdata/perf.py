@@ -28,17 +28,17 @@ from typing import Callable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
-from sandbox import languages
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
+from perfalign.sandbox import languages
 
-from common.concurrency import bounded_map
+from perfalign.common.concurrency import bounded_map
 
 from . import shards
 from .codecontests import ErrorRecord, Problem, SpooledTests, Submission, Tests, iter_problems
 from .dataset_card import write_dataset_card
 from .schema import arrow_schema, card_schema, conform
 
-log = logging.getLogger("perfdata.perf")
+log = logging.getLogger("perfalign.perfdata.perf")
 
 # Re-runs of a job that ends in SANDBOX_ERROR (Sandbox.run_many's one retry policy); after
 # that the submission is a reject with cause ``sandbox_error`` and the rest of its batch is kept.

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from common.fileio import atomic_write
+from perfalign.common.fileio import atomic_write
 
 QUARANTINE = "quarantine"
 _SPLIT_OK = re.compile(r"[A-Za-z0-9_]+")

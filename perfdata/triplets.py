@@ -45,10 +45,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
-from common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
-from perfdata.shards import load_table, write_parquet
-from perfdata.submissions import measured_correct
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from perfalign.common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
+from perfalign.perfdata.shards import load_table, write_parquet
+from perfalign.perfdata.submissions import measured_correct
 
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",

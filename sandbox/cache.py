@@ -12,7 +12,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from common.paths import cache_root
+from perfalign.common.paths import cache_root
 
 from .languages import CPP_FLAGS, toolchain_id
 from .types import CompileInfo, Language

@@ -9,8 +9,8 @@ import statistics
 from pathlib import Path
 from typing import Callable
 
-from common.fileio import atomic_write_json
-from common.paths import cache_root
+from perfalign.common.fileio import atomic_write_json
+from perfalign.common.paths import cache_root
 
 from .types import Job, Language, Limits, RunResult, TestCase
 

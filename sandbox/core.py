@@ -24,7 +24,7 @@ import weakref
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from common.concurrency import bounded_map
+from perfalign.common.concurrency import bounded_map
 
 from . import cgroups, environments, languages
 from .languages import describe

@@ -190,7 +190,7 @@ def program_env(language: Language, toolchain: str = "default") -> dict[str, str
 # Job(language="python3", toolchain="torch"): /usr/bin/python3 with the site-packages that hold
 # torch (the host's, e.g. the repo's .venv) mounted read-only on the program's PYTHONPATH. Any
 # CPython of the same major.minor can load those wheels, so no second interpreter is mounted.
-# Used by the kernel environment (kernels/) to run KernelBench problems and candidates.
+# Used by the kernel environment (kernelenv/) to run KernelBench problems and candidates.
 TORCH_TOOLCHAIN = "torch"
 TORCH_GUEST = "/opt/perfalign/torch-site"
 

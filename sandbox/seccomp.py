@@ -57,8 +57,8 @@ class SeccompUnavailable(RuntimeError):
 def filter_path() -> Path:
     """The compiled BPF filter for this host (built on first use, then cached)."""
     # imported here: this file also runs as a script under the system interpreter (-I)
-    from common.fileio import atomic_write
-    from common.paths import cache_root
+    from perfalign.common.fileio import atomic_write
+    from perfalign.common.paths import cache_root
 
     rules = Path(__file__).read_bytes()
     key = hashlib.sha256(rules + os.uname().machine.encode()).hexdigest()[:16]

@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from common.languages import Language  # noqa: F401  (re-exported: sandbox.types.Language)
+from perfalign.common.languages import Language  # noqa: F401  (re-exported: sandbox.types.Language)
 
 from .checker import DEFAULT_TOLERANCE
 

@@ -1,6 +1,11 @@
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# Test helpers (the private Docker engine, the loopback Hub and LLM servers) live in tests/fixtures/.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 # Keep test caches and Prefect state out of the home directory.
 os.environ.setdefault("DO_NOT_TRACK", "1")
@@ -20,7 +25,7 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def sandbox():
-    from sandbox import Sandbox
+    from perfalign.sandbox import Sandbox
 
     with Sandbox(backend="auto", workers=2) as sb:
         yield sb
@@ -30,7 +35,7 @@ def sandbox():
 def each_backend_sandbox(request):
     """The sandbox once per isolating backend; a module opts in with
     ``sandbox = pytest.fixture(scope="module")(lambda each_backend_sandbox: each_backend_sandbox)``."""
-    from sandbox import Sandbox
+    from perfalign.sandbox import Sandbox
 
     if request.param == "docker":
         request.getfixturevalue("docker_engine")
@@ -40,7 +45,7 @@ def each_backend_sandbox(request):
 
 @pytest.fixture(scope="session")
 def docker_engine():
-    """A private Docker engine with the sandbox image (tests/docker_engine.py); DOCKER_HOST
+    """A private Docker engine with the sandbox image (tests/fixtures/docker_engine.py); DOCKER_HOST
     points at it for the session. Skips only when dockerd truly cannot start here."""
     from docker_engine import EngineUnavailable, start_engine
 

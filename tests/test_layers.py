@@ -1,7 +1,7 @@
 """The layers, enforced: every import points down and no module import cycle exists.
 
-common <- sandbox <- perfdata <- alignment, kernels <- evaluation <- grpo <- flows (siblings may not
-import each other). Function-local
+common <- sandbox <- measure, perfdata <- alignment, kernelenv <- evaluation <- grpo <- flows (siblings
+may not import each other); every module is ``perfalign.<package>...``. Function-local
 imports count too (a deferred import is still a dependency); ``if TYPE_CHECKING:`` imports do not."""
 from __future__ import annotations
 
@@ -9,13 +9,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = {"common": 0, "sandbox": 1, "perfdata": 2, "alignment": 3, "kernels": 3, "evaluation": 4, "grpo": 5,
-          "flows": 6}
+LAYERS = {"common": 0, "sandbox": 1, "measure": 2, "perfdata": 2, "alignment": 3, "kernelenv": 3, "evaluation": 4,
+          "grpo": 5, "flows": 6}
 
 
 def _module(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = ["perfalign", *path.relative_to(ROOT).with_suffix("").parts]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(mod: str) -> str:
+    return mod.split(".")[1]
 
 
 def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom, mods: set[str]) -> list[str]:
@@ -87,8 +91,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_import_points_down():
     upward = [f"{a} -> {b}" for a, deps in import_graph().items() for b in deps
-              if LAYERS[b.split(".")[0]] > LAYERS[a.split(".")[0]]
-              or (LAYERS[b.split(".")[0]] == LAYERS[a.split(".")[0]] and a.split(".")[0] != b.split(".")[0])]
+              if LAYERS[_layer(b)] > LAYERS[_layer(a)]
+              or (LAYERS[_layer(b)] == LAYERS[_layer(a)] and _layer(a) != _layer(b))]
     assert not upward, "imports that point up (or sideways between sibling layers):\n" + "\n".join(sorted(upward))
 
 
@@ -99,13 +103,39 @@ def test_no_import_cycles():
 
 def test_the_bottom_layer_imports_nothing_of_perfalign():
     graph = import_graph()
-    assert all(b.startswith("common") for a, deps in graph.items() if a.startswith("common") for b in deps)
+    assert all(_layer(b) == "common" for a, deps in graph.items() if _layer(a) == "common" for b in deps)
 
 
 def test_the_checker_sees_imports():
     # the graph is not vacuous: known edges (relative, absolute, deferred) are found
     graph = import_graph()
-    assert "sandbox.core" in graph["sandbox"]
-    assert "common.equations" in graph["perfdata.triplets"]
-    assert "evaluation.contests" in graph["evaluation.loading"]
+    assert "perfalign.sandbox.core" in graph["perfalign.sandbox"]
+    assert "perfalign.common.equations" in graph["perfalign.perfdata.triplets"]
+    assert "perfalign.evaluation.contests" in graph["perfalign.evaluation.loading"]
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+def _code_files() -> list[Path]:
+    tops = [*LAYERS, "tests", "benchmarks", "experiments", "scripts"]
+    return [p for top in tops if (ROOT / top).is_dir() for p in (ROOT / top).rglob("*.py")
+            if "oracles" not in p.parts]
+
+
+def test_no_bare_top_level_imports():
+    """From the checkout root `import sandbox` still resolves to the folder, so a stale bare import
+    would pass here and break the installed wheel: every import names `perfalign.`."""
+    bare = []
+    for path in _code_files():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            bare += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names if n.split(".")[0] in LAYERS]
+    assert not bare, "imports without the perfalign. namespace:\n" + "\n".join(bare)
+
+
+def test_pyproject_lists_every_package():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {_module(p) for top in LAYERS for p in (ROOT / top).rglob("__init__.py")} | {"perfalign"}
+    assert listed == found, f"pyproject packages differ: missing {found - listed}, extra {listed - found}"

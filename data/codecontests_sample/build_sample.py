@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from sandbox import Language, Limits, Sandbox, TestCase  # noqa: E402
+from perfalign.sandbox import Language, Limits, Sandbox, TestCase  # noqa: E402
 
 EXT_LANG = {".cpp": 2, ".py": 3, ".java": 4}
 _TESTS = pa.struct([("input", pa.list_(pa.string())), ("output", pa.list_(pa.string()))])

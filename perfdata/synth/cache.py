@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from common.fileio import atomic_write_json
+from perfalign.common.fileio import atomic_write_json
 
 
 def cache_key(backend: str, model: str, prompt: str, params: dict[str, Any]) -> str:

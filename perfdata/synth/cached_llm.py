@@ -12,7 +12,7 @@ from .cache import ResponseCache, cache_key
 from .llm_clients import LLMReply
 from .throttle import RateLimiter, call_with_retries
 
-log = logging.getLogger("perfdata.synth")
+log = logging.getLogger("perfalign.perfdata.synth")
 
 
 @dataclass

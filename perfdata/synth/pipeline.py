@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from common.concurrency import bounded_map
-from common.paths import SOURCE_ROOT, cache_root
-from common.progress import report
+from perfalign.common.concurrency import bounded_map
+from perfalign.common.paths import SOURCE_ROOT, cache_root
+from perfalign.common.progress import report
 
 from .cache import ResponseCache
 from .cached_llm import CachedLLM, Usage
@@ -30,7 +30,7 @@ from .tables import SynthTables
 from .throttle import AuthError, FatalRequestError, RateLimiter, TransientError
 from .verify import MALFORMED, SandboxFault, Verification, verify_pair
 
-log = logging.getLogger("perfdata.synth")
+log = logging.getLogger("perfalign.perfdata.synth")
 
 
 @dataclass
@@ -209,7 +209,7 @@ def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, ta
 
     def get_sandbox():  # created on first use: malformed answers need none
         if sandboxes[0] is None:
-            from sandbox import Sandbox
+            from perfalign.sandbox import Sandbox
             sandboxes[0] = Sandbox(backend=cfg.sandbox)
         return sandboxes[0]
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.paths import BUNDLED_DATA, bundled
+from perfalign.common.paths import BUNDLED_DATA, bundled
 
 BUNDLED_SAMPLE = BUNDLED_DATA / "synth_sample"
 _EXT = {"cpp": "cpp", "python3": "py"}

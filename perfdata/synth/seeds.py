@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.paths import BUNDLED_DATA, bundled
+from perfalign.common.paths import BUNDLED_DATA, bundled
 
 BUNDLED_SEEDS = BUNDLED_DATA / "stack_seeds"
 SOURCE_SUFFIXES = {

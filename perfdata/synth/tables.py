@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from perfdata.shards import BuildLock, read_parquet, write_parquet
+from perfalign.perfdata.shards import BuildLock, read_parquet, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
 

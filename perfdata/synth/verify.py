@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 
 from .response import PairDraft
 
@@ -58,7 +58,7 @@ class Verification:
 
 
 def _sandbox_api():
-    from sandbox import Job, Language, Limits, TestCase, Verdict
+    from perfalign.sandbox import Job, Language, Limits, TestCase, Verdict
     return Job, Language, Limits, TestCase, Verdict
 
 
@@ -124,7 +124,7 @@ def _run_pair(draft: PairDraft, sb, tests, limits, repeats: int, workers: int):
 
 def _judge_pair(v: Verification, slow, fast) -> bool:
     """Both ran and agree (else ``v`` gets the reason); fills the CPU times."""
-    from sandbox.checker import outputs_match
+    from perfalign.sandbox.checker import outputs_match
 
     for role, res in (("slow", slow), ("fast", fast)):
         if str(res.verdict) != "OK":

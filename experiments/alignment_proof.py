@@ -1,0 +1,259 @@
+"""Does alignment move the model toward faster code on prompts it was never trained on?
+
+The controlled task (alignment/controlled.py): 96 training and 12 held-out instances of a family
+of small Python problems, each with a fast (closed form), a medium (generator) and a slow (loop)
+correct program; runtimes measured in the sandbox, so the adaptive margins vary (~1.1 to 3).
+Per seed: SFT on an even mix of the three programs of the training instances, then from that
+SFT model DPA (Eq. 7), plain DPO (the same trainer with mu = 0), RLPF (PPO with the executed
+Eq. 4 reward) and two reward models (Eq. 2 with and without the margin). Every model is sampled
+on the 12 held-out prompts (and on 12 training prompts, for comparison) and every sample runs in
+the sandbox. Reported per model: share of correct samples, share of fast-and-correct samples,
+mean speedup over the references' median (incorrect samples count 0); per reward model: Eq. 5
+accuracy on the held-out pairs and the Spearman correlation of its reward gap with the measured
+log speedup. Means over seeds with 95 % t-intervals, and paired differences per seed.
+
+    HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python experiments/alignment_proof.py --seeds 0 1 2
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from perfalign.alignment.controlled import (ControlledTask, build_controlled_task, load_controlled_task,  # noqa: E402
+                                  sample_and_classify)
+
+MODELS = ("sft", "dpo", "dpa", "rlpf")
+COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
+SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
+
+
+@dataclass
+class ProofConfig:
+    workdir: str = "runs/alignment_proof"
+    samples_per_prompt: int = 16     # per held-out prompt and model
+    train_prompts: int = 12          # training prompts also sampled (in-distribution reference)
+    train_samples_per_prompt: int = 8
+    sft_epochs: float = 8.0
+    dpa_epochs: float = 1.0
+    dpa_learning_rate: float = 1e-4
+    rm_epochs: float = 1.0
+    rlpf_episodes: int = 192
+    rlpf_learning_rate: float = 3e-5
+    temperature: float = 1.0         # evaluation sampling as RLPF samples: top-k 0, top-p 1
+    max_new_tokens: int = 96
+
+
+def get_task(workdir: Path, sandbox) -> ControlledTask:
+    """Measured once and reused by every seed (and later runs)."""
+    root = workdir / "task"
+    if (root / "controlled_task.json").exists():
+        return load_controlled_task(root)
+    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3)
+
+
+def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
+    """Eq. 5 accuracy on the held-out pairs, and how well the reward gap tracks the measured
+    speedup (Spearman of r_f - r_s against log(runtime_s / runtime_f), correct pairs only)."""
+    from scipy.stats import spearmanr
+
+    from perfalign.alignment.controlled import preference_pairs
+    from perfalign.common.equations import reward_accuracy
+    from perfalign.alignment.models import load_sequence_classifier, load_tokenizer
+    from perfalign.common.prompts import format_response
+    from perfalign.alignment.scoring import reward_scores
+
+    tok = load_tokenizer(str(run_dir))
+    rm = load_sequence_classifier(str(run_dir), tokenizer=tok)
+    pairs = [p for i in task.heldout for p in preference_pairs(i, task.runtimes[i.problem_id])]
+    prompts = [p["prompt"] for p in pairs]
+    r_f = reward_scores(rm, tok, prompts, [format_response(p["fast"], "python3") for p in pairs])
+    r_s = reward_scores(rm, tok, prompts, [format_response(p["slow"], "python3") for p in pairs])
+    timed = [(float(f - s), math.log(p["slow_runtime_s"] / p["fast_runtime_s"]))
+             for f, s, p in zip(r_f, r_s, pairs) if p["slow_is_correct"]]
+    rho = spearmanr([g for g, _ in timed], [x for _, x in timed]).statistic
+    return {"heldout_accuracy": reward_accuracy(r_f, r_s), "gap_speedup_spearman": float(rho), "pairs": len(pairs)}
+
+
+def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict:
+    from perfalign.alignment.dpa import DPAStageConfig, run_dpa
+    from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
+    from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
+    from perfalign.alignment.sft import SFTStageConfig, run_sft
+
+    w = Path(cfg.workdir) / f"seed{seed}"
+    data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
+    pairs = dict(train_splits=("reward_train",), eval_splits=("reward_eval",))
+    timings, metrics, runs = {}, {}, {}
+
+    def timed(name, fn):
+        t = time.time()
+        res = fn()
+        timings[name] = round(time.time() - t, 1)
+        metrics[name] = res.metrics
+        runs[name] = res.run_dir
+        return res
+
+    sft = timed("sft", lambda: run_sft(SFTStageConfig.embedded(output_dir=str(w / "sft"),
+                                                              num_train_epochs=cfg.sft_epochs, **data)))
+    for name, use_margin in (("dpa", True), ("dpo", False)):
+        timed(name, lambda: run_dpa(DPAStageConfig.embedded(
+            model_name_or_path=str(sft.run_dir), output_dir=str(w / name), num_train_epochs=cfg.dpa_epochs,
+            learning_rate=cfg.dpa_learning_rate, use_margin=use_margin, **pairs, **data)))
+    for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
+        timed(name, lambda: train_reward_model(RewardStageConfig.embedded(
+            output_dir=str(w / name), num_train_epochs=cfg.rm_epochs, use_margin=use_margin, **pairs, **data)))
+    timed("rlpf", lambda: run_rlpf(RLPFStageConfig.embedded(
+        model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir), output_dir=str(w / "rlpf"),
+        per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
+        learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens, eval_before=False,
+        eval_samples_per_prompt=2, **data)))
+
+    train_subset = random.Random(seed).sample(task.train, cfg.train_prompts)
+    samples = {}
+    for name in MODELS:
+        t = time.time()
+        samples[name] = {
+            "heldout": sample_and_classify(task, runs[name], task.heldout, cfg.samples_per_prompt, seed=seed,
+                                           temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
+                                           sandbox=sandbox).to_dict(),
+            "train": sample_and_classify(task, runs[name], train_subset, cfg.train_samples_per_prompt, seed=seed,
+                                         temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
+                                         sandbox=sandbox).to_dict()}
+        timings[f"sample_{name}"] = round(time.time() - t, 1)
+    rms = {name: {**reward_model_report(runs[name], task), "eval_accuracy_stage": metrics[name]["eval_accuracy"]}
+           for name in ("rm_margin", "rm_no_margin")}
+    return {"seed": seed, "samples": samples, "reward_models": rms, "stage_metrics": metrics, "timings": timings}
+
+
+def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
+    """The Eq. 4 reward of the same correct program measured ``runs`` times (no cache), with 1
+    repeat per test and with the labels' 3: the spread a policy update sees for no change."""
+    from perfalign.alignment.data import load_contest_problems
+    from perfalign.common.prompts import format_response
+    from perfalign.alignment.reward import PerformanceReward, PromptInfo
+
+    inst = max(task.heldout, key=lambda i: i.big_n)
+    problems = load_contest_problems(task.codecontests_dir, {inst.problem_id})
+    info, text = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest"), format_response(inst.program("fast"), "python3")
+    out = {"problem_id": inst.problem_id, "program": "fast"}
+    for repeats in (1, 3):
+        rewards = [PerformanceReward(problems, sandbox=sandbox, repeats=repeats, cache=False)([info], [text])[0].reward
+                   for _ in range(runs)]
+        out[f"repeats_{repeats}"] = {"rewards": [round(r, 3) for r in rewards], "min": round(min(rewards), 3),
+                                     "max": round(max(rewards), 3), "stdev": round(statistics.stdev(rewards), 3)}
+    return out
+
+
+def t_interval(values: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95 % t-interval over seeds."""
+    from scipy.stats import t
+
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return m, float("nan")
+    return m, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values)))
+
+
+def summarize(results: list[dict]) -> dict:
+    out: dict = {"seeds": [r["seed"] for r in results], "models": {}, "differences": {}, "reward_models": {}}
+    for split in ("heldout", "train"):
+        for name in MODELS:
+            for key in SHARES:
+                vals = [r["samples"][name][split][key] for r in results]
+                out["models"].setdefault(split, {}).setdefault(name, {})[key] = {"per_seed": vals,
+                                                                                 "mean_ci": t_interval(vals)}
+        for a, b in COMPARISONS:
+            for key in SHARES:
+                d = [r["samples"][a][split][key] - r["samples"][b][split][key] for r in results]
+                out["differences"].setdefault(split, {}).setdefault(f"{a}-{b}", {})[key] = {
+                    "per_seed": d, "mean_ci": t_interval(d)}
+    for name in ("rm_margin", "rm_no_margin"):
+        for key in ("heldout_accuracy", "gap_speedup_spearman"):
+            vals = [r["reward_models"][name][key] for r in results]
+            out["reward_models"].setdefault(name, {})[key] = {"per_seed": vals, "mean_ci": t_interval(vals)}
+    for key in ("heldout_accuracy", "gap_speedup_spearman"):
+        d = [r["reward_models"]["rm_margin"][key] - r["reward_models"]["rm_no_margin"][key] for r in results]
+        out["reward_models"].setdefault("margin-no_margin", {})[key] = {"per_seed": d, "mean_ci": t_interval(d)}
+    dpa = [r["stage_metrics"]["dpa"]["eval_accuracy"] for r in results]
+    dpo = [r["stage_metrics"]["dpo"]["eval_accuracy"] for r in results]
+    out["eq8_heldout_accuracy"] = {"dpa": t_interval(dpa), "dpo": t_interval(dpo)}
+    return out
+
+
+def _fmt(mc) -> str:
+    m, h = mc
+    return f"{m:.3f}" if h != h else f"{m:.3f} ± {h:.3f}"
+
+
+def format_summary(s: dict) -> str:
+    lines = [f"seeds {s['seeds']}; mean ± 95 % t-interval over seeds", ""]
+    for split in ("heldout", "train"):
+        lines += [f"{split} prompts | correct | fast & correct | mean speedup", "--- | --- | --- | ---"]
+        for name in MODELS:
+            row = s["models"][split][name]
+            lines.append(f"{name} | " + " | ".join(_fmt(row[k]["mean_ci"]) for k in SHARES))
+        for pair, row in s["differences"][split].items():
+            lines.append(f"{pair} (paired) | " + " | ".join(_fmt(row[k]["mean_ci"]) for k in SHARES))
+        lines.append("")
+    lines += ["reward model | held-out Eq. 5 accuracy | Spearman(gap, log speedup)", "--- | --- | ---"]
+    for name, row in s["reward_models"].items():
+        lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | {_fmt(row['gap_speedup_spearman']['mean_ci'])}")
+    e = s["eq8_heldout_accuracy"]
+    lines.append(f"\nEq. 8 accuracy on the held-out pairs: DPA {_fmt(e['dpa'])}, DPO {_fmt(e['dpo'])}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workdir", default=ProofConfig.workdir)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
+    ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
+    ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
+    ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
+                    help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
+    args = ap.parse_args()
+    from perfalign.sandbox import Sandbox
+
+    cfg = ProofConfig(workdir=args.workdir, samples_per_prompt=args.samples_per_prompt, sft_epochs=args.sft_epochs,
+                      rlpf_episodes=args.rlpf_episodes)
+    w = Path(cfg.workdir)
+    t0 = time.time()
+    with Sandbox(backend="auto", workers=2) as sb:
+        task = get_task(w, sb)
+        if args.reward_noise:
+            print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
+            return 0
+        results = []
+        for seed in args.seeds:
+            path = w / f"seed{seed}" / "result.json"
+            if path.exists():  # a finished seed is not run again (delete it to re-run)
+                results.append(json.loads(path.read_text()))
+                continue
+            r = run_seed(task, seed, cfg, sb)
+            path.write_text(json.dumps(r, indent=2, default=str))
+            results.append(r)
+            print(f"seed {seed}: " + json.dumps({m: r["samples"][m]["heldout"]["fast_correct_share"] for m in MODELS})
+                  + f" timings {r['timings']}", flush=True)
+    summary = summarize(results)
+    summary.update(config=asdict(cfg), total_s=round(time.time() - t0, 1),
+                   task={"train": len(task.train), "heldout": len(task.heldout)})
+    (w / "proof.json").write_text(json.dumps(summary, indent=2))
+    print(format_summary(summary))
+    print(f"\nwritten {w / 'proof.json'}; {summary['total_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,366 @@
+"""Scoring a candidate ``ModelNew`` against a KernelBench problem, every program in the sandbox.
+
+One sandboxed execution (``Job``, python3 with the ``torch`` toolchain) per score holds two
+tests, back to back, each from a clean state: the eager reference through the model server
+(test 0), then the candidate (test 1), both under the same secret seed and the same protocol
+(``kernelenv/guest.py``). The ``torch.compile`` baseline (cold Inductor compile: ~20 s of CPU) is a
+separate trusted execution (eager, then compiled) cached per problem, scale and host; its
+compile/eager ratio is applied to the eager time of the candidate's own run. Speedups go through
+``common.plausibility``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import secrets
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict
+from perfalign.sandbox import environments
+from perfalign.sandbox.calibration import cpu_model
+from perfalign.common.fileio import atomic_write_json
+from perfalign.common.paths import cache_root
+from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+
+from . import static
+from .metrics import NOT_THE_CANDIDATE, kernel_reward  # noqa: F401
+from .problems import Problem
+
+GUEST = Path(__file__).with_name("guest.py")
+REPORT_PREFIX = "PERFALIGN-REPORT "
+# Failure verdicts, from the candidate's worst to its least bad; "correct" passes every check.
+VERDICTS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect", "correct")
+
+
+class KernelEnvError(RuntimeError):
+    """The environment cannot score here (no torch for the sandbox, no device): nothing was scored."""
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    device: str = "cpu"
+    scale: float | None = None      # None: auto, the largest 2**-k with one eager call <= target_s
+    target_s: float = 0.020
+    threads: int = 1                # torch threads and OMP_NUM_THREADS, for baselines and candidates
+    trials: int = 30                # at most this many timed calls per model (fresh inputs each)...
+    min_trials: int = 5             # ...and at least this many, within...
+    time_budget_s: float = 1.0      # ...this much measured wall time
+    warmups: int = 3
+    correctness_trials: int = 5
+    revalidation_trials: int = 2
+    randomize_shapes: bool = True
+    compile_baseline: bool = True
+    fresh_baselines: bool = False
+    baseline_max_age_s: float = 6 * 3600
+    allow_reference_ops: bool = False
+    interpret: bool = False         # TRITON_INTERPRET=1 in the model server (Triton on CPU, correctness only)
+    call_timeout_s: float = 10.0    # per call (+ 100x the reference's time); the first call gets
+    first_call_timeout_s: float = 60.0  # this much more (Triton JIT); 600 s for torch.compile's
+    time_limit_s: float = 600.0     # CPU seconds per sandboxed execution (both processes, everything)
+    memory_mb: int = 4096
+    flush_bytes: int = 16 << 20
+    policy: SpeedupPolicy = SpeedupPolicy()
+
+    def __post_init__(self) -> None:
+        if self.device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be cpu or cuda, not {self.device!r}")
+        if self.scale is not None and not 0 < self.scale <= 1:
+            raise ValueError(f"scale must be in (0, 1], not {self.scale!r}")
+        if self.trials < 1 or self.min_trials < 1 or self.correctness_trials < 1 or self.threads < 1:
+            raise ValueError("trials, min_trials, correctness_trials and threads must be >= 1")
+
+
+@dataclass
+class KernelScore:
+    problem: str
+    candidate: str
+    verdict: str
+    correct: bool
+    speedup_eager: float | None = None
+    speedup_compile: float | None = None
+    runtime_s: float | None = None       # median CPU seconds per call of the candidate
+    eager_s: float | None = None
+    compile_s: float | None = None
+    flags: list[str] = field(default_factory=list)
+    reward: float | None = None
+    message: str = ""
+    level: int | None = None
+    scale: float | None = None
+    sizes: dict = field(default_factory=dict)
+    device: str = "cpu"
+    threads: int = 1
+    trials: int = 0
+    correctness: list = field(default_factory=list)
+    times_s: list = field(default_factory=list)
+    reference_ops: dict = field(default_factory=dict)
+    candidate_ops: list = field(default_factory=list)
+    candidate_compile_s: list = field(default_factory=list)
+    baseline: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def hack_flags(self) -> list[str]:
+        return [f for f in self.flags if f.startswith("hack:")]
+
+    @property
+    def accepted(self) -> bool:
+        """Correct and not flagged as a hack: what the metrics count as solved."""
+        return self.correct and not self.hack_flags
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def parse_report(output: str | None, nonce: str) -> dict | None:
+    """The driver's report: the line with our nonce (nothing else can know it)."""
+    for line in (output or "").splitlines():
+        if line.startswith(REPORT_PREFIX):
+            try:
+                data = json.loads(line[len(REPORT_PREFIX):])
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("nonce") == nonce:
+                return data
+    return None
+
+
+class Scorer:
+    """Scores candidates; holds the sandbox and the host caches (scales, compile baselines)."""
+
+    def __init__(self, config: ScoreConfig = ScoreConfig(), sandbox: Sandbox | None = None,
+                 backend: str = "auto", cache_dir: Path | None = None) -> None:
+        site = environments.torch_site()
+        if site.dir is None:
+            raise KernelEnvError(site.reason)
+        if config.device == "cuda":
+            raise KernelEnvError("device cuda: the sandbox does not pass GPUs through yet (bwrap's /dev holds no "
+                                 "/dev/nvidia*); the GPU path is not available on this host")
+        self.config = config
+        self.torch_version = site.version
+        self._own = sandbox is None
+        self.sandbox = sandbox or Sandbox(backend=backend, workers=1)
+        self.cache = (cache_dir or cache_root()) / "kernels"
+        self.guest = GUEST.read_text()
+        self.guest_key = hashlib.sha256(self.guest.encode()).hexdigest()[:12]
+
+    def close(self) -> None:
+        if self._own:
+            self.sandbox.close()
+
+    def __enter__(self) -> "Scorer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ sandboxed executions
+    def _job(self, inputs: list[dict]) -> Job:
+        # output_mb is RLIMIT_FSIZE, which also bounds the shared-memory file of the inputs and outputs
+        c = self.config
+        threads = str(c.threads)
+        return Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
+                   Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
+                          wall_guard_factor=2.0, wall_guard_s=60.0),
+                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
+                   env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
+                        "TORCHINDUCTOR_COMPILE_THREADS": "1"})
+
+    def _run(self, inputs: list[dict]):
+        return self.sandbox.run_job_retrying(self._job(inputs), retries=2)
+
+    def _driver_input(self, problem_source: str, role: str, seed: int, nonce: str, **extra) -> dict:
+        c = self.config
+        return {"mode": "score", "role": role, "problem": problem_source, "seed": seed, "nonce": nonce,
+                "device": c.device, "threads": c.threads, "trials": c.trials, "min_trials": c.min_trials,
+                "time_budget_s": c.time_budget_s, "warmups": c.warmups, "correctness_trials": c.correctness_trials,
+                "revalidation_trials": c.revalidation_trials, "randomize_shapes": c.randomize_shapes,
+                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s,
+                **({"first_call_timeout_s": c.first_call_timeout_s} if role == "candidate" else {}), **extra}
+
+    # ------------------------------------------------------------------ scale
+    def scale_for(self, problem: Problem) -> tuple[float, dict]:
+        """The configured scale, or the auto scale (calibrated in the sandbox, cached per host)."""
+        if self.config.scale is not None:
+            return self.config.scale, {"mode": "fixed"}
+        c = self.config
+        key = hashlib.sha256(json.dumps([problem.key, c.threads, c.target_s, self.torch_version, self.guest_key,
+                                         platform.node(), cpu_model()]).encode()).hexdigest()[:24]
+        path = self.cache / "scales" / f"{key}.json"
+        hit = _read_json(path)
+        if hit and "scale" in hit:
+            return hit["scale"], {**hit, "mode": "auto", "cached": True}
+        nonce = secrets.token_hex(16)
+        res = self._run([{"mode": "calibrate", "problem": problem.source, "threads": c.threads,
+                          "target_s": c.target_s, "nonce": nonce}])
+        rep = parse_report(res.tests[0].output if res.tests else None, nonce)
+        if not rep or not rep.get("choice"):
+            why = (rep or {}).get("tried") or res.message or (res.tests[0].message if res.tests else "")
+            raise ScaleError(f"{problem.name}: no scale works for this problem: {str(why)[-1500:]}")
+        info = {"scale": rep["choice"]["scale"], "eager_s": rep["choice"]["seconds"], "tried": rep["tried"]}
+        atomic_write_json(path, info)
+        return info["scale"], {**info, "mode": "auto", "cached": False}
+
+    # ------------------------------------------------------------------ compile baseline
+    def baselines(self, problem: Problem, scale: float) -> dict:
+        """Eager and torch.compile medians of a trusted run (cached per problem, scale and boot)."""
+        c = self.config
+        key = hashlib.sha256(json.dumps([problem.key, scale, c.threads, c.device, self.torch_version, self.guest_key,
+                                         _boot_id(), c.trials, c.time_budget_s]).encode()).hexdigest()[:24]
+        path = self.cache / "baselines" / f"{key}.json"
+        hit = _read_json(path)
+        if hit and not c.fresh_baselines and time.time() - hit.get("measured_at", 0) <= c.baseline_max_age_s:
+            return {**hit, "cached": True}
+        seed, nonce = secrets.randbits(62), secrets.token_hex(16)
+        source = problem.scaled_source(scale)
+        # nominal shapes only: a second shape would make Inductor recompile a dynamic-shape graph
+        res = self._run([self._driver_input(source, "eager", seed, nonce, randomize_shapes=False, trace=False),
+                         self._driver_input(source, "compiled", seed, nonce, randomize_shapes=False, trace=False)])
+        reps = [parse_report(t.output, nonce) for t in res.tests] + [None, None]
+        eager, compiled = reps[0], reps[1]
+        out = {"measured_at": time.time(), "eager_s": None, "compile_s": None, "message": ""}
+        if eager and eager.get("status") == "ok":
+            out["eager_s"] = _median(eager["times_cpu_s"])
+        if compiled and compiled.get("status") == "ok":
+            out["compile_s"] = _median(compiled["times_cpu_s"])
+        else:
+            out["message"] = "torch.compile baseline failed: " + str(
+                (compiled or {}).get("message") or (res.tests[1].message if len(res.tests) > 1 else res.message))[-1500:]
+        if res.verdict is not Verdict.SANDBOX_ERROR:
+            atomic_write_json(path, out)
+        return {**out, "cached": False}
+
+    # ------------------------------------------------------------------ score
+    def score(self, problem: Problem, candidate_source: str, candidate: str = "candidate") -> KernelScore:
+        return self.score_many(problem, [(candidate, candidate_source)])[0]
+
+    def score_many(self, problem: Problem, candidates: list[tuple[str, str]]) -> list[KernelScore]:
+        """Score several candidates of one problem in one sandboxed execution: the eager reference
+        first, then each candidate, every test from a clean state, all on the same secret inputs
+        (e.g. a GRPO group). A speedup flagged implausible is measured once more on its own."""
+        t0 = time.monotonic()
+        c = self.config
+        scores, todo = [], []
+        for name, source in candidates:
+            ks = KernelScore(problem=problem.name, candidate=name, verdict="format_error", correct=False,
+                             level=problem.level, device=c.device, threads=c.threads)
+            rep = static.analyze(source, problem.source, c.allow_reference_ops)
+            ks.flags, ks.message = list(rep.flags), rep.error
+            scores.append(ks)
+            if rep.defines_model_new:
+                todo.append((ks, source))
+        if todo:
+            try:
+                scale, scale_info = self.scale_for(problem)
+            except ScaleError as e:
+                for ks, _ in todo:
+                    ks.verdict, ks.message = "baseline_error", str(e)
+                todo = []
+        if todo:
+            compile_ratio, base = None, {}
+            if c.compile_baseline:
+                base = self.baselines(problem, scale)
+                if base.get("eager_s") and base.get("compile_s"):
+                    compile_ratio = base["compile_s"] / base["eager_s"]
+            for ks, _ in todo:
+                ks.scale, ks.sizes, ks.baseline = scale, problem.scaled_sizes(scale), base
+                ks.flags.append(f"scale:{scale_info['mode']}")
+            self._measure(problem, scale, compile_ratio, todo)
+            for ks, source in todo:
+                if ks.verdict == "correct" and "implausible" in ks.flags:
+                    first = ks.speedup_eager
+                    ks.flags = [f for f in ks.flags if f not in ("implausible", "capped", "below_timer_resolution")]
+                    self._measure(problem, scale, compile_ratio, [(ks, source)])
+                    ks.flags.append("remeasured")
+                    ks.message = (ks.message + f" (first measurement {first:.3g}x)").strip()
+        return [self._finish(ks, t0) for ks in scores]
+
+    def _measure(self, problem: Problem, scale: float, compile_ratio: float | None,
+                 items: list[tuple[KernelScore, str]]) -> None:
+        c = self.config
+        seed, nonce = secrets.randbits(62), secrets.token_hex(16)
+        source = problem.scaled_source(scale)
+        res = self._run([self._driver_input(source, "eager", seed, nonce)] +
+                        [self._driver_input(source, "candidate", seed, nonce, candidate=cand, interpret=c.interpret)
+                         for _, cand in items])
+        eager = parse_report(res.tests[0].output, nonce) if res.tests else None
+        for i, (ks, _) in enumerate(items, start=1):
+            self._judge(ks, res, eager, res.tests[i] if len(res.tests) > i else None, nonce, compile_ratio)
+
+    def _judge(self, ks: KernelScore, res, eager: dict | None, test, nonce: str, compile_ratio: float | None) -> None:
+        c = self.config
+        ks.verdict, ks.correct = "baseline_error", False
+        if res.verdict is Verdict.SANDBOX_ERROR:
+            ks.verdict, ks.message = "sandbox_error", res.message
+            return
+        if not eager or eager.get("status") != "ok":
+            ks.message = "the reference failed: " + str((eager or {}).get("message") or
+                                                        (res.tests[0].message if res.tests else res.message))[-2000:]
+            return
+        ks.eager_s = _median(eager["times_cpu_s"])  # the reference's, measured in this run whatever the candidate does
+        cand = parse_report(test.output, nonce) if test else None
+        if cand is None:
+            # no report: the driver was killed or stopped, which only the candidate can do
+            v = test.verdict if test else res.verdict
+            ks.verdict = "timeout" if v is Verdict.TIME_LIMIT_EXCEEDED else "runtime_error"
+            ks.message = f"the harness did not report ({v}): " + ((test.message if test else res.message) or "")[-1500:]
+            return
+        status = cand.get("status")
+        ks.verdict = {"ok": "correct", "load_error": "load_error", "runtime_error": "runtime_error",
+                      "timeout": "timeout", "incorrect": "incorrect"}.get(status, "baseline_error")
+        ks.correct = ks.verdict == "correct"
+        ks.message = str(cand.get("message", ""))[:4000]
+        ks.correctness = cand.get("correctness", [])
+        ks.reference_ops = cand.get("reference_ops", {})
+        ks.candidate_ops = cand.get("candidate_ops", [])
+        ks.candidate_compile_s = cand.get("compile_s", [])
+        ks.flags.append(f"cpu:{cand.get('cpu_source', 'unknown')}")
+        if any(t.get("varied_sizes") for t in ks.correctness):
+            ks.flags.append("shapes:varied")
+        if ks.reference_ops and not c.allow_reference_ops:
+            main = max(ks.reference_ops, key=ks.reference_ops.get)
+            if main in ks.candidate_ops:
+                ks.flags.append(f"hack:reference_op:{main}")
+        if not ks.correct:
+            return
+        ks.runtime_s = _median(cand["times_cpu_s"])
+        ks.trials = len(cand["times_cpu_s"])
+        ks.times_s = cand["times_cpu_s"]
+        se = speedup_ratio(ks.eager_s, ks.runtime_s, c.policy)
+        ks.speedup_eager = se.value
+        ks.flags += [f for f in se.flags if f not in ks.flags]
+        if compile_ratio is not None and ks.eager_s is not None:
+            ks.compile_s = ks.eager_s * compile_ratio
+            ks.speedup_compile = speedup_ratio(ks.compile_s, ks.runtime_s, c.policy).value
+
+    def _finish(self, ks: KernelScore, t0: float) -> KernelScore:
+
+        ks.flags = list(dict.fromkeys(ks.flags))
+        ks.reward = kernel_reward(ks)
+        ks.seconds = round(time.monotonic() - t0, 3)
+        return ks
+
+
+class ScaleError(RuntimeError):
+    pass

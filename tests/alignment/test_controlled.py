@@ -1,0 +1,115 @@
+"""The controlled task (alignment/controlled.py): held-out prompts really unseen, margins that
+vary with the measured runtimes, samples classified by execution, and its evaluation task group."""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest
+
+from perfalign.alignment.controlled import (BIG_NS, CORRECT_KINDS, build_controlled_task, classify_samples, instances,
+                                  load_controlled_task, quick_instances)
+from perfalign.common.prompts import format_response
+from perfalign.perfdata.shards import load_table
+
+
+def test_held_out_instances_are_unseen_combinations_of_seen_parts():
+    train, held = instances()
+    assert (len(train), len(held)) == (96, 12)
+    seen = {i.prompt for i in train}
+    for h in held:
+        assert h.prompt not in seen
+        same = [t for t in train if t.computation is h.computation]
+        assert any(t.phrasing == h.phrasing for t in same) and any(t.story == h.story for t in same)
+    assert {h.computation.name for h in held} == {t.computation.name for t in train}  # 2 per computation
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    train, held = quick_instances()
+    # held-out instances with the biggest test: closed form and generator ~3x apart (the smallest
+    # test's ~1.3x is close enough for a loaded machine's noise to cross the fast threshold)
+    held = [dataclasses.replace(i, big_n=max(BIG_NS)) for i in held]
+    return build_controlled_task(tmp_path_factory.mktemp("ctl"), copies=1, repeats=1, train=train, heldout=held)
+
+
+def test_stage_inputs_keep_held_out_prompts_out_of_training(task):
+    sft = load_table(task.data_dir, "sft_prompts").to_pylist()
+    trip = load_table(task.data_dir, "triplets").to_pylist()
+    held = {i.prompt for i in task.heldout}
+    assert not held & {r["prompt"] for r in sft if r["split"] == "train"}
+    assert not held & {r["prompt"] for r in trip if r["split"].endswith("_train")}
+    assert {r["prompt"] for r in trip if r["split"].endswith("_eval")} == held  # every eval metric: unseen
+    margins = [r["margin"] for r in trip if r["split"] == "reward_train" and r["slow_is_correct"]]
+    assert len({round(m, 2) for m in margins}) > len(margins) // 2 and min(margins) < 2.0  # not all lambda
+    for r in trip:
+        if r["slow_is_correct"]:
+            assert r["margin"] == pytest.approx(min(3.0, r["slow_runtime_s"] / r["fast_runtime_s"]))
+    assert load_controlled_task(task.root).runtimes == task.runtimes
+
+
+@pytest.mark.timing
+def test_samples_are_classified_by_execution(task, sandbox):
+    inst = task.heldout[0]
+    texts = [format_response(inst.program(k), "python3") for k in (*CORRECT_KINDS, "wrong")] + ["no code"]
+    report = classify_samples(task, {inst.problem_id: texts}, sandbox, repeats=1)
+    assert (report.samples, report.correct, report.fast_correct) == (5, 3, 1)  # fast is the one under the threshold
+    assert report.distinct_programs == 4
+    r = task.runtimes[inst.problem_id]
+    assert report.mean_speedup == pytest.approx(sum(r["medium"] / r[k] for k in CORRECT_KINDS) / 5, rel=0.25)
+
+
+@pytest.mark.timing
+def test_evaluation_task_group_scores_the_held_out_prompts(task, tmp_path):
+    from perfalign.evaluation import EvalConfig
+    from perfalign.evaluation.evaluate import evaluate
+
+    cfg = EvalConfig.embedded(models=["fast=oracle:fast", "slow=oracle:slow"], tasks=("controlled",),
+                              controlled_dir=str(task.root), controls=False)
+    report = evaluate(cfg, tmp_path / "eval")
+    scores = {s.model: s for s in report.scores if s.task == "controlled"}
+    assert {m: s.prompts for m, s in scores.items()} == {"fast": 2, "slow": 2}
+    assert scores["fast"].pass_at["1"] == scores["slow"].pass_at["1"] == 1.0
+    assert scores["fast"].speedup_at["1"] > 1.0 > scores["slow"].speedup_at["1"]
+    assert "Controlled (held-out)" in (tmp_path / "eval" / "report.md").read_text()
+
+
+def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
+    """flows.align.triplets(controlled_task=True): the training rows join the triplets as extra
+    shards, RLPF gets the task's tests, the held-out prompts stay out of every training split."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import perfalign.alignment.controlled as controlled
+    from perfalign.alignment.data import load_contest_problems, load_sft_rows, load_triplet_rows
+    from perfalign.alignment.rlpf import rl_prompts
+    from perfalign.flows.align import controlled_dir, stage_configs, triplets
+    from perfalign.flows.config import load_config
+
+    subset = quick_instances()
+    monkeypatch.setattr(controlled, "instances", lambda: subset)  # 8 instances instead of 108
+    (tmp_path / "syn" / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([
+        dict(key=f"s{i}", problem=f"Synthetic task {i}.", language="python3", fast=f"f{i}()", slow=f"s{i}()",
+             fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0) for i in range(20)]),
+        tmp_path / "syn" / "data" / "synthetic.parquet")
+    out = tmp_path / "triplets"
+    settings = load_config(profile="embedded").triplets
+    assert settings.controlled_task
+    res = triplets(None, str(tmp_path / "syn"), str(out), settings)
+    added = res["stats"]["controlled_task"]["added_rows"]
+    assert added == {"sft_prompts": 6 * 3 * 3, "triplets": 6 * 2 + 6}  # 3 copies; 2 pair kinds + the RL prompt
+    held = {i.prompt for i in subset[1]}
+    sft = load_sft_rows(out, "train")
+    assert sum(r["problem_id"].startswith("ctl_") for r in sft) == 54 and not held & {r["prompt"] for r in sft}
+    rl = rl_prompts(load_triplet_rows(out, ("rl_train",)))
+    cfg = stage_configs("embedded", str(out), str(tmp_path / "work"), None)["rlpf"]
+    assert cfg.codecontests_dir == [str(controlled_dir(out) / "codecontests")]
+    ids = {p.problem_id for p in rl if p.source == "contest"}
+    assert len(ids) == 6 and ids <= set(load_contest_problems(cfg.codecontests_dir))
+    # a rerun without the task drops its shards
+    triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
+    assert not list((out / "data").glob("*-controlled.parquet")) and not controlled_dir(out).exists()
+    assert stage_configs("embedded", str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None

@@ -1,0 +1,82 @@
+"""End to end on the embedded model and a small controlled task (about a minute on 2 shared
+cores): SFT, then DPA, the reward model and RLPF from it, each run directory complete, and the
+held-out prompts sampled and executed. Whether alignment moves the model on held-out prompts is
+measured by experiments/alignment_proof.py (seeds, ablations, intervals), not asserted here."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest
+
+from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
+from perfalign.alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
+from perfalign.alignment.data import load_triplet_rows
+from perfalign.alignment.dpa import DPAStageConfig, run_dpa
+from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
+from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
+from perfalign.alignment.sft import SFTStageConfig, run_sft
+from perfalign.perfdata.triplets import TRIPLET_SCHEMA
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, sandbox):
+    w = tmp_path_factory.mktemp("proof")
+    train, held = quick_instances()
+    task = build_controlled_task(w / "task", sandbox=sandbox, copies=2, repeats=1, train=train, heldout=held)
+    common = dict(data_path=str(task.data_dir), seed=0)
+    sft = run_sft(SFTStageConfig.embedded(output_dir=str(w / "sft"), num_train_epochs=4.0, **common))
+    dpa = run_dpa(DPAStageConfig.embedded(model_name_or_path=str(sft.run_dir), output_dir=str(w / "dpa"),
+                                          train_splits=("reward_train",), eval_splits=("reward_eval",), **common))
+    rm = train_reward_model(RewardStageConfig.embedded(output_dir=str(w / "rm"), num_train_epochs=1.0,
+                                                       train_splits=("reward_train",), eval_splits=("reward_eval",),
+                                                       **common))
+    rlpf = run_rlpf(RLPFStageConfig.embedded(model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir),
+                                             output_dir=str(w / "rlpf"), per_device_train_batch_size=6,
+                                             num_mini_batches=2, total_episodes=12, num_ppo_epochs=2,
+                                             eval_samples_per_prompt=2, **common))
+    heldout = sample_and_classify(task, sft.run_dir, task.heldout, 4, sandbox=sandbox)
+    return dict(task=task, sft=sft, dpa=dpa, rm=rm, rlpf=rlpf, heldout=heldout)
+
+
+def test_stage_run_directories_and_metrics(run):
+    for stage in ("sft", "dpa", "rlpf", "rm"):
+        d = run[stage].run_dir
+        for f in ("config.json", "model.safetensors", "tokenizer.json", STAGE_CONFIG_FILE, METRICS_FILE):
+            assert (Path(d) / f).exists(), Path(d) / f
+    sft, dpa, rm, rlpf = (run[k].metrics for k in ("sft", "dpa", "rm", "rlpf"))
+    assert sft["eval_perplexity"] < sft["eval_perplexity_before"] and sft["eval_perplexity"] >= 1.0
+    # DPA: Eq. 8 and its margin-aware share on the held-out pairs, beside TRL's shifted numbers
+    assert dpa["eval_samples"] == 8 and 0.0 <= dpa["eval_margin_accuracy"] <= dpa["eval_accuracy"] <= 1.0
+    assert "trl_eval_rewards/accuracies" in dpa and "trl_train_rewards/accuracies" in dpa
+    assert rm["train_steps"] > 0 and 0.0 <= rm["eval_accuracy"] <= 1.0
+    # RLPF: executed rewards, the adaptive controller from 0.1, reward flags recorded
+    assert rlpf["train_reward_kinds"].get("execution", 0) + rlpf["train_reward_kinds"].get("no_code", 0) == 12
+    assert rlpf["kl_coef_init"] == 0.1 and rlpf["kl_controller"] == "adaptive" and rlpf["kl_coef"] != 0.1
+    assert rlpf["eval_kl_before"] == pytest.approx(0.0, abs=1e-4) and rlpf["eval_prompts"] == 2
+    assert rlpf["reward_measurement"]["repeats"] == "dataset" and "train_reward_flags" in rlpf
+
+
+def test_held_out_prompts_are_sampled_and_executed(run):
+    h = run["heldout"]
+    assert h.samples == 8 and set(h.per_problem) == {i.problem_id for i in run["task"].heldout}
+    assert 0 <= h.fast_correct <= h.correct <= h.samples
+
+
+def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = run["task"].data_dir
+    rows = [dict(r, source="synthetic") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
+    (tmp_path / "syn" / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), tmp_path / "syn" / "data" / "triplets-0.parquet")
+    cfg = RLPFStageConfig.embedded(model_name_or_path=str(run["sft"].run_dir), reward_model_path=str(run["rm"].run_dir),
+                                   data_path=str(tmp_path / "syn"), output_dir=str(tmp_path / "rlpf"),
+                                   per_device_train_batch_size=6, num_mini_batches=1, total_episodes=6,
+                                   num_ppo_epochs=1, eval_samples_per_prompt=1, eval_before=False)
+    m = run_rlpf(cfg).metrics
+    assert m["train_reward_kinds"] == {"reward_model": 6}
+    assert m["sandbox_runs"] == 0 and "eval_mean_reward" in m and "eval_kl" in m

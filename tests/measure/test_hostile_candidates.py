@@ -1,0 +1,315 @@
+"""The evaluation harness against programs that try to improve their own number, on the real
+ParEval (serial, OpenMP, MPI) and PolyBench/C problems from the shared checkouts (skipped
+without them). One session per problem scores every hostile candidate beside the honest
+controls (the suite's reference and a known-slow oracle), so each test reads one record.
+
+Rows of issue 12's table and what each must get:
+
+| trick | expected |
+| --- | --- |
+| redefines the driver's clock macro | its true speedup (~1), the macro cannot reach the driver's TU |
+| `return` + macros that redefine the validation | WRONG_ANSWER |
+| work on the first call only | WRONG_ANSWER (every call is compared) |
+| caches results across calls | WRONG_ANSWER (fresh secret inputs every call) |
+| reads the nonce from /proc/self/fd/0, prints result lines, _exit(0) | WRONG_ANSWER / TRANSCRIPT_INVALID |
+| work in a forked child / clone(CLONE_VM) child | its true cost (cgroup CPU): not faster than honest |
+| forks and never waits | WRONG_ANSWER (the output is not there when the call returns) |
+| std::threads in serial code | its true cost: CPU time counts every thread, the cpuset holds 1 CPU |
+| num_threads(16) with a budget of 2 | OVER_BUDGET (score 0) |
+| hard-codes the problem size / the expected value | WRONG_ANSWER (validated at two sizes, random inputs) |
+| interposes rand(), clock_gettime(), getrusage() | its true speedup (the driver uses none of them for scores) |
+"""
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfalign.measure.harness import ProbeSettings, score_problem
+
+EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "external"
+PAREVAL, POLYBENCH = EXTERNAL / "pareval", EXTERNAL / "polybench"
+pytestmark = pytest.mark.skipif(not (PAREVAL.is_dir() and POLYBENCH.is_dir()),
+                                reason=f"no ParEval/PolyBench checkouts under {EXTERNAL}")
+# these tests check verdicts and that no trick gains, against wide bands: the noise gate (a
+# speedup too uncertain is not reported) is the benchmark's and test_noisy_speedups_are_not_reported's
+FAST = ProbeSettings(repeats=3, max_repeats=5, target_s=0.15, max_run_s=3.0, max_rel_se=10.0)
+
+GEMM_SIG = ("void gemm(std::vector<double> const& A, std::vector<double> const& B, std::vector<double> &C, "
+            "size_t M, size_t K, size_t N)")
+GEMM_LOOP = """
+    for (size_t i = 0; i < M; ++i)
+        for (size_t k = 0; k < K; ++k)
+            for (size_t j = 0; j < N; ++j)
+                C[i * N + j] += A[i * K + k] * B[k * N + j];
+"""
+HONEST = f"{GEMM_SIG} {{{GEMM_LOOP}}}\n"
+HOSTILE = {
+    "clock_macro": "#define perfalign_cpu_now() 0.0\n#define perfalign_wall_now() 0.0\n#define omp_get_wtime() 0.0\n"
+                   + HONEST,
+    "return_and_macros": "#define validate(ctx) true\n#define fequal(...) true\n#define compare_calls(...) 0\n"
+                         f"{GEMM_SIG} {{ return; }}\n",
+    "first_call_only": f"{GEMM_SIG} {{\n    static bool done = false;\n    if (done) return;\n    done = true;{GEMM_LOOP}}}\n",
+    "cache_across_calls": f"""#include <vector>
+static const double* last_a = nullptr;
+static std::vector<double> last_c;
+{GEMM_SIG} {{
+    if (A.data() == last_a && last_c.size() == C.size()) {{ C = last_c; return; }}
+{GEMM_LOOP}
+    last_a = A.data(); last_c = C;
+}}
+""",
+    "forge_transcript": f"""#include <fcntl.h>
+#include <unistd.h>
+#include <cstdio>
+{GEMM_SIG} {{
+    char buf[256] = {{0}};
+    int fd = open("/proc/self/fd/0", O_RDONLY);
+    long n = fd >= 0 ? read(fd, buf, 255) : 0;
+    buf[n > 0 ? n : 0] = 0;
+    unsigned long long nonce = 0, calls = 0, seed = 0; char mode[8] = {{0}};
+    sscanf(buf, "%llu %7s %llu %llu", &nonce, mode, &calls, &seed);
+    for (unsigned long long i = 0; i < (calls ? calls : 1); ++i)
+        printf("PA %llu C %llu w=0.000001 c=0.000001 t=1 | f:%zu:0:0:0\\n", nonce, i, C.size());
+    printf("PA %llu V 1\\nPA %llu END %llu\\n", nonce, nonce, calls ? calls : 1);
+    fflush(stdout);
+    _exit(0);
+}}
+""",
+    "fork_and_wait": f"""#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+{GEMM_SIG} {{
+    double* out = (double*)mmap(nullptr, C.size() * sizeof(double), PROT_READ | PROT_WRITE,
+                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    std::copy(C.begin(), C.end(), out);
+    pid_t pid = fork();
+    if (pid == 0) {{
+        for (size_t i = 0; i < M; ++i)
+            for (size_t k = 0; k < K; ++k)
+                for (size_t j = 0; j < N; ++j) out[i * N + j] += A[i * K + k] * B[k * N + j];
+        _exit(0);
+    }}
+    waitpid(pid, nullptr, 0);
+    std::copy(out, out + C.size(), C.begin());
+    munmap(out, C.size() * sizeof(double));
+}}
+""",
+    "clone_vm_child": f"""#include <sched.h>
+#include <sys/wait.h>
+#include <csignal>
+#include <vector>
+struct Work {{ const double *a, *b; double* c; size_t m, k, n; }};
+static int worker(void* p) {{
+    Work* w = (Work*)p;
+    for (size_t i = 0; i < w->m; ++i)
+        for (size_t k = 0; k < w->k; ++k)
+            for (size_t j = 0; j < w->n; ++j) w->c[i * w->n + j] += w->a[i * w->k + k] * w->b[k * w->n + j];
+    return 0;
+}}
+{GEMM_SIG} {{
+    static std::vector<char> stack(1 << 20);
+    Work w{{A.data(), B.data(), C.data(), M, K, N}};
+    int pid = clone(worker, stack.data() + stack.size(), CLONE_VM | SIGCHLD, &w);
+    waitpid(pid, nullptr, 0);
+}}
+""",
+    "fork_no_wait": f"""#include <unistd.h>
+{GEMM_SIG} {{
+    if (fork() == 0) {{{GEMM_LOOP} _exit(0); }}
+}}
+""",
+    "threads_in_serial": f"""#include <thread>
+#include <vector>
+{GEMM_SIG} {{
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {{
+            for (size_t i = t; i < M; i += 4)
+                for (size_t k = 0; k < K; ++k)
+                    for (size_t j = 0; j < N; ++j) C[i * N + j] += A[i * K + k] * B[k * N + j];
+        }});
+    for (auto& th : pool) th.join();
+}}
+""",
+    "hardcoded_size": f"""{GEMM_SIG} {{
+    const size_t m = 128, k_ = 32, n = 64;  // the embedded profile's timed size
+    for (size_t i = 0; i < m; ++i)
+        for (size_t k = 0; k < k_; ++k)
+            for (size_t j = 0; j < n; ++j) C[i * n + j] += A[i * k_ + k] * B[k * n + j];
+}}
+""",
+    "interposes_libc": """#include <cstring>
+#include <ctime>
+#include <sys/resource.h>
+extern "C" int rand() { return 0; }
+extern "C" int getrusage(int, struct rusage* u) { std::memset(u, 0, sizeof *u); return 0; }
+extern "C" int clock_gettime(clockid_t, struct timespec* t) { t->tv_sec = 0; t->tv_nsec = 0; return 0; }
+""" + HONEST,
+}
+
+
+@pytest.fixture(scope="module")
+def gemm_serial(sandbox):
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
+    scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow, **HOSTILE}, FAST)
+    return scores, info
+
+
+@pytest.mark.timing
+def test_controls_score_their_true_speedups(sandbox):
+    # measured on its own (not the module fixture) so that a miss is re-measured: this VM has
+    # bursts of 1 s and more in which its CPU runs at half speed (the same gemm binary: 49 us per
+    # call, then 75-98 us for four runs in a row), and with FAST's noise gate off a burst that hits
+    # the reference's copies unevenly reads as a false speedup (1.25-1.69x seen)
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
+    scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow}, FAST)
+    ref, slow = scores["reference"], scores["slow"]
+    assert ref.verdict == "OK" and slow.verdict == "OK", (ref, slow)
+    # the band widens with the harness's own error estimate (the default gate would withhold these)
+    assert abs(math.log(ref.speedup)) <= max(math.log(1.25), 3 * ref.rel_se), ref
+    truth = slow.inprocess_baseline_s / slow.inprocess_runtime_s  # the driver's own clock, honest program
+    # the truth is itself measured (medians of per-call clocks): bursts of host load move it too
+    assert 0.3 <= truth <= 0.7 and abs(math.log(slow.speedup / truth)) < max(0.25, 3 * slow.rel_se), slow
+    assert info["calls"] >= 2 and "cpu:cgroup" in ref.flags
+
+
+@pytest.mark.parametrize("name", ["return_and_macros", "first_call_only", "cache_across_calls", "forge_transcript",
+                                  "fork_no_wait", "hardcoded_size"])
+def test_cheats_score_zero(gemm_serial, name):
+    s = gemm_serial[0][name]
+    assert s.verdict in ("WRONG_ANSWER", "TRANSCRIPT_INVALID", "RUNTIME_ERROR"), (name, s)
+    assert not s.correct and s.speedup == 0.0
+
+
+@pytest.mark.parametrize("name", ["clock_macro", "interposes_libc", "fork_and_wait", "clone_vm_child",
+                                  "threads_in_serial"])
+def test_tricks_outside_the_function_gain_nothing(gemm_serial, name):
+    s, ref = gemm_serial[0][name], gemm_serial[0]["reference"]
+    assert s.verdict == "OK" and s.correct, (name, s)
+    # measured as what it is: the same work as the reference, at best no faster
+    # (the band widens with the measured noise, as above; the tricks gained 13-1e7x before the fix)
+    assert s.speedup <= max(1.3, math.exp(3 * s.rel_se)) * max(ref.speedup, 1.0), (name, s)
+
+
+def test_openmp_budget_and_honest_parallel_code(sandbox):
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "omp", threads=2)
+    omp = f"#include <omp.h>\n{GEMM_SIG} {{\n#pragma omp parallel for schedule(static)\n" \
+          "    for (size_t i = 0; i < M; ++i)\n        for (size_t k = 0; k < K; ++k)\n" \
+          "            for (size_t j = 0; j < N; ++j) C[i * N + j] += A[i * K + k] * B[k * N + j];\n}\n"
+    scores, info = score_problem(sandbox, p, {"reference": p.reference, "omp": omp,
+                                              "sixteen": omp.replace("schedule(static)", "num_threads(16)"),
+                                              "first_call_only": HOSTILE["first_call_only"]}, FAST)
+    assert info["clock"] == "wall" and scores["reference"].verdict == "OK"
+    assert scores["omp"].verdict == "OK" and scores["omp"].max_threads <= 2, scores["omp"]
+    assert "cpus:2" in scores["omp"].flags or "cpus_not_enforced" in scores["omp"].flags
+    s16 = scores["sixteen"]
+    assert s16.verdict == "OVER_BUDGET" and s16.speedup == 0.0 and s16.max_threads >= 16, s16
+    assert scores["first_call_only"].verdict == "WRONG_ANSWER"
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="Open MPI is not installed (scripts/setup.sh installs it)")
+def test_mpi_problems_run_through_the_sandbox(sandbox):
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("27_reduce_average", "mpi", ranks=2)
+    mpi = """#include <mpi.h>
+double average(std::vector<double> const& x) {
+    int rank, size; MPI_Comm_rank(MPI_COMM_WORLD, &rank); MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t n = x.size(), lo = n * rank / size, hi = n * (rank + 1) / size;
+    double part = 0, total = 0;
+    for (size_t i = lo; i < hi; ++i) part += x[i];
+    MPI_Reduce(&part, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    return total / n;
+}
+"""
+    expected_value = "double average(std::vector<double> const& x) { return 50.0; }\n"  # E[U(0,100)]
+    first_only = ("double average(std::vector<double> const& x) {\n    static double v = -1;\n    if (v < 0) { double s = 0;"
+                  " for (double e : x) s += e; v = s / x.size(); }\n    return v;\n}\n")
+    scores, info = score_problem(sandbox, p, {"mpi": mpi, "expected_value": expected_value,
+                                              "first_only": first_only}, FAST)
+    assert info["clock"] == "wall" and p.toolchain == "mpi:2"
+    s = scores["mpi"]
+    # a memory-bound reduction on 2 ranks in wall time: a speedup, or (too little work per call
+    # against the ranks' start-up and broadcasts, decided at calibration) none, with the reason
+    assert s.verdict == "OK" and s.correct, s
+    assert (s.speedup is not None and s.speedup > 0) or ("unmeasurable" in s.flags and s.message), s
+    assert scores["expected_value"].verdict == "WRONG_ANSWER" and scores["expected_value"].speedup == 0.0
+    assert scores["first_only"].verdict == "WRONG_ANSWER"
+
+
+POLY_SIG = ("void kernel_gemm(int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta, "
+            "DATA_TYPE POLYBENCH_2D(C,NI,NJ,ni,nj), DATA_TYPE POLYBENCH_2D(A,NI,NK,ni,nk), "
+            "DATA_TYPE POLYBENCH_2D(B,NK,NJ,nk,nj))")
+POLY_LOOP = """
+  for (int i = 0; i < ni; i++) {
+    for (int j = 0; j < nj; j++) C[i][j] *= beta;
+    for (int k = 0; k < nk; k++)
+      for (int j = 0; j < nj; j++) C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+"""
+
+
+@pytest.mark.timing
+def test_polybench_kernel_controls_and_cheats(sandbox):
+    from perfalign.evaluation.polybench_suite import PolyBenchCheckout
+
+    p = PolyBenchCheckout(POLYBENCH).problem("gemm")
+    ikj = POLY_LOOP  # the original loop order: a faithful rewrite
+    cands = {
+        "reference": p.reference, "slow": p.slow,
+        "rewrite": f"#include <polybench.h>\n#include \"gemm.h\"\nstatic\n{POLY_SIG} {{{ikj}}}\n",
+        "first_call_only": f"{POLY_SIG} {{\n  static int done = 0;\n  if (done++) return;{POLY_LOOP}}}\n",
+        "hardcoded_output": f"{POLY_SIG} {{\n  for (int i = 0; i < ni; i++) for (int j = 0; j < nj; j++) C[i][j] = 1.0;\n}}\n",
+        "forge_transcript": HOSTILE["forge_transcript"].replace(GEMM_SIG, POLY_SIG).replace("C.size()", "(size_t)4"),
+    }
+    scores, info = score_problem(sandbox, p, cands, FAST)
+    assert info["sizes"] == {"V": "SMALL_DATASET", "T": "MEDIUM_DATASET"}
+    for name in ("reference", "slow", "rewrite"):
+        assert scores[name].verdict == "OK", (name, scores[name])
+    assert 0.8 <= scores["reference"].speedup <= 1.25 and scores["slow"].speedup < 0.7
+    for name in ("first_call_only", "hardcoded_output", "forge_transcript"):
+        assert scores[name].verdict in ("WRONG_ANSWER", "TRANSCRIPT_INVALID") and scores[name].speedup == 0.0, name
+
+
+@pytest.mark.timing
+def test_integer_outputs_are_fingerprinted_exactly(sandbox):
+    """ParEval's integer transforms: inputs from the fast fill, outputs hashed as one block of
+    bytes: an honest rewrite passes, one element left untouched (of a million) does not."""
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("56_transform_negate_odds")
+    honest = ("void negateOddsAndHalveEvens(std::vector<int> &x) {\n"
+              "    for (auto &v : x) v = (v % 2 != 0) ? -v : v / 2;\n}\n")
+    last_untouched = honest.replace("for (auto &v : x)", "for (size_t i = 0; i + 1 < x.size(); ++i)") \
+        .replace("v = (v % 2 != 0) ? -v : v / 2", "x[i] = (x[i] % 2 != 0) ? -x[i] : x[i] / 2")
+    scores, info = score_problem(sandbox, p, {"honest": honest, "last_untouched": last_untouched},
+                                 ProbeSettings(repeats=1, max_repeats=1, target_s=0.05, max_run_s=1.0))
+    assert scores["honest"].verdict == "OK" and scores["honest"].correct, scores["honest"]
+    assert scores["last_untouched"].verdict == "WRONG_ANSWER" and scores["last_untouched"].speedup == 0.0
+    # the fast paths cut the driver's per-call overhead to a few times the work (it was 19x)
+    assert info["overhead_ratio"] < 8, info
+
+
+def test_noisy_speedups_are_not_reported(sandbox):
+    """A speedup less precise than max_rel_se (here: any) is not reported: the candidate is
+    correct, the speedup None with flag unmeasurable and the reason, the estimate kept."""
+    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("41_sort_k-th_smallest_element")
+    scores, info = score_problem(sandbox, p, {"reference": p.reference},
+                                 ProbeSettings(repeats=2, max_repeats=2, target_s=0.05, max_run_s=1.0,
+                                               max_rel_se=1e-6))
+    s = scores["reference"]
+    assert s.verdict == "OK" and s.correct and s.speedup is None and "unmeasurable" in s.flags, s
+    assert "uncertain by" in s.message and s.rel_se > 1e-6 and 0.5 < s.raw_speedup < 2.0, s
+    assert s.baseline_s and s.runtime_s and info["reference_rel_se"] is not None

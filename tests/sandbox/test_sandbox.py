@@ -1,0 +1,197 @@
+"""Sandbox API, verdicts, languages, measurement and the CLI contract."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfalign.sandbox import Job, Language, Limits, Sandbox, TestCase, Verdict
+from perfalign.sandbox.checker import outputs_match
+from perfalign.sandbox.languages import java_main_class
+
+ROOT = Path(__file__).resolve().parents[2]
+ADD_CPP = "#include <bits/stdc++.h>\nint main(){ long long a,b; std::cin>>a>>b; std::cout<<a+b<<'\\n'; }"
+ADD_PY = "a, b = map(int, input().split())\nprint(a + b)\n"
+ADD_JAVA = """import java.io.*;
+import java.util.*;
+public class Solution {
+    public static void main(String[] args) throws IOException {
+        BufferedReader br = new BufferedReader(new InputStreamReader(System.in));
+        StringTokenizer st = new StringTokenizer(br.readLine());
+        long a = Long.parseLong(st.nextToken()), b = Long.parseLong(st.nextToken());
+        System.out.println(a + b);
+    }
+}
+"""
+TESTS = [TestCase("1 2\n", "3\n"), TestCase("1000000000000 1\n", "1000000000001"), TestCase("-5 5", "0")]
+
+
+@pytest.fixture(scope="module")
+def sandbox(each_backend_sandbox):  # every test, once per backend: bwrap and docker (conftest)
+    return each_backend_sandbox
+
+
+@pytest.mark.parametrize("lang,src", [("cpp", ADD_CPP), ("python3", ADD_PY), ("java", ADD_JAVA)])
+def test_languages_ok_with_repeats(sandbox, lang, src):
+    r = sandbox.run(src, lang, TESTS, repeats=3)
+    assert r.verdict is Verdict.OK, (r.message, [t.message for t in r.tests])
+    assert r.isolated and r.backend == sandbox.name
+    assert len(r.tests) == 3
+    for t in r.tests:
+        assert len(t.cpu_times_s) == 3 and len(t.wall_times_s) == 3
+        assert t.cpu_time_s == sorted(t.cpu_times_s)[1]  # median of three
+        assert t.max_rss_kb > 0
+    assert r.calibration["reference_cpu_s"] > 0
+
+
+def test_codecontests_language_ids(sandbox):
+    assert Language.from_codecontests(2) is Language.CPP
+    assert Language.from_codecontests(3) is Language.PYTHON3
+    assert Language.from_codecontests(4) is Language.JAVA
+    r = sandbox.run("print 'hi'", 1)  # Python 2: unsupported unless a python2 exists
+    if r.verdict is not Verdict.UNSUPPORTED_LANGUAGE:
+        assert r.verdict is Verdict.OK
+    r = sandbox.run("whatever", 0)
+    assert r.verdict is Verdict.UNSUPPORTED_LANGUAGE
+
+
+def test_wrong_answer_and_first_failing_test_decides(sandbox):
+    tests = [TestCase("1 2", "3"), TestCase("2 2", "5"), TestCase("1 1", "x")]
+    r = sandbox.run(ADD_PY, "python3", tests)
+    assert [t.verdict for t in r.tests] == [Verdict.OK, Verdict.WRONG_ANSWER, Verdict.WRONG_ANSWER]
+    assert r.verdict is Verdict.WRONG_ANSWER
+
+
+def test_stop_on_failure_skips_the_rest(sandbox):
+    r = sandbox.run("import sys\nsys.exit(1)", "python3", [TestCase("1"), TestCase("2")], stop_on_failure=True)
+    assert r.verdict is Verdict.RUNTIME_ERROR and len(r.tests) == 1
+
+
+def test_compile_error_carries_message_and_is_cached(sandbox):
+    src = "int main() { this is not c++; }  // " + str(id(sandbox))
+    r1 = sandbox.run(src, "cpp")
+    assert r1.verdict is Verdict.COMPILE_ERROR and "error" in r1.compile.message
+    r2 = sandbox.run(src, "cpp")
+    assert r2.verdict is Verdict.COMPILE_ERROR and r2.compile.cached
+
+
+def test_compile_cache_hits_on_same_source(sandbox):
+    src = ADD_CPP + "\n// cache test\n"
+    first = sandbox.run(src, "cpp", TESTS[:1])
+    second = sandbox.run(src, "cpp", TESTS[:1])
+    assert second.compile.cached and second.verdict is Verdict.OK
+    assert first.compile.seconds > 0
+
+
+def test_java_class_detection():
+    assert java_main_class(ADD_JAVA) == "Solution"
+    assert java_main_class("class A {}\nclass B { public static void main(String[] a){} }") == "B"
+
+
+def test_checker_tokens_and_floats():
+    assert outputs_match("1 2\n3", "1\n2 3   \n")
+    assert not outputs_match("1 2", "1 2 3")
+    assert outputs_match("0.333333333", "0.3333333")
+    assert not outputs_match("0.3333", "0.3334")
+    assert outputs_match("3", "3.0000000")
+    assert not outputs_match("1000000000000000001", "1000000000000000000")
+    assert not outputs_match("YES", "NO")
+
+
+def test_run_many_preserves_indices(sandbox):
+    jobs = [Job(ADD_PY, "python3", [TestCase(f"{i} {i}", str(2 * i))]) for i in range(5)]
+    got = dict(sandbox.run_many(jobs, workers=2))
+    assert sorted(got) == list(range(5))
+    assert all(r.verdict is Verdict.OK for r in got.values())
+
+
+def test_keep_output(sandbox):
+    r = sandbox.run(ADD_PY, "python3", [TestCase("2 3")], keep_output=True)
+    assert r.tests[0].output.strip() == "5"
+
+
+def test_rlimit_fallback_without_cgroups():
+    with Sandbox(backend="bwrap", cgroups_enabled=False) as sb:
+        lim = Limits(time_s=1, memory_mb=64)
+        r = sb.run("x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n", "python3", limits=lim)
+        assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED
+        r = sb.run(ADD_CPP, "cpp", TESTS, limits=lim)
+        assert r.verdict is Verdict.OK
+
+
+def test_local_unsafe_is_marked_not_isolated():
+    with Sandbox(backend="local-unsafe") as sb:
+        r = sb.run(ADD_PY, "python3", TESTS)
+    assert r.verdict is Verdict.OK
+    assert r.isolated is False and "not isolated" in r.message
+    assert "not isolated" in r.to_dict()["warning"]
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown sandbox backend"):
+        Sandbox(backend="nope")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_cli_json_contract(tmp_path):
+    src = tmp_path / "add.cpp"
+    src.write_text(ADD_CPP)
+    (tmp_path / "1.in").write_text("1 2\n")
+    (tmp_path / "1.out").write_text("3\n")
+    (tmp_path / "2.in").write_text("2 2\n")
+    (tmp_path / "2.out").write_text("5\n")
+    p = _cli("sandbox", "run", str(src), "--lang", "cpp", "--input", str(tmp_path / "1.in"), "--expected",
+             str(tmp_path / "1.out"), "--input", str(tmp_path / "2.in"), "--expected", str(tmp_path / "2.out"),
+             "--repeats", "2", "--time-limit", "2", "--memory-limit", "128", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["verdict"] == "WRONG_ANSWER" and d["backend"] == "bwrap"
+    assert set(d["compile"]) >= {"ok", "seconds", "message"}
+    assert [t["verdict"] for t in d["tests"]] == ["OK", "WRONG_ANSWER"]
+    for t in d["tests"]:
+        assert set(t) >= {"verdict", "cpu_time_s", "wall_time_s", "max_rss_kb", "cpu_times_s"}
+        assert len(t["cpu_times_s"]) == 2
+    # no --input: one run on empty stdin, no output check
+    p = _cli("sandbox", "run", str(src), "--lang", "cpp", "--json")
+    assert p.returncode == 0 and len(json.loads(p.stdout)["tests"]) == 1
+    # every alias of the one language table is accepted (issue 13: `--lang py` was refused)
+    py = tmp_path / "hi.py"
+    py.write_text("print(3)\n")
+    p = _cli("sandbox", "run", str(py), "--lang", "py", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["language"] == "python3", p.stderr
+
+
+def test_cli_usage_errors(tmp_path):
+    src = tmp_path / "a.py"
+    src.write_text("print(1)")
+    assert _cli("sandbox", "run", str(src), "--lang", "cobol", "--json").returncode != 0
+    assert _cli("sandbox", "run", str(tmp_path / "missing.py"), "--lang", "python3").returncode != 0
+    assert _cli("sandbox", "run", str(src), "--lang", "python3", "--backend", "nope").returncode == 2
+
+
+OMP = """#include <omp.h>
+#include <cstdio>
+int main(){ long s = 0;
+#pragma omp parallel for reduction(+:s)
+  for (long i = 0; i < 100000000; i++) s += i % 7;
+  printf("%ld %d\\n", s, omp_get_max_threads()); }"""
+
+
+def test_openmp_with_extra_flags_and_env(sandbox):
+    r = sandbox.run_job(Job(OMP, "cpp", [TestCase()], Limits(time_s=10), keep_output=True,
+                            compile_flags=("-fopenmp",), env={"OMP_NUM_THREADS": "2"}))
+    assert r.verdict is Verdict.OK, r.compile.message
+    assert r.tests[0].output.split()[1] == "2"
+    # CPU time sums the threads: a parallel program's speed is read from wall time
+    assert r.tests[0].cpu_time_s > 0
+
+
+def test_disallowed_compile_flags():
+    with Sandbox(backend="auto", calibrate=False) as sb:
+        for flag in ("-fplugin=/tmp/evil.so", "-I/etc", "-include/etc/shadow", "--specs=x"):
+            with pytest.raises(ValueError, match="not allowed"):
+                sb.run_job(Job("int main(){}", "cpp", compile_flags=(flag,)))
