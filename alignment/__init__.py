@@ -1,15 +1,16 @@
 """perfalign.alignment: SFT, reward model, RLPF (PPO) and DPA of "Performance-Aligned LLMs for
 Generating Fast Code" (§V, §VII), on TRL 1.12.
 
-Each stage is a plain function taking a Config dataclass (production defaults = the paper's;
-``Config.embedded(...)`` = the tiny local model on 2 CPU cores) and writing model, tokenizer,
+Each stage is a plain function taking a Config dataclass (its defaults = the paper's; the
+embedded profile, the tiny local model on 2 CPU cores, is flows/profiles/embedded.toml:
+``perfalign.flows.config.preset("sft")``) and writing model, tokenizer,
 ``stage_config.json`` and ``metrics.json`` into ``cfg.output_dir``:
 
     from perfalign.alignment.sft import SFTStageConfig, run_sft                      # Eq. 1 perplexity
     from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model  # Eq. 2 loss, Eq. 5 accuracy
     from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf                   # Eq. 4 reward, Eq. 6 objective
     from perfalign.alignment.dpa import DPAStageConfig, run_dpa                      # Eq. 7 loss, Eq. 8 accuracy
-    from perfalign.alignment.profiles import embedded_profile, production_profile
+    from perfalign.alignment.stages import STAGE_FUNCTIONS, wire                  # run order, run paths
 
 Inputs come from ``perfdata.triplets.build_triplets`` (triplets + SFT prompts with splits) and,
 for RLPF's execution reward, a CodeContests-Perf folder. Equations: ``common.equations``;

@@ -26,7 +26,8 @@ class StageResult:
 @dataclass
 class StageConfig:
     """Fields shared by the stage configs. Defaults are the paper's production settings
-    (§VII-C: bf16, one sample per GPU; global batch = per_device * grad_accum * 4 GPUs)."""
+    (§VII-C: bf16, one sample per GPU; global batch = per_device * grad_accum * 4 GPUs); other
+    profiles are files (flows/profiles/*.toml) holding what differs."""
 
     output_dir: str = "runs/stage"
     seed: int = 42
@@ -45,11 +46,26 @@ class StageConfig:
     max_eval_samples: int | None = None
     overwrite: bool = False                  # refuse to overwrite a finished run directory
     torch_threads: int | None = None         # None: torch's default (on a shared 2-core box 1 is much faster)
+    lora_r: int = 0                          # > 0: train LoRA adapters of this rank (peft), merged when saved
+    lora_alpha: int = 16
+    lora_dropout: float = 0.0
+    lora_target_modules: str = "all-linear"  # peft's target_modules (a module name suffix, or all-linear)
     trl_overrides: dict[str, Any] = field(default_factory=dict)  # passed through to the TRL config
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> None:
-        """Configuration errors, raised before any model is loaded."""
+        """Configuration errors, raised before any model is loaded: the values, the device, the
+        output directory."""
+        self.check_values()
+        if self.on_cpu and self.bf16:
+            raise ValueError(f"{type(self).__name__}: bf16=True needs a GPU; this run is on the CPU "
+                             "(use the embedded profile, or bf16=False)")
+        out = Path(self.output_dir)
+        if (out / METRICS_FILE).exists() and not self.overwrite:
+            raise FileExistsError(f"{out} already holds a finished run; pass overwrite=True or a new output_dir")
+
+    def check_values(self) -> None:
+        """Ranges and choices of the values alone (checked where a config is loaded)."""
         for name in ("learning_rate",):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{type(self).__name__}.{name} must be > 0")
@@ -60,12 +76,9 @@ class StageConfig:
             raise ValueError(f"{type(self).__name__}: set num_train_epochs > 0 or max_steps > 0")
         if self.max_length is not None and self.max_length < 16:
             raise ValueError(f"{type(self).__name__}.max_length must be >= 16 (or None)")
-        if self.on_cpu and self.bf16:
-            raise ValueError(f"{type(self).__name__}: bf16=True needs a GPU; this run is on the CPU "
-                             "(use the embedded profile, or bf16=False)")
-        out = Path(self.output_dir)
-        if (out / METRICS_FILE).exists() and not self.overwrite:
-            raise FileExistsError(f"{out} already holds a finished run; pass overwrite=True or a new output_dir")
+        if self.lora_r < 0 or self.lora_alpha < 1 or not 0 <= self.lora_dropout < 1:
+            raise ValueError(f"{type(self).__name__}: lora_r >= 0 (0: full fine-tuning), lora_alpha >= 1, "
+                             "0 <= lora_dropout < 1")
 
     @property
     def on_cpu(self) -> bool:
@@ -87,6 +100,18 @@ class StageConfig:
             logging_steps=self.logging_steps, report_to="none", save_strategy="no", eval_strategy="no",
             disable_tqdm=True, dataloader_num_workers=0,
         )
+
+    def peft_config(self, task_type: str = "CAUSAL_LM"):
+        """The LoRA config of ``lora_*`` for TRL's ``peft_config`` (None: full fine-tuning).
+        A reward/value head (SEQ_CLS) is trained in full beside the adapters (peft's modules_to_save)."""
+        if not self.lora_r:
+            return None
+        try:
+            from peft import LoraConfig
+        except ImportError:
+            raise ImportError(f"{type(self).__name__}.lora_r > 0 needs peft: pip install 'perfalign[lora]'") from None
+        return LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
+                          target_modules=self.lora_target_modules, task_type=task_type)
 
     def build_trl_config(self, cls, **specific):
         """``cls`` (a TRL config) from the shared fields, the stage's own, then ``trl_overrides``."""
@@ -129,13 +154,34 @@ def report_steps(trainer, stage: str) -> None:
 
     from perfalign.common.progress import report
 
+    seconds: list[float] = []  # wall time of each optimizer step (PPO: rollout + reward + update)
+
     class StepProgress(TrainerCallback):
+        last = 0.0
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.last = time.perf_counter()
+
         def on_step_end(self, args, state, control, **kwargs):
+            now = time.perf_counter()
+            seconds.append(now - self.last)
+            self.last = now
             if state.is_world_process_zero:
                 report(f"align: {stage} steps", state.global_step, state.max_steps or state.global_step)
 
     trainer.remove_callback(PrinterCallback)
     trainer.add_callback(StepProgress())
+    trainer.perfalign_step_seconds = seconds
+
+
+def step_times(trainer) -> dict[str, float]:
+    """The first step's wall time (warm-up included) and the median of the others."""
+    s = getattr(trainer, "perfalign_step_seconds", [])
+    if not s:
+        return {}
+    rest = sorted(s[1:])
+    return {"steps": len(s), "first_s": round(s[0], 3),
+            "median_s": round(rest[len(rest) // 2], 3) if rest else round(s[0], 3)}
 
 
 def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:
@@ -143,20 +189,34 @@ def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], st
     tokenizer, the stage config and the metrics JSON into the run directory."""
     out = Path(cfg.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    trainer.save_model(str(out))
+    if not save_merged_adapters(trainer, out):
+        trainer.save_model(str(out))
     if not trainer.accelerator.is_main_process:
         return StageResult(out, metrics)
     tokenizer.save_pretrained(out)
     (out / STAGE_CONFIG_FILE).write_text(json.dumps({"stage": type(cfg).__name__, **cfg.to_dict()}, indent=2,
                                                     default=str))
     acc = trainer.accelerator
-    metrics = {**metrics, "runtime_s": round(time.time() - started, 2),
+    metrics = {**metrics, "runtime_s": round(time.time() - started, 2), "step_seconds": step_times(trainer),
                "launch": {"distributed_type": str(acc.distributed_type).rsplit(".", 1)[-1],
                           "num_processes": acc.num_processes, "device": str(acc.device),
                           "backend": getattr(acc.state, "backend", None)}}
     (out / METRICS_FILE).write_text(json.dumps(metrics, indent=2, sort_keys=True, default=float))
     log.info("%s -> %s: %s", type(cfg).__name__, out, metrics)
     return StageResult(out, metrics)
+
+
+def save_merged_adapters(trainer, out: Path) -> bool:
+    """A LoRA-trained model (a peft model; under PPO, the policy) saved with its adapters merged:
+    a plain model directory the next stage and evaluation load like any other. False if not LoRA."""
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    model = getattr(model, "policy", model)  # PPO's policy + value wrapper: the policy only
+    if not hasattr(model, "merge_and_unload"):
+        return False
+    if trainer.accelerator.num_processes > 1:
+        raise NotImplementedError("saving LoRA adapters merged is implemented for one process only")
+    model.merge_and_unload().save_pretrained(str(out))
+    return True
 
 
 def last_logged(log_history: list[dict], prefix: str = "") -> dict[str, float]:

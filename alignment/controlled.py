@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import read_parquet, write_parquet
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
@@ -189,7 +190,7 @@ class ControlledTask:
         return statistics.median(self.runtimes[problem_id][k] for k in CORRECT_KINDS)
 
 
-def measure_references(instances_: list[Instance], sandbox=None, repeats: int = 3) -> dict[str, dict[str, float]]:
+def measure_references(instances_: list[Instance], sandbox=None, repeats: int = BuildSettings.repeats) -> dict[str, dict[str, float]]:
     """CPU time (mean over tests of the median over repeats) of every correct reference program."""
     from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 
@@ -214,7 +215,7 @@ def _write(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Non
 
 
 def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: dict[str, dict[str, float]],
-                       heldout_ids: set[str] = frozenset(), repeats: int = 3, calibration: dict | None = None) -> Path:
+                       heldout_ids: set[str] = frozenset(), repeats: int = BuildSettings.repeats, calibration: dict | None = None) -> Path:
     """The instances as a CodeContests-Perf folder (problems + measured submissions), readable by
     perfdata.triplets and alignment.data like the real dataset."""
     import platform
@@ -262,7 +263,7 @@ def preference_pairs(inst: Instance, runtimes: dict[str, float], max_margin: flo
     return rows
 
 
-def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = 3,
+def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
                           train: list[Instance] | None = None, heldout: list[Instance] | None = None) -> ControlledTask:
     """Measure the references and write the stage inputs. SFT: every training instance's three
     correct programs, ``copies`` times each (an even mix: the SFT model writes all three).
@@ -370,7 +371,7 @@ class SampleReport:
                 "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
 
 
-def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None, repeats: int = 3) -> SampleReport:
+def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None, repeats: int = BuildSettings.repeats) -> SampleReport:
     """Run every sample (once per distinct program) on its instance's tests with the references'
     repeats: incorrect, or correct and fast (under ``threshold_s``), and its speedup over the
     references' median through common.plausibility (incorrect samples count 0, as speedup_n@k)."""

@@ -8,6 +8,7 @@ from statistics import median
 
 import pyarrow as pa
 
+from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
@@ -46,7 +47,7 @@ def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | No
 
 
 # CodeContests-Perf's default ``perf.repeats``: what a problem without that column was measured with.
-DATASET_REPEATS = 3
+DATASET_REPEATS = BuildSettings.repeats
 _LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s")  # how the labels were measured (optional)
 
 

@@ -25,6 +25,7 @@ from .common import StageConfig, StageResult, last_logged, prepare_process, repo
 from .data import preference_splits
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
 from .models import check_model_reference, load_causal_lm, load_tokenizer
+from .prompting import PAIR_KEYS, fit_rows
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align
@@ -47,15 +48,8 @@ class DPAStageConfig(StageConfig):
     train_splits: tuple[str, ...] = TRAIN_SPLITS
     eval_splits: tuple[str, ...] = EVAL_SPLITS
 
-    @classmethod
-    def embedded(cls, **overrides) -> "DPAStageConfig":
-        base = dict(bf16=False, use_cpu=True, activation_checkpointing=False, per_device_train_batch_size=4,
-                    gradient_accumulation_steps=1, learning_rate=1e-4, num_train_epochs=1.0, max_length=512,
-                    logging_steps=5, torch_threads=1)
-        return cls(**{**base, **overrides})
-
-    def validate(self) -> None:
-        super().validate()
+    def check_values(self) -> None:
+        super().check_values()
         if not self.beta > 0:
             raise ValueError("DPAStageConfig.beta must be > 0")
 
@@ -212,6 +206,10 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     from datasets import Dataset
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
+    train, dropped = fit_rows(tokenizer, train, cfg.max_length, PAIR_KEYS)  # chat template, statement shortened
+    evals, dropped_eval = fit_rows(tokenizer, evals, cfg.max_length, PAIR_KEYS)
+    if not train or not evals:
+        raise ValueError(f"DPA: no train or eval pair fits max_length={cfg.max_length}")
     model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
     # pi_SFT, copied before the trainer starts the distributed state: every rank holds the same
     # full weights when TRL shards it (a second from_pretrained under FSDP's RAM-efficient
@@ -219,7 +217,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     ref = copy.deepcopy(model)
     trainer = make_dpa_trainer_class()(model=model, ref_model=ref, args=cfg.trl_args(),
                                        train_dataset=Dataset.from_list(train), eval_dataset=Dataset.from_list(evals),
-                                       processing_class=tokenizer)
+                                       processing_class=tokenizer, peft_config=cfg.peft_config())
     del ref
     report_steps(trainer, "dpa")
     ref_cols = {f"eval_ref_{k}_logps_mean": statistics.fmean(trainer.eval_dataset[c])
@@ -231,7 +229,8 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     ev = trainer.pair_metrics("eval")
     logged = last_logged(trainer.state.log_history, "rewards/")
     metrics = {
-        "train_samples": len(train), "eval_samples": len(evals), "train_loss": float(out.training_loss),
+        "train_samples": len(train), "eval_samples": len(evals), "dropped_long_rows": dropped + dropped_eval,
+        "train_loss": float(out.training_loss),
         "train_steps": int(out.global_step), "beta": cfg.beta, "use_margin": cfg.use_margin,
         # Eq. 8 per pair (the policy as it trained on each pair), and beta * Delta > mu
         "train_accuracy": seen.get("accuracy"), "train_margin_accuracy": seen.get("margin_accuracy"),

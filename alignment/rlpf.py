@@ -13,6 +13,7 @@ PPO the paper extended; generation uses top-k 0 / top-p 1.0 (TRL's PPO hard-code
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, 
 
 from perfalign.common.equations import kl_penalized_objective
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
+from .prompting import PromptTooLong, model_prompt
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
 from .reward import PerformanceReward, PromptInfo, RewardAdapter
 
@@ -65,20 +67,12 @@ class RLPFStageConfig(StageConfig):
     train_splits: tuple[str, ...] = ("rl_train",)
     eval_splits: tuple[str, ...] = ("rl_eval",)
 
-    @classmethod
-    def embedded(cls, **overrides) -> "RLPFStageConfig":
-        base = dict(bf16=False, use_cpu=True, activation_checkpointing=False, per_device_train_batch_size=8,
-                    gradient_accumulation_steps=1, num_mini_batches=2, learning_rate=3e-5, response_length=96,
-                    max_length=512, logging_steps=1, eval_samples_per_prompt=4, eval_before=True, torch_threads=1,
-                    per_device_eval_batch_size=16)
-        return cls(**{**base, **overrides})
-
     @property
     def batch_size(self) -> int:
         return self.per_device_train_batch_size * self.gradient_accumulation_steps
 
-    def validate(self) -> None:
-        super().validate()
+    def check_values(self) -> None:
+        super().check_values()
         if self.batch_size % self.num_mini_batches:
             raise ValueError("RLPF: per_device_train_batch_size * gradient_accumulation_steps must be a multiple "
                              "of num_mini_batches")
@@ -174,6 +168,18 @@ def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], rewa
             "samples": n}
 
 
+def fit_prompts(tokenizer, infos: list[PromptInfo], budget: int) -> list[PromptInfo]:
+    """The prompts as the policy sees them (alignment.prompting), statements shortened to
+    ``budget`` tokens; a prompt whose request alone is longer is left out (counted by the caller)."""
+    out = []
+    for info in infos:
+        try:
+            out.append(dataclasses.replace(info, prompt=model_prompt(tokenizer, info.prompt, budget)))
+        except PromptTooLong:
+            continue
+    return out
+
+
 def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     """PPO from the SFT model on D_RL's prompts with Eq. 4; report eval mean reward and KL."""
     started = time.time()
@@ -210,13 +216,15 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     from datasets import Dataset
 
     tokenizer = load_tokenizer(cfg.model_name_or_path, padding_side="left")
+    budget = (cfg.max_length or 10**9) - cfg.response_length
+    n_train = len(train)
+    train, evals = fit_prompts(tokenizer, train, budget), fit_prompts(tokenizer, evals, budget)
     policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
     ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
     rm = load_sequence_classifier(cfg.reward_model_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer) if needs_rm else None
     value = load_sequence_classifier(value_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
                                policy=cfg.speedup_policy(), max_length=cfg.max_length)
-    budget = (cfg.max_length or 10**9) - cfg.response_length
     index: dict[tuple[int, ...], PromptInfo] = {}
     for info in train + evals:
         ids = tokenizer(info.prompt)["input_ids"]
@@ -232,7 +240,7 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
         return Dataset.from_dict({"input_ids": [list(k) for k, v in index.items() if v in wanted]})
 
     metrics: dict = {"train_prompts": len(kept), "eval_prompts": len(evals), "kl_coef_init": cfg.kl_coef,
-                     "kl_controller": cfg.kl_controller, "dropped_long_prompts": len(train) - len(kept)}
+                     "kl_controller": cfg.kl_controller, "dropped_long_prompts": n_train - len(kept)}
     eval_kw = dict(response_length=cfg.response_length, temperature=cfg.temperature,
                    samples_per_prompt=cfg.eval_samples_per_prompt, kl_coef=cfg.kl_coef,
                    batch_size=cfg.per_device_eval_batch_size, seed=cfg.seed)
@@ -243,7 +251,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     controller = cfg.make_kl_controller()
     trainer = make_rlpf_trainer_class()(args=cfg.trl_args(len(kept)), processing_class=tokenizer, model=policy,
                                         ref_model=ref, reward_model=adapter, train_dataset=to_ds(kept),
-                                        value_model=value, eval_dataset=to_ds(evals), kl_controller=controller)
+                                        value_model=value, eval_dataset=to_ds(evals), kl_controller=controller,
+                                        peft_config=cfg.peft_config())
     report_steps(trainer, "rlpf")
     trainer.train()
     metrics["kl_coef"] = float(trainer.args.kl_coef)  # after the controller (= kl_coef_init when fixed)

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_sft_rows
 from perfalign.common.equations import perplexity
-from .models import EMBEDDED, PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
+from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
+from .prompting import fit_rows
 from .scoring import completion_logprobs
 
 
@@ -27,15 +28,6 @@ class SFTStageConfig(StageConfig):
     lr_scheduler_type: str = "linear"
     warmup_steps: float = 0.0                 # int steps, or a ratio in [0, 1)
     eval_before: bool = False                 # also report the perplexity of the base model
-
-    @classmethod
-    def embedded(cls, **overrides) -> "SFTStageConfig":
-        """The tiny model from scratch on 2 CPU cores: fp32, larger lr, no accumulation."""
-        base = dict(model_name_or_path=EMBEDDED, bf16=False, use_cpu=True, activation_checkpointing=False,
-                    per_device_train_batch_size=8, gradient_accumulation_steps=1, learning_rate=2e-3,
-                    num_train_epochs=3.0, max_length=512, logging_steps=5, warmup_steps=0.05, eval_before=True,
-                    torch_threads=1)
-        return cls(**{**base, **overrides})
 
     def trl_args(self):
         from trl import SFTConfig
@@ -67,13 +59,19 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
     from trl import SFTTrainer
 
     tokenizer = load_tokenizer(cfg.model_name_or_path)
+    train_rows, dropped = fit_rows(tokenizer, train_rows, cfg.max_length)  # chat template, statement shortened
+    eval_rows, dropped_eval = fit_rows(tokenizer, eval_rows, cfg.max_length)
+    if not train_rows or not eval_rows:
+        raise ValueError(f"SFT: no train or eval prompt fits max_length={cfg.max_length} with its completion")
     model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
-    metrics: dict = {"train_samples": len(train_rows), "eval_samples": len(eval_rows)}
+    metrics: dict = {"train_samples": len(train_rows), "eval_samples": len(eval_rows),
+                     "dropped_long_rows": dropped + dropped_eval}
     if cfg.eval_before:
         metrics["eval_perplexity_before"] = evaluate_perplexity(model, tokenizer, eval_rows, cfg.per_device_eval_batch_size,
                                                                 cfg.max_length)["perplexity"]
     train_ds = Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]} for r in train_rows])
-    trainer = SFTTrainer(model=model, args=cfg.trl_args(), train_dataset=train_ds, processing_class=tokenizer)
+    trainer = SFTTrainer(model=model, args=cfg.trl_args(), train_dataset=train_ds, processing_class=tokenizer,
+                         peft_config=cfg.peft_config())
     report_steps(trainer, "sft")
     out = trainer.train()
     metrics["train_loss"] = float(out.training_loss)

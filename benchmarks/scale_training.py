@@ -92,6 +92,8 @@ def build(scale: str, stage: str, args):
         torch.set_default_dtype(saved)
     if args.gradient_checkpointing:
         model.gradient_checkpointing_enable()
+    if args.fsdp:
+        shard(model, args)
     if args.lora:
         try:
             from peft import LoraConfig, get_peft_model
@@ -101,6 +103,25 @@ def build(scale: str, stage: str, args):
         model = get_peft_model(model, LoraConfig(r=args.lora, lora_alpha=2 * args.lora, task_type=(
             "SEQ_CLS" if stage == "reward" else "CAUSAL_LM"), target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
     return model
+
+
+def shard(model, args) -> None:
+    """FSDP2 (``fully_shard``) per decoder layer, then the root, in a one-process group: on one GPU
+    it shards nothing, but ``--fsdp cpu-offload`` keeps parameters, gradients and optimizer state in
+    CPU memory and streams each layer to the GPU for its forward/backward (FSDP's CPU offload, as
+    accelerate's ``fsdp_offload_params`` does)."""
+    import torch.distributed as dist
+    from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, fully_shard
+
+    if not dist.is_initialized():
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29531")
+        dist.init_process_group("nccl" if args.device.startswith("cuda") else "gloo", rank=0, world_size=1)
+    policy = CPUOffloadPolicy() if args.fsdp == "cpu-offload" else OffloadPolicy()
+    mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16 if args.bf16 else None)
+    for layer in model.model.layers:
+        fully_shard(layer, offload_policy=policy, mp_policy=mp)
+    fully_shard(model, offload_policy=policy, mp_policy=mp)
 
 
 def optimizer(model, args):
@@ -242,6 +263,8 @@ def main() -> int:
     ap.add_argument("--gradient-checkpointing", action="store_true")
     ap.add_argument("--lora", type=int, default=0, help="LoRA rank via peft (0: full fine-tuning)")
     ap.add_argument("--optim", choices=("adamw", "adamw8bit"), default="adamw")
+    ap.add_argument("--fsdp", choices=("", "shard", "cpu-offload"), default="",
+                    help="wrap in FSDP2 (one process); cpu-offload keeps weights, grads and AdamW state in CPU memory")
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--batch", type=int, default=1, help="per-device batch (paper: 1 per GPU)")
     ap.add_argument("--seq-len", type=int, default=None, help="tokens per sample (default: the recipe's)")
@@ -266,7 +289,7 @@ def main() -> int:
     hours = {r["stage"]: tokens[r["stage"]] / r["tokens_per_s"] / recipe.gpus / 3600 for r in results}
     report = {"scale": args.scale, "architecture": {**COMMON, **SCALES[args.scale]}, "device": args.device,
               "torch": torch.__version__, "threads": torch.get_num_threads(),
-              "options": {k: getattr(args, k) for k in ("bf16", "gradient_checkpointing", "lora", "optim", "batch",
+              "options": {k: getattr(args, k) for k in ("bf16", "gradient_checkpointing", "lora", "optim", "fsdp", "batch",
                                                         "seq_len", "rl_prompt_len", "rl_response_len", "ppo_epochs")},
               "results": results, "recipe": asdict(recipe), "recipe_tokens": tokens,
               "projected_hours_on_recipe_gpus": {k: round(v, 2) for k, v in hours.items()},

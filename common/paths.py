@@ -3,6 +3,7 @@ embedded tiny model, kernel baselines and the LLM answers of perfdata.synth live
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 
@@ -33,16 +34,17 @@ def cache_root() -> Path:
     return root
 
 
-# The source checkout, and its data/ folder of bundled samples (seeds, synthetic pairs, the
-# CodeContests, ParEval and PolyBench samples). A wheel does not carry data/: bundled() says so.
-SOURCE_ROOT = Path(__file__).resolve().parents[1]
+# The package's folder: the checkout's root, or site-packages/perfalign of an installed wheel,
+# which carries data/ (the bundled seeds, synthetic pairs, CodeContests, ParEval and PolyBench
+# samples) and flows/perfalign.toml as package data (pyproject.toml; tests/test_wheel.py).
+SOURCE_ROOT = Path(str(resources.files("perfalign"))).resolve()
 BUNDLED_DATA = SOURCE_ROOT / "data"
 
 
 def bundled(name: str, setting: str) -> Path:
-    """``data/<name>`` of the checkout, or a clear error naming the ``setting`` to pass instead."""
+    """``data/<name>`` of the package, or a clear error naming the ``setting`` to pass instead."""
     path = BUNDLED_DATA / name
     if not path.exists():
-        raise FileNotFoundError(f"the bundled sample {path} is missing (perfalign installed without the "
-                                f"repository's data/ folder): pass {setting}")
+        raise FileNotFoundError(f"the bundled sample {path} is missing (perfalign installed without its "
+                                f"package data): pass {setting}")
     return path

@@ -1,8 +1,8 @@
 """Configuration of an evaluation run: which models, which tasks, how to sample and measure.
 
 Defaults are the paper's (§VII-D: 20 samples per prompt, temperature 0.2, top-p 0.95, runtimes
-over 5 runs, OpenMP on 8 threads); ``EvalConfig.embedded(...)`` is the small profile that
-evaluates the tiny local models on 2 CPU cores in a few minutes.
+over 5 runs, OpenMP on 8 threads); the embedded profile that evaluates the tiny local models on
+2 CPU cores in a few minutes is a file (flows/profiles/embedded.toml, its [eval] table).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.common.paths import BUNDLED_DATA
+from perfalign.perfdata.perf import BuildSettings
 
 from .tasks import OPTIONAL_TASK_GROUPS, TASK_GROUPS
 
@@ -76,7 +77,7 @@ class EvalConfig:
     mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
     timing_repeats: int = 5                  # timed calls per driver run (paper: 5 runs); median taken
-    contest_repeats: int = 3                 # sandbox repeats per contest test; median CPU time per test
+    contest_repeats: int = BuildSettings.repeats  # sandbox repeats per contest test (as CodeContests-Perf); median CPU time
     baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
     workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
     backend: str = "auto"
@@ -89,52 +90,14 @@ class EvalConfig:
         self.tasks, self.pareval_models, self.ks = tuple(self.tasks), tuple(self.pareval_models), tuple(self.ks)
         self.kernelbench_levels = tuple(self.kernelbench_levels)
 
-    @classmethod
-    def production(cls, **overrides: Any) -> "EvalConfig":
-        """The paper's settings (the dataclass defaults)."""
-        return cls(**overrides)
-
-    @classmethod
-    def embedded(cls, **overrides: Any) -> "EvalConfig":
-        """Tiny models on 2 shared CPU cores: 2 samples, a few prompts per task, short answers."""
-        base = dict(num_samples=2, max_prompts_per_task=4, max_new_tokens=192, batch_size=8, omp_threads=2,
-                    timing_repeats=3, contest_repeats=1, torch_threads=1, profile_name="embedded")
-        return cls(**{**base, **overrides})
-
-    def validate(self) -> None:
-        """Configuration errors, raised before any model is loaded or program run."""
-        if not self.models:
-            raise ValueError("EvalConfig.models is empty: give at least one model (LABEL=REF)")
-        labels = [m.label for m in self.models]
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"model labels must be unique, got {labels}")
-        for m in self.models:
-            if m.is_oracle:
-                if m.oracle_mode not in ORACLE_MODES:
-                    raise ValueError(f"{m.label}: unknown oracle mode {m.oracle_mode!r}; use one of {ORACLE_MODES}")
-            else:
-                from perfalign.alignment.models import check_model_reference
-
-                check_model_reference(m.ref, f"model {m.label!r}")  # FileNotFoundError for a bad path
+    def check_values(self) -> None:
+        """Ranges and choices of the values alone (checked where a config is loaded)."""
         unknown = set(self.tasks) - set(TASK_GROUPS + OPTIONAL_TASK_GROUPS)
         if unknown or not self.tasks:
             raise ValueError(f"unknown or no tasks {sorted(unknown) or list(self.tasks)}; "
                              f"choose from {TASK_GROUPS + OPTIONAL_TASK_GROUPS}")
-        if "codecontests" in self.tasks:
-            if not self.codecontests_dir:
-                raise ValueError("the codecontests task needs codecontests_dir (a CodeContests-Perf folder); "
-                                 "build one with `perfalign perf build` or leave 'codecontests' out of tasks")
-            if not Path(self.codecontests_dir).is_dir():
-                raise FileNotFoundError(f"codecontests_dir {self.codecontests_dir} does not exist")
-        if "kernelbench" in self.tasks:  # no folder at all: the loader skips the group with the reason
-            if self.kernelbench_dir and not Path(self.kernelbench_dir).is_dir():
-                raise FileNotFoundError(f"kernelbench_dir {self.kernelbench_dir} does not exist (give a KernelBench "
-                                        "checkout's KernelBench/ folder, the one holding level1/)")
-            if not self.kernelbench_levels or any(not isinstance(v, int) or v < 1 for v in self.kernelbench_levels):
-                raise ValueError(f"kernelbench_levels must be levels >= 1, got {self.kernelbench_levels}")
-        for name, on in (("pareval_dir", "pareval"), ("polybench_dir", "polybench")):
-            if on in self.tasks and not Path(getattr(self, name)).is_dir():
-                raise FileNotFoundError(f"{name} {getattr(self, name)} does not exist")
+        if not self.kernelbench_levels or any(not isinstance(v, int) or v < 1 for v in self.kernelbench_levels):
+            raise ValueError(f"kernelbench_levels must be levels >= 1, got {self.kernelbench_levels}")
         bad_models = set(self.pareval_models) - {"serial", "omp", "mpi"}
         if bad_models:
             raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
@@ -150,6 +113,36 @@ class EvalConfig:
             raise ValueError(f"every k in ks={self.ks} must be in [1, num_samples={self.num_samples}]")
         if self.temperature < 0 or not 0 < self.top_p <= 1:
             raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
+
+    def validate(self) -> None:
+        """Configuration errors, raised before any model is loaded or program run."""
+        self.check_values()
+        if not self.models:
+            raise ValueError("EvalConfig.models is empty: give at least one model (LABEL=REF)")
+        labels = [m.label for m in self.models]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"model labels must be unique, got {labels}")
+        for m in self.models:
+            if m.is_oracle:
+                if m.oracle_mode not in ORACLE_MODES:
+                    raise ValueError(f"{m.label}: unknown oracle mode {m.oracle_mode!r}; use one of {ORACLE_MODES}")
+            else:
+                from perfalign.alignment.models import check_model_reference
+
+                check_model_reference(m.ref, f"model {m.label!r}")  # FileNotFoundError for a bad path
+        if "codecontests" in self.tasks:
+            if not self.codecontests_dir:
+                raise ValueError("the codecontests task needs codecontests_dir (a CodeContests-Perf folder); "
+                                 "build one with `perfalign perf build` or leave 'codecontests' out of tasks")
+            if not Path(self.codecontests_dir).is_dir():
+                raise FileNotFoundError(f"codecontests_dir {self.codecontests_dir} does not exist")
+        if "kernelbench" in self.tasks:  # no folder at all: the loader skips the group with the reason
+            if self.kernelbench_dir and not Path(self.kernelbench_dir).is_dir():
+                raise FileNotFoundError(f"kernelbench_dir {self.kernelbench_dir} does not exist (give a KernelBench "
+                                        "checkout's KernelBench/ folder, the one holding level1/)")
+        for name, on in (("pareval_dir", "pareval"), ("polybench_dir", "polybench")):
+            if on in self.tasks and not Path(getattr(self, name)).is_dir():
+                raise FileNotFoundError(f"{name} {getattr(self, name)} does not exist")
         if shutil.which("g++") is None and ({"pareval", "polybench"} & set(self.tasks)):
             raise RuntimeError("g++ is not installed: the ParEval and PolyBench drivers are C++")
 

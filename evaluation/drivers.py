@@ -1,4 +1,5 @@
-"""C++ driver harness shared by the ParEval-style and PolyBench-style tasks.
+"""The single-TU C++ driver harness of the bundled ParEval-style and PolyBench-style samples
+(data/pareval_sample, data/polybench_sample); the suites' checkouts use the probe harness (measure/).
 
 A task ships a *driver* (``Context``, ``init``, ``reset``, ``compute``, ``validate``) and a
 *baseline* implementation of the function under test. ``DriverSpec.source`` assembles one
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from perfalign.measure.probe import normalize_candidate
 from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
+
+from .sandbox_jobs import Measurement
 
 RESULT_TAG = "PERFALIGN"
 
@@ -103,17 +106,6 @@ int main() {
 
 
 @dataclass
-class Measurement:
-    """Outcome of one program: correct or not, its runtime (the task's clock), why not."""
-
-    correct: bool
-    runtime_s: float | None
-    verdict: str
-    message: str = ""
-    times_s: list[float] = field(default_factory=list)  # every timed repeat (the chosen clock)
-
-
-@dataclass
 class DriverSpec:
     """Everything needed to build, run and read one driver task."""
 
@@ -131,6 +123,8 @@ class DriverSpec:
     limits: Limits = field(default_factory=lambda: Limits(time_s=20.0, memory_mb=1024))
     nonce: int = 0
     inout: dict[str, str] = field(default_factory=dict)  # in-out array -> element count (slow variant)
+    only_language = "cpp"    # the drivers are C++: a sample in another language is WRONG_LANGUAGE
+    baseline_source = "measured"
 
     def __post_init__(self) -> None:
         if self.timing not in ("cpu", "wall"):
@@ -141,6 +135,9 @@ class DriverSpec:
     @property
     def parallel(self) -> bool:
         return self.openmp
+
+    def baseline_s(self, language: str) -> float | None:
+        return None  # C++ only (only_language): every sample's baseline is the measured one
 
     def source(self, candidate: str) -> str:
         """One translation unit: harness + reference + candidate + driver + main."""

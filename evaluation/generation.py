@@ -42,10 +42,14 @@ class OracleGenerator:
 
 
 class HFGenerator:
-    """Samples from a causal LM through transformers' ``generate`` (real from_pretrained path)."""
+    """Samples from a causal LM through transformers' ``generate`` (real from_pretrained path):
+    prompts rendered for the model (alignment.prompting: chat template for instruct models, long
+    statements shortened), many sequences per ``generate`` call (left padding), throughput kept in
+    ``stats`` (and logged)."""
 
     def __init__(self, ref: str, config: EvalConfig) -> None:
         self.ref, self.cfg = ref, config
+        self.stats: dict = {}
 
     def generate(self, prompts: list[EvalPrompt], n: int) -> list[list[str]]:
         import torch
@@ -59,44 +63,85 @@ class HFGenerator:
         on_gpu = torch.cuda.is_available()
         bf16 = on_gpu if cfg.bf16 is None else cfg.bf16
         tok = load_tokenizer(self.ref, padding_side="left")
-        tok.truncation_side = "left"  # keep the end of an over-long prompt: the Response marker
-        model = load_causal_lm(self.ref, bf16=bf16)
+        model = load_causal_lm(self.ref, bf16=bf16, tokenizer=tok)
         model.to("cuda" if on_gpu else "cpu").eval()
-        context = getattr(model.config, "max_position_embeddings", None)
-        max_prompt = context - cfg.max_new_tokens if context else None
-        if max_prompt is not None and max_prompt < 16:
-            raise ValueError(f"{self.ref}: context {context} leaves no room for prompts with "
-                             f"max_new_tokens={cfg.max_new_tokens}")
-        texts = [p.text for p in prompts]
-        if max_prompt is not None:
-            long = [p.prompt_id for p, t in zip(prompts, texts) if len(tok(t)["input_ids"]) > max_prompt]
-            if long:
-                log.warning("%s: %d prompts longer than %d tokens keep only their end: %s", self.ref, len(long),
-                            max_prompt, long[:5])
-        # longest first, equal prompts adjacent: batches pad little
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        flat = [i for i in order for _ in range(n)]
-        results: dict[int, list[str]] = {i: [] for i in range(len(texts))}
-        torch.manual_seed(cfg.seed)
         try:
-            for start in range(0, len(flat), cfg.batch_size):
-                idx = flat[start:start + cfg.batch_size]
-                enc = tok([texts[i] for i in idx], return_tensors="pt", padding=True,
-                          truncation=max_prompt is not None, max_length=max_prompt).to(model.device)
-                width = enc["input_ids"].shape[1]
-                sampling = dict(do_sample=True, temperature=cfg.temperature, top_p=cfg.top_p, top_k=0) \
-                    if cfg.temperature > 0 else dict(do_sample=False)
-                with torch.no_grad():
-                    out = model.generate(**enc, **sampling, max_new_tokens=cfg.max_new_tokens,
-                                         pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
-                                         stopping_criteria=_closed_fence(tok, width))
-                for i, text in zip(idx, tok.batch_decode(out[:, width:], skip_special_tokens=True)):
-                    results[i].append(text)
+            texts = model_prompts(tok, model, [p.text for p in prompts], cfg.max_new_tokens,
+                                  [p.prompt_id for p in prompts], self.ref)
+            sampling = dict(do_sample=True, temperature=cfg.temperature, top_p=cfg.top_p, top_k=0) \
+                if cfg.temperature > 0 else dict(do_sample=False)
+            torch.manual_seed(cfg.seed)
+            asked = [i for i, t in enumerate(texts) if t is not None]
+            out, self.stats = generate_batched(model, tok, [texts[i] for i in asked], n, cfg.batch_size,
+                                               cfg.max_new_tokens, **sampling)
+            log.info("%s: %d sequences, %d new tokens in %.1f s: %.1f tokens/s", self.ref, self.stats["sequences"],
+                     self.stats["new_tokens"], self.stats["seconds"], self.stats["tokens_per_s"])
         finally:
             del model
             gc.collect()
             torch.set_num_threads(threads)
-        return [results[i] for i in range(len(texts))]
+        results = [[""] * n for _ in texts]  # a prompt that cannot fit the context gets empty answers
+        for i, r in zip(asked, out):
+            results[i] = r
+        return results
+
+
+def model_prompts(tok, model, texts: list[str], max_new_tokens: int, ids: list[str], ref: str) -> list[str | None]:
+    """Each prompt as the model is shown it, within its context minus ``max_new_tokens``
+    (alignment.prompting.model_prompt); None for one whose request alone is too long."""
+    from perfalign.alignment.prompting import PromptTooLong, model_prompt
+
+    context = getattr(model.config, "max_position_embeddings", None)
+    budget = context - max_new_tokens if context else None
+    if budget is not None and budget < 16:
+        raise ValueError(f"{ref}: context {context} leaves no room for prompts with max_new_tokens={max_new_tokens}")
+    out, too_long = [], []
+    for text, pid in zip(texts, ids):
+        try:
+            out.append(model_prompt(tok, text, budget))
+        except PromptTooLong:
+            out.append(None)
+            too_long.append(pid)
+    if too_long:
+        log.warning("%s: %d prompts do not fit %d tokens even with their statement cut (empty answers): %s", ref,
+                    len(too_long), budget, too_long[:5])
+    return out
+
+
+def generate_batched(model, tok, texts: list[str], n: int, batch_size: int, max_new_tokens: int,
+                     **sampling) -> tuple[list[list[str]], dict]:
+    """``n`` completions of each of ``texts`` (already rendered), ``batch_size`` sequences per
+    ``generate`` call, left-padded (the tokenizer's padding side must be left); a sequence stops at
+    EOS, at ``max_new_tokens`` or once its code block is closed. Returns the completions in prompt
+    order and the throughput: new tokens (up to EOS) per second of generation."""
+    import time
+
+    import torch
+
+    if tok.padding_side != "left":
+        raise ValueError("batched generation needs a left-padding tokenizer (load_tokenizer(..., padding_side='left'))")
+    # longest first, equal prompts adjacent: batches pad little
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    flat = [i for i in order for _ in range(n)]
+    results: dict[int, list[str]] = {i: [] for i in range(len(texts))}
+    new_tokens, started = 0, time.perf_counter()
+    for start in range(0, len(flat), batch_size):
+        idx = flat[start:start + batch_size]
+        enc = tok([texts[i] for i in idx], return_tensors="pt", padding=True).to(model.device)  # as TRL tokenizes
+        width = enc["input_ids"].shape[1]
+        with torch.no_grad():
+            out = model.generate(**enc, **sampling, max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
+                                 eos_token_id=tok.eos_token_id, stopping_criteria=_closed_fence(tok, width))
+        gen = out[:, width:]
+        # tokens each sequence produced: up to and including its EOS (the rest is padding)
+        ended = (gen == tok.eos_token_id).long().cumsum(1)
+        new_tokens += int(((ended == 0) | ((ended == 1) & (gen == tok.eos_token_id))).sum())
+        for i, text in zip(idx, tok.batch_decode(gen, skip_special_tokens=True)):
+            results[i].append(text)
+    seconds = time.perf_counter() - started
+    stats = {"prompts": len(texts), "sequences": len(flat), "new_tokens": new_tokens, "seconds": round(seconds, 3),
+             "tokens_per_s": round(new_tokens / seconds, 2) if seconds > 0 else 0.0, "batch_size": batch_size}
+    return [results[i] for i in range(len(texts))], stats
 
 
 def _closed_fence(tokenizer, prompt_width: int):

@@ -12,7 +12,13 @@ if TYPE_CHECKING:
     from .report import EvalReport
 
 _HATCHES = ("", "//", "xx", "..", "\\\\", "++", "oo", "--")
-SPEEDUP_FLOOR = 0.01  # log-scale axes cannot show 0: a speedup of 0 is drawn here and labelled "0"
+# Fig. 5-6 analogues: the paper's generation tasks, and the controlled task (the one task of the
+# embedded run where a tiny model scores above 0: where the signal is).
+FIGURE_TASKS = CODE_GENERATION_TASKS + ("controlled",)
+# A speedup of 0 (no correct sample) has no place on a log axis: it is an 'x' on the axis line,
+# labelled 0, never a bar (gid ZERO_GID, so tests and readers can find them).
+ZERO_GID = "speedup-zero"
+ZERO_LABEL = "0: no correct sample"
 
 
 def bootstrap_ci(values: list[float], level: float = 0.95, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
@@ -40,26 +46,31 @@ def _plt():
 def _grouped_bars(ax, tasks: list[str], models: list[str], value, skipped: dict[str, str], fmt: str,
                   spread=None, count=None, log: bool = False) -> None:
     """Bars per (task, model); ``spread`` -> (lo, hi) error bars, ``count`` -> samples shown
-    under each label; on a log axis a 0 is drawn at SPEEDUP_FLOOR and labelled 0."""
+    under each label; on a log axis a 0 is no bar but an 'x' on the axis line (``_zero_marks``)."""
     width = 0.8 / max(1, len(models))
+    zeros: list[float] = []
     for m_i, model in enumerate(models):
         xs, ys, errs, labels = [], [], [[], []], []
         for t_i, task in enumerate(tasks):
             v = value(model, task)
             if v is None:
                 continue
-            shown = max(v, SPEEDUP_FLOOR) if log else v
-            xs.append(t_i + (m_i - (len(models) - 1) / 2) * width)
-            ys.append(shown)
+            x = t_i + (m_i - (len(models) - 1) / 2) * width
+            if log and v <= 0:
+                zeros.append(x)
+                continue
+            xs.append(x)
+            ys.append(v)
             lo, hi = spread(model, task) if spread else (v, v)
-            lo, hi = (max(lo, SPEEDUP_FLOOR), max(hi, SPEEDUP_FLOOR)) if log else (lo, hi)
-            errs[0].append(max(shown - lo, 0.0))
-            errs[1].append(max(hi - shown, 0.0))
+            errs[0].append(max(v - lo, 0.0) if not log else max(v - max(lo, v / 1e3), 0.0))
+            errs[1].append(max(hi - v, 0.0))
             n = count(model, task) if count else None
             labels.append((fmt % v) + (f"\nn={n}" if n is not None else ""))
         bars = ax.bar(xs, ys, width, label=model, hatch=_HATCHES[m_i % len(_HATCHES)], edgecolor="black", linewidth=0.5,
                       yerr=errs if spread else None, capsize=2, error_kw={"linewidth": 0.7})
         ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
+    if zeros:
+        _zero_marks(ax, zeros)
     for t_i, task in enumerate(tasks):
         if task in skipped:
             ax.text(t_i, 0.05, "skipped", ha="center", va="bottom", fontsize=8, color="grey",
@@ -68,13 +79,27 @@ def _grouped_bars(ax, tasks: list[str], models: list[str], value, skipped: dict[
     ax.legend(fontsize=7, ncols=min(4, len(models)), loc="upper center", bbox_to_anchor=(0.5, -0.08))
 
 
-def _log_axis(ax) -> None:
-    """Log scale with plain tick labels, room above and below the bars (and the 1.0 line)."""
+def _zero_marks(ax, xs: list[float]) -> None:
+    """Speedups of 0 at ``xs``: red 'x' markers on the x axis line (axes coordinates, so the
+    log scale never moves them), each labelled 0; one legend entry says what they mean."""
+    import matplotlib.transforms as mtransforms
+
+    on_axis = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+    ax.plot(xs, [0.0] * len(xs), linestyle="none", marker="x", markersize=8, markeredgewidth=1.8, color="crimson",
+            transform=on_axis, clip_on=False, zorder=5, label=ZERO_LABEL, gid=ZERO_GID)
+    for x in xs:
+        ax.text(x, 0.025, "0", transform=on_axis, ha="center", va="bottom", fontsize=7, color="crimson", gid=ZERO_GID)
+
+
+def _log_axis(ax, values: list[float]) -> None:
+    """Log scale with plain tick labels, room above and below the positive values (and the
+    1.0 line); zeros are not on this axis (``_zero_marks``)."""
     import matplotlib.ticker as ticker
 
     ax.set_yscale("log")
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(max(SPEEDUP_FLOOR / 1.5, min(lo, 0.5) / 1.5), max(hi, 2.0) * 1.6)
+    positive = [v for v in values if v and v > 0]
+    lo, hi = min(positive + [0.5]), max(positive + [2.0])
+    ax.set_ylim(lo / 2.0, hi * 1.6)
     ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
@@ -84,7 +109,7 @@ def plot_code_generation(report: "EvalReport", out_dir: Path, k: str = "1") -> d
     """Fig. 5 and Fig. 6 analogues; returns {figure name: file name}."""
     plt = _plt()
     models = [m["label"] for m in report.models]
-    tasks = [t for t in CODE_GENERATION_TASKS if report.has_task(t)]
+    tasks = [t for t in FIGURE_TASKS if report.has_task(t)]
     if not tasks:
         return {}
     skipped = {t: "skipped" for t in tasks if not any(s.task == t for s in report.scores)}
@@ -112,7 +137,7 @@ def plot_code_generation(report: "EvalReport", out_dir: Path, k: str = "1") -> d
         if name == "pass":
             ax.set_ylim(0, 1.2)
         else:
-            _log_axis(ax)
+            _log_axis(ax, [v for m in models for t in tasks for v in [value(m, t)] if v is not None])
             ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         fig.tight_layout()
         file = f"fig_{name}_at_{k}.png"
@@ -136,15 +161,20 @@ def plot_polybench(report: "EvalReport", out_dir: Path, k: str = "1") -> dict[st
     left.set_xticks(range(len(models)), models, rotation=30, ha="right")
     left.set_ylim(0, 1.1)
     left.set_title(f"PolyBench pass@{k}")
-    dists = [[max(p.speedup_at[k], SPEEDUP_FLOOR) for p in report.score(m, "polybench").per_prompt] for m in models]
-    right.boxplot(dists, showfliers=True)
+    every = [[p.speedup_at[k] for p in report.score(m, "polybench").per_prompt] for m in models]
+    dists = [[v for v in d if v > 0] for d in every]  # the box: kernels with a correct sample
+    right.boxplot([d or [float("nan")] for d in dists], showfliers=True)
     for i, d in enumerate(dists, start=1):  # every kernel as a point
         right.scatter([i] * len(d), d, s=10, alpha=0.6, zorder=3)
+    zero_at = [i for i, d in enumerate(every, start=1) if any(v <= 0 for v in d)]
+    if zero_at:
+        _zero_marks(right, zero_at)
     right.set_xticks(range(1, len(models) + 1),
-                     [f"{m}\n({report.score(m, 'polybench').prompts} kernels)" for m in models], rotation=30, ha="right")
-    _log_axis(right)
+                     [f"{m}\n({report.score(m, 'polybench').prompts} kernels, "
+                      f"{sum(v <= 0 for v in d)} at 0)" for m, d in zip(models, every)], rotation=30, ha="right")
+    _log_axis(right, [v for d in dists for v in d])
     right.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
-    right.set_title(f"per-kernel speedup$_n$@{k} (log; 0 drawn at {SPEEDUP_FLOOR})", fontsize=9)
+    right.set_title(f"per-kernel speedup$_n$@{k} (log; x on the axis: 0)", fontsize=9)
     fig.tight_layout()
     file = f"fig_polybench_at_{k}.png"
     fig.savefig(out_dir / file, dpi=120)

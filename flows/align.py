@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .env import configure_prefect
 
 if TYPE_CHECKING:
-    from .config import TripletSettings
+    from .config import PerfalignConfig, TripletSettings
 
 configure_prefect()
 
@@ -25,16 +25,14 @@ def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, 
     """The triplets of the two datasets; with ``settings.controlled_task``, also the training rows
     of the controlled task (alignment.controlled, measured into OUT/controlled), whose held-out
     prompts the evaluation scores."""
-    from perfalign.perfdata.triplets import TripletConfig, build_triplets
+    from perfalign.perfdata.triplets import build_triplets
 
     for stale in Path(out, "data").glob("*-controlled.parquet"):  # a rerun decides afresh
         stale.unlink()
     if not settings.controlled_task:
         shutil.rmtree(controlled_dir(out), ignore_errors=True)
-    t = settings
     res = build_triplets(out, codecontests_dir=codecontests_dir, synthetic_dir=synthetic_dir,
-                         config=TripletConfig(seed=t.seed, max_margin=t.max_margin, held_out_count=t.held_out_count or None,
-                                              small_groups=t.small_groups, min_group_solutions=t.min_group_solutions))
+                         config=settings.triplet_config())
     stats = res.stats
     if settings.controlled_task:
         from perfalign.alignment.controlled import add_to_triplets, build_controlled_task
@@ -60,20 +58,13 @@ def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None,
     return task(triplets, name="triplets")(codecontests_dir, synthetic_dir, out, settings)
 
 
-def stage_configs(profile: str, triplets_dir: str, workdir: str, codecontests_dir: str | None,
-                  base_model: str | None = None, overwrite: bool = False, sandbox_backend: str | None = None,
-                  workers: int | None = None) -> dict:
-    """The four stage configs of a profile ("production": paper §VII-C; "embedded": tiny model).
-    ``base_model`` (a Hub id, a path or "embedded") replaces the profile's base model whatever the
-    profile; ``sandbox_backend`` / ``workers`` (the [sandbox] table) reach RLPF's reward."""
-    from perfalign.alignment.profiles import embedded_profile, production_profile
+def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None,
+                  overwrite: bool = False) -> dict:
+    """The four stage configs of the configuration ([sft], [reward], [rlpf], [dpa]; the base
+    model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths."""
+    from perfalign.alignment.stages import wire
 
-    if profile not in ("production", "embedded"):
-        raise ValueError(f"unknown alignment profile {profile!r} (production or embedded)")
-    make = embedded_profile if profile == "embedded" else production_profile
-    configs = make(triplets_dir, workdir, codecontests_dir, **({"base_model": base_model} if base_model else {}))
-    sandbox = {k: v for k, v in (("sandbox_backend", sandbox_backend), ("sandbox_workers", workers)) if v}
-    configs["rlpf"] = dataclasses.replace(configs["rlpf"], **sandbox)
+    configs = wire({s: getattr(cfg, s) for s in STAGES}, triplets_dir, workdir, codecontests_dir)
     ctl = controlled_dir(triplets_dir) / "codecontests"
     if Path(triplets_dir, "data", "triplets-controlled.parquet").exists():  # its RL prompts need its tests
         cc = [codecontests_dir] if codecontests_dir else []
@@ -83,16 +74,15 @@ def stage_configs(profile: str, triplets_dir: str, workdir: str, codecontests_di
 
 @task(task_run_name="train {stage}")
 def train_stage(stage: str, config) -> dict:
-    from perfalign.alignment.profiles import STAGE_FUNCTIONS
+    from perfalign.alignment.stages import STAGE_FUNCTIONS
 
     res = STAGE_FUNCTIONS[stage](config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
 
 
 @flow(name="align")
-def align(triplets_dir: str, workdir: str, codecontests_dir: str | None = None, profile: str = "embedded",
-          base_model: str | None = None, stages: list[str] | None = None, overwrite: bool = False,
-          sandbox_backend: str | None = None, workers: int | None = None, configs: dict | None = None) -> dict:
+def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None = None,
+          stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None) -> dict:
     """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
     ``configs``: stage configs a caller already built and checked with ``preflight`` (the CLI,
     which fails before Prefect starts), else built and checked here."""
@@ -101,8 +91,7 @@ def align(triplets_dir: str, workdir: str, codecontests_dir: str | None = None, 
     if unknown:
         raise ValueError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
     if configs is None:
-        configs = stage_configs(profile, triplets_dir, workdir, codecontests_dir, base_model, overwrite,
-                                sandbox_backend, workers)
+        configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
     results: dict[str, dict] = {}
     for s in STAGES:  # in DAG order; tasks so each shows in the Prefect UI
@@ -112,7 +101,9 @@ def align(triplets_dir: str, workdir: str, codecontests_dir: str | None = None, 
 
 
 def _dir(stage: str) -> str:
-    return "reward_model" if stage == "reward" else stage
+    from perfalign.alignment.stages import STAGE_DIRS
+
+    return STAGE_DIRS[stage]
 
 
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:

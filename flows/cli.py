@@ -12,6 +12,8 @@ from rich.table import Table
 
 from perfalign.sandbox.cli import app as sandbox_app
 
+from .options import config_file_option, config_options, profile_option, set_option
+
 app = typer.Typer(
     help="perfalign: teach code LLMs to write faster code (RLPF / DPA).",
     no_args_is_help=True,
@@ -34,69 +36,61 @@ err = Console(stderr=True)
 
 
 
-_CONFIG_PROFILE_OPT = typer.Option("embedded", "--profile", help="Config profile: embedded (bundled sample, tiny model) or production (paper defaults).")
-_CONFIG_FILE_OPT = typer.Option(None, "--config", help="Config file (default: flows/perfalign.toml).")
+_CONFIG_PROFILE_OPT = profile_option()
+_CONFIG_FILE_OPT = config_file_option()
+_SET_OPT = set_option()
 
 
 def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
     """The one typed configuration (flows.config), or a clear error and exit code 2."""
     from perfalign.flows.config import ConfigError, load_config
 
+    from rich.markup import escape
+
     try:
         return load_config(config, profile, list(sets or []), flags=flags)
     except ConfigError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2)
 
 
 @perf_app.command("build")
+@config_options("perf.source", "perf.limit_problems", "perf.repeats", "sandbox.workers", "sandbox.backend",
+                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
-    source: Optional[str] = typer.Option(None, "--source",
-                                         help="hf:deepmind/code_contests[:split] or a path to Parquet/JSONL in the same "
-                                              "schema [perf.source; embedded profile: the bundled sample]."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems [perf.limit_problems]."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test, median kept, all stored [perf.repeats]."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel batches [sandbox.workers; 0: one per core]."),
-    backend: Optional[str] = typer.Option(None, "--backend", help="Sandbox backend: auto, bwrap, docker, local-unsafe [sandbox.backend]."),
+    set_: Optional[List[str]] = _SET_OPT,
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run tasks on an existing Dask cluster (tcp://host:port)."),
-    time_limit_factor: Optional[float] = typer.Option(None, "--time-limit-factor", min=0.01, help="Multiply each problem's time limit [perf.time_limit_factor]."),
-    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem [perf.max_tests; 0: all]."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, help="Submissions per Prefect task [perf.batch_size]."),
     remeasure_rejects: bool = typer.Option(False, "--remeasure-rejects",
                                            help="Measure again the rejects of earlier runs caused by time (TLE); "
                                                 "those that now pass move to the measured submissions."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    flags: Optional[dict] = None,
 ) -> None:
     """Run every correct submission on all tests in the sandbox; resumable and incremental.
-    Unset options take the profile's values from the config file."""
-    from perfalign.perfdata.perf import BuildSettings
+    Unset options take the profile's values (`perfalign config` shows them)."""
     from perfalign.sandbox import BackendUnavailable
     from perfalign.sandbox.backends import make_backend
 
-    cfg = _load_config(config, profile, flags={
-        "perf.source": source, "perf.limit_problems": limit_problems, "perf.repeats": repeats,
-        "sandbox.workers": workers, "sandbox.backend": backend, "perf.time_limit_factor": time_limit_factor,
-        "perf.max_tests": max_tests, "perf.batch_size": batch_size})
-    p = cfg.perf
-    _check_source(p.source)
+    cfg = _load_config(config, profile, set_, flags)
+    _check_source(cfg.perf.source)
     try:
-        BuildSettings(repeats=p.repeats, time_limit_factor=p.time_limit_factor, batch_size=p.batch_size)
         make_backend(cfg.sandbox.backend)  # fail before starting Prefect if the sandbox cannot run here
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     from perfalign.flows.perf import run_build
+    from perfalign.flows.pipeline import perf_parameters
 
     from .progress import progress_bars
 
     with progress_bars(enabled=not as_json):
-        summary = run_build(source=p.source, out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
-                            limit_problems=p.limit_problems or None, repeats=p.repeats, backend=cfg.sandbox.backend,
-                            time_limit_factor=p.time_limit_factor, max_tests=p.max_tests or None,
-                            batch_size=p.batch_size, remeasure_rejects=remeasure_rejects)
+        params = perf_parameters(cfg)
+        params.pop("max_in_flight")  # run_build's, from the task runner it picks
+        summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
+                            remeasure_rejects=remeasure_rejects, **params)
     if as_json:
         print(json.dumps(summary))
     else:
@@ -106,8 +100,19 @@ def perf_build(
 
 
 def _check_source(source: str) -> None:
-    if not source.startswith("hf:") and not Path(source).exists():
-        err.print(f"[red]error:[/red] source {source!r} does not exist (expected hf:NAME[:split] or a path)")
+    _preflight("check_sources", [("source", source)])
+
+
+def _preflight(check: str, *args) -> None:
+    """A flows.preflight check, before Prefect starts: its failure is one line and exit code 2."""
+    from rich.markup import escape
+
+    from perfalign.flows import preflight
+
+    try:
+        getattr(preflight, check)(*args)
+    except preflight.PreflightError as e:
+        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
         raise typer.Exit(2)
 
 
@@ -155,41 +160,26 @@ def publish_cmd(
 
 
 @synth_app.command("generate")
+@config_options("synth.n", "synth.backend", "synth.model", "synth.seeds", "synth.base_url", "synth.concurrency",
+                "synth.requests_per_minute", "synth.min_speedup", "perf.repeats", "sandbox.backend", "synth.seed",
+                help={"synth.backend": "LLM: gemini, openai (any OpenAI-compatible endpoint) or sample",
+                      "synth.model": "Model name; '' for the backend's default",
+                      "synth.seeds": "hf:DATASET, a directory of source files, or '' for the bundled seeds",
+                      "perf.repeats": "Runs per input when verifying"})
 def synth_generate(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    n: Optional[int] = typer.Option(None, "--n", min=1, help="Number of pairs to generate (the paper: 10k) [synth.n]."),
-    backend: Optional[str] = typer.Option(None, "--backend", help="gemini, openai (any OpenAI-compatible endpoint) or sample [synth.backend]."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name; '' for the backend's default [synth.model]."),
-    seeds: Optional[str] = typer.Option(None, "--seeds", help="hf:DATASET (e.g. hf:bigcode/the-stack-smol), a directory of source files, or '' for the bundled seeds [synth.seeds]."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Endpoint for --backend openai (e.g. http://localhost:8000/v1)."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, help="Requests in flight [synth.concurrency]."),
-    rpm: Optional[float] = typer.Option(None, "--requests-per-minute", help="Request-rate limit [synth.requests_per_minute]."),
-    min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Keep a pair only if fast is at least this much faster, CPU time [synth.min_speedup]."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per input when verifying [perf.repeats]."),
-    sandbox_backend: Optional[str] = typer.Option(None, "--sandbox", help="Sandbox backend for verification [sandbox.backend]."),
-    seed: int = typer.Option(0, "--seed", help="Random seed (seed selection, language alternation)."),
+    set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    flags: Optional[dict] = None,
 ) -> None:
     """Generate fast/slow pairs with an LLM (or the bundled sample without a key) and verify them.
-    Unset options take the profile's values from the config file."""
-    import dataclasses
-
+    Unset options take the profile's values (`perfalign config` shows them)."""
     from perfalign.perfdata.synth import AuthError
 
-    from .pipeline import synth_config
-
-    cfg = _load_config(config, profile, flags={
-        "synth.n": n, "synth.backend": backend, "synth.model": model, "synth.seeds": seeds,
-        "synth.concurrency": concurrency, "synth.requests_per_minute": rpm, "synth.min_speedup": min_speedup,
-        "perf.repeats": repeats, "sandbox.backend": sandbox_backend})
-    try:
-        config = dataclasses.replace(synth_config(cfg), base_url=base_url, seed=seed)
-        config.validate()
-    except ValueError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+    config = _load_config(config, profile, set_, flags).synth
+    _preflight("check_synth", config)
     from perfalign.flows.synth import generate_synthetic
 
     from .progress import progress_bars
@@ -222,18 +212,16 @@ def print_synth_summary(summary: dict) -> None:
 
 
 @triplets_app.command("build")
+@config_options("triplets.seed", "triplets.max_margin", "triplets.held_out_count", "triplets.small_groups",
+                "triplets.min_group_solutions", "triplets.controlled_task")
 def triplets_build(
     out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
     synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (splits, choices) [triplets.seed]."),
-    max_margin: Optional[float] = typer.Option(None, "--max-margin", help="lambda of Eq. 3 [triplets.max_margin]."),
-    held_out_count: Optional[int] = typer.Option(None, "--held-out-count", min=0, help="Problems held out for evaluation (0: the held-out split) [triplets.held_out_count]."),
-    small_groups: Optional[str] = typer.Option(None, "--small-groups", help="Groups under --min-group-solutions: exclude or flag their triplets [triplets.small_groups]."),
-    min_group_solutions: Optional[int] = typer.Option(None, "--min-group-solutions", min=2, help="Correct solutions a (problem, language) group needs [triplets.min_group_solutions]."),
-    controlled_task: bool = typer.Option(False, "--controlled-task/--no-controlled-task", help="Also add the controlled task's rows (alignment.controlled)."),
+    set_: Optional[List[str]] = _SET_OPT,
+    flags: Optional[dict] = None,
 ) -> None:
     """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits.
     Unset options take the profile's values from the config file."""
@@ -244,10 +232,7 @@ def triplets_build(
         if p and not p.is_dir():
             err.print(f"[red]error:[/red] {p} is not a directory")
             raise typer.Exit(2)
-    settings = _load_config(config, profile, flags={
-        "triplets.seed": seed, "triplets.max_margin": max_margin, "triplets.held_out_count": held_out_count,
-        "triplets.small_groups": small_groups, "triplets.min_group_solutions": min_group_solutions,
-        "triplets.controlled_task": controlled_task}).triplets
+    settings = _load_config(config, profile, set_, flags).triplets
     from perfalign.flows.align import build_triplets_flow
 
     try:
@@ -260,22 +245,21 @@ def triplets_build(
     console.print(f"triplets -> {out}")
 
 
-def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, base_model: Optional[str],
-               stages: list[str], overwrite: bool) -> None:
-    from perfalign.flows.align import STAGES, align, preflight, stage_configs
+def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, config: Optional[Path],
+               sets: Optional[List[str]], flags: dict, stages: Optional[list[str]], overwrite: bool) -> None:
+    from perfalign.flows.align import align, preflight, stage_configs
 
+    cfg = _load_config(config, profile, sets, flags)
+    stages = stages or list(cfg.align.stages)
     cc = str(codecontests) if codecontests else None
     try:  # bad inputs fail here, before Prefect starts or any model loads (and only here)
-        unknown = set(stages) - set(STAGES)
-        if unknown:
-            raise ValueError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
-        configs = stage_configs(profile, str(triplets), str(workdir), cc, base_model, overwrite)
+        configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
         preflight(configs, stages, str(triplets), cc, str(workdir))
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
     try:
-        results = align(str(triplets), str(workdir), cc, profile, base_model, stages, overwrite, configs=configs)
+        results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -289,8 +273,6 @@ def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], prof
 _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
 _WORKDIR_OPT = typer.Option(..., "--workdir", help="Run directory: one subdirectory per stage.")
 _CC_OPT = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
-_PROFILE_OPT = typer.Option("embedded", "--profile", help="embedded (tiny local model, CPU) or production (paper §VII-C).")
-_BASE_OPT = typer.Option(None, "--base-model", help="HF model name or path (default: the profile's).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
@@ -303,10 +285,12 @@ _TRAIN_HELP = {
 
 
 def _train_command(stage: str):
+    @config_options("align.base_model")
     def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-                profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT,
-                overwrite: bool = _OVERWRITE_OPT) -> None:
-        _run_align(triplets, workdir, codecontests, profile, base_model, [stage], overwrite)
+                profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
+                set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
+                flags: Optional[dict] = None) -> None:
+        _run_align(triplets, workdir, codecontests, profile, config, set_, flags, [stage], overwrite)
 
     return command
 
@@ -316,12 +300,14 @@ for _stage, _help in _TRAIN_HELP.items():
 
 
 @app.command("align")
+@config_options("align.base_model", "align.stages")
 def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-              profile: str = _PROFILE_OPT, base_model: Optional[str] = _BASE_OPT, overwrite: bool = _OVERWRITE_OPT,
-              stages: str = typer.Option("sft,reward,rlpf,dpa", "--stages", help="Comma-separated subset.")) -> None:
-    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA."""
-    _run_align(triplets, workdir, codecontests, profile, base_model, [s.strip() for s in stages.split(",") if s.strip()],
-               overwrite)
+              profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
+              set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
+              flags: Optional[dict] = None) -> None:
+    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: [sft], [reward],
+    [rlpf], [dpa] in `perfalign config`)."""
+    _run_align(triplets, workdir, codecontests, profile, config, set_, flags, None, overwrite)
 
 
 eval_app = typer.Typer(help="Evaluate models (report), score one candidate, list the suites' problems.",
@@ -330,24 +316,21 @@ app.add_typer(eval_app, name="eval")
 
 
 @eval_app.callback()
+@config_options("eval.tasks", "eval.num_samples", "eval.omp_threads", "eval.max_prompts_per_task", "eval.pareval_dir",
+                "eval.polybench_dir", "eval.kernelbench_dir")
 def eval_cmd(
     ctx: typer.Context,
     out: Optional[Path] = typer.Option(None, "--out", help="Report directory (report.md, report.json, figures, samples)."),
     models: Optional[List[str]] = typer.Option(None, "--models", help="LABEL=REF (HF name, model dir, embedded, oracle:reference|slow|fast); repeatable."),
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated: codecontests, pareval, polybench, controlled [eval.tasks]."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (held-out problems and baselines)."),
-    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", help="A ParEval checkout (default: the bundled sample)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", help="A PolyBench/C 4.2.1 checkout (default: the bundled sample)."),
-    kernelbench_dir: Optional[Path] = typer.Option(None, "--kernelbench-dir", help="Task kernelbench: a KernelBench checkout's KernelBench/ folder (level1/, level2/)."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    num_samples: Optional[int] = typer.Option(None, "--n-samples", min=1, help="Samples per prompt [eval.n_samples]."),
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="OpenMP threads for ParEval OpenMP tasks [eval.threads]."),
-    max_prompts: Optional[int] = typer.Option(None, "--max-prompts", min=1, help="Prompts per task (default: the evaluation profile's)."),
+    set_: Optional[List[str]] = _SET_OPT,
+    flags: Optional[dict] = None,
 ) -> None:
     """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots.
-    Unset options take the profile's values from the config file."""
+    Unset options take the profile's values (`perfalign config` shows them)."""
     if ctx.invoked_subcommand is not None:
         return
     if out is None:
@@ -355,9 +338,7 @@ def eval_cmd(
         raise typer.Exit(2)
     from perfalign.evaluation import ModelSpec
 
-    cfg = _load_config(config, profile, flags={"eval.n_samples": num_samples, "eval.threads": threads,
-                                               "eval.tasks": [t.strip() for t in tasks.split(",") if t.strip()]
-                                               if tasks else None})
+    cfg = _load_config(config, profile, set_, flags)
     try:
         specs = [ModelSpec.parse(m) for m in models or []]
         if run_dir:
@@ -370,17 +351,13 @@ def eval_cmd(
     from perfalign.flows.pipeline import eval_config_from
 
     chosen = list(cfg.eval.tasks)
-    if not tasks:  # the profile's groups whose inputs this command has (the pipeline supplies the rest)
+    if flags["eval.tasks"] is None:  # the profile's groups whose inputs this command has (the pipeline supplies the rest)
         dropped = [t for t in chosen if t == "controlled" or (t == "codecontests" and not codecontests)]
         chosen = [t for t in chosen if t not in dropped]
         if dropped:
             err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests, or --tasks)[/dim]")
     try:
-        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen,
-                                max_prompts_per_task=max_prompts,
-                                pareval_dir=str(pareval_dir) if pareval_dir else None,
-                                polybench_dir=str(polybench_dir) if polybench_dir else None,
-                                kernelbench_dir=str(kernelbench_dir) if kernelbench_dir else None)
+        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen)
     except (ValueError, FileNotFoundError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -392,6 +369,9 @@ def eval_cmd(
 
 
 @eval_app.command("score")
+@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend",
+                help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
+                      "eval.timing_repeats": "Timed rounds (reference and candidate interleaved)"})
 def eval_score_cmd(
     suite: str = typer.Option(..., "--suite", help="pareval, polybench or codecontests."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
@@ -401,16 +381,19 @@ def eval_score_cmd(
     polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR", help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf folder or raw CodeContests source (default: the bundled sample)."),
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
-    profile: str = typer.Option("embedded", "--profile", help="embedded (sizes scaled down) or production (the suites' sizes)."),
-    threads: int = typer.Option(2, "--threads", min=1, help="OpenMP thread budget (the run's cpuset)."),
-    ranks: int = typer.Option(2, "--ranks", min=1, help="MPI ranks."),
-    repeats: int = typer.Option(3, "--repeats", min=1, help="Timed rounds (reference and candidate interleaved)."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    set_: Optional[List[str]] = _SET_OPT,
     max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0, help="ParEval/PolyBench: report no speedup (flag unmeasurable) when its estimated relative standard error stays above this (default 0.06)."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox backend."),
     as_json: bool = typer.Option(False, "--json", help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
+    flags: Optional[dict] = None,
 ) -> None:
-    """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened)."""
+    """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
+    Problem sizes, threads, ranks and rounds: the profile's [eval] table."""
     from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
+
+    cfg = _load_config(config, profile, set_, flags)
+    e = cfg.eval
 
     try:
         text = read_code(code)
@@ -418,8 +401,8 @@ def eval_score_cmd(
                                       pareval_dir=str(pareval_dir) if pareval_dir else None,
                                       polybench_dir=str(polybench_dir) if polybench_dir else None,
                                       codecontests=str(codecontests) if codecontests else None, language=language,
-                                      profile=profile, threads=threads, ranks=ranks, repeats=repeats,
-                                      max_rel_se=max_rel_se, backend=backend)
+                                      profile=e.profile_name, threads=e.omp_threads, ranks=e.mpi_ranks,
+                                      repeats=e.timing_repeats, max_rel_se=max_rel_se, backend=cfg.sandbox.backend)
     except ScoreInputError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -466,22 +449,20 @@ def eval_tasks_cmd(
 
 
 @app.command("pipeline")
+@config_options("perf.source", "perf.repeats", "sandbox.workers")
 def pipeline_cmd(
     out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory: every stage's output, logs and states."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = typer.Option(None, "--set", help="Override one setting: table.key=value (repeatable)."),
-    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source [perf.source]."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", min=1, help="Runs per test [perf.repeats]."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Parallel sandbox workers [sandbox.workers]."),
+    set_: Optional[List[str]] = _SET_OPT,
+    flags: Optional[dict] = None,
 ) -> None:
     """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
     from perfalign.sandbox import BackendUnavailable
     from perfalign.sandbox.backends import make_backend
 
-    cfg = _load_config(config, profile, set_, flags={"perf.source": source, "perf.repeats": repeats,
-                                                     "sandbox.workers": workers})
-    _check_source(cfg.perf.source)
+    cfg = _load_config(config, profile, set_, flags)
+    _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
     try:
         make_backend(cfg.sandbox.backend)
     except (BackendUnavailable, ValueError) as e:
@@ -539,17 +520,17 @@ def _fmt(x) -> str:
 def config_cmd(
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = typer.Option(None, "--set", help="Override: table.key=value (repeatable)."),
+    set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print {table: {key: {value, from}}} as JSON."),
 ) -> None:
-    """Show the effective configuration (file defaults + profile + overrides), each value with
-    where it came from; the same profile default as `perfalign pipeline`."""
+    """Show every effective setting of every stage (the dataclasses' defaults, the profile, your
+    file, --set), each with where it came from; the same default profile as every command."""
     cfg = _load_config(config, profile, set_)
     explained = cfg.explain()
     if as_json:
         print(json.dumps({"config_file": cfg.config_file, "profile": cfg.profile, "settings": explained}, indent=1))
         return
-    t = Table("setting", "value", "from", title=f"{cfg.config_file} (profile {cfg.profile})")
+    t = Table("setting", "value", "from", title=f"profile {cfg.profile}" + (f" + {cfg.config_file}" if cfg.config_file else ""))
     for table, values in explained.items():
         for key, v in values.items():
             t.add_row(f"{table}.{key}", json.dumps(v["value"]), v["from"])
@@ -587,32 +568,30 @@ def ui_cmd(
 ) -> None:
     """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
     import os
-    import subprocess
 
-    from perfalign.flows.deploy import server_command, server_env
+    from perfalign.flows.server import run_server
 
     console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
                   f"Point other commands at it: export PREFECT_API_URL=http://{host}:{port}/api")
-    try:
-        raise typer.Exit(subprocess.call(server_command(host, port), env=server_env(host, port)))
-    except KeyboardInterrupt:
-        raise typer.Exit(0)
+    raise typer.Exit(run_server(host, port))  # SIGTERM / SIGINT stop the server too
 
 
 @app.command("deploy")
+@config_options("perf.source", "perf.limit_problems", "perf.max_tests", "perf.repeats")
 def deploy_cmd(
     out_root: Optional[Path] = typer.Option(None, "--out-root", help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
-    source: Optional[str] = typer.Option(None, "--source", help="CodeContests source for the scheduled builds (default: the bundled sample)."),
     perf_cron: str = typer.Option("0 2 * * *", "--perf-cron", help="Schedule of the incremental CodeContests-Perf rebuild."),
     pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
-    limit_problems: Optional[int] = typer.Option(None, "--limit-problems", min=1, help="Only the first N problems."),
-    max_tests: Optional[int] = typer.Option(None, "--max-tests", min=1, help="Cap tests per problem."),
-    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per test."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    set_: Optional[List[str]] = _SET_OPT,
+    flags: Optional[dict] = None,
 ) -> None:
-    """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules)."""
-    from perfalign.common.paths import bundled
+    """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules).
+    The scheduled runs use the same configuration as `perfalign pipeline` with these options."""
     from perfalign.flows.deploy import api_url_or_none, default_out_root, serve_deployments
 
+    cfg = _load_config(config, profile, set_, flags)
     url = api_url_or_none()
     if not url:
         err.print("[red]error:[/red] no Prefect server answers: start one with `perfalign ui` (or set PREFECT_API_URL)")
@@ -622,9 +601,11 @@ def deploy_cmd(
     os.environ["PREFECT_API_URL"] = url
     console.print(f"serving deployments on {url}: build_codecontests_perf/nightly-incremental ({perf_cron}), "
                   f"pipeline/weekly ({pipeline_cron})")
-    serve_deployments(out_root=str(out_root or default_out_root()),
-                      source=source or str(bundled("codecontests_sample/data", "--source")), perf_cron=perf_cron,
-                      pipeline_cron=pipeline_cron, limit_problems=limit_problems, max_tests=max_tests, repeats=repeats)
+    sets = list(set_ or []) + [f"{k}={json.dumps(cfg.values(k.split('.')[0])[k.split('.')[1]])}"
+                               for k, v in flags.items() if v is not None]
+    serve_deployments(cfg, out_root=str(out_root or default_out_root()), perf_cron=perf_cron,
+                      pipeline_cron=pipeline_cron, profile=profile, config_path=str(config) if config else None,
+                      overrides=sets)
 
 
 @app.command("grpo")
@@ -681,39 +662,35 @@ kernel_app = typer.Typer(help="Kernel environment: KernelBench problems, sandbox
 app.add_typer(kernel_app, name="kernel")
 
 
-def _kernel_config(device: str, trials: int, scale: Optional[float], threads: int, no_compile: bool,
-                   allow_reference_ops: bool, interpret: bool = False):
-    from perfalign.kernelenv import ScoreConfig
+def _kernel_config(profile: str, config: Optional[Path], sets: Optional[List[str]], flags: dict):
+    """The [kernel] table (kernelenv.ScoreConfig); at most ``trials`` timed calls, at least min(min_trials, trials)."""
+    import dataclasses
 
-    try:
-        return ScoreConfig(device=device, trials=trials, min_trials=min(5, trials), scale=scale, threads=threads,
-                           compile_baseline=not no_compile, allow_reference_ops=allow_reference_ops, interpret=interpret)
-    except ValueError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+    k = _load_config(config, profile, sets, flags).kernel
+    return dataclasses.replace(k, min_trials=min(k.min_trials, k.trials))
 
 
-_K_DEVICE = typer.Option("cpu", "--device", help="cpu, or cuda (needs a GPU passed into the sandbox).")
-_K_TRIALS = typer.Option(30, "--trials", min=1, help="Timed calls per model at most (fresh inputs each; time-budgeted).")
-_K_SCALE = typer.Option(None, "--scale", help="Multiply every size constant >= 16 by F (default: auto, one eager call <= ~20 ms).")
-_K_THREADS = typer.Option(1, "--threads", min=1, help="Threads for torch and OpenMP, baselines and candidates alike.")
-_K_NO_COMPILE = typer.Option(False, "--no-compile-baseline", help="Skip the torch.compile baseline (~20 s of CPU per problem, cached).")
-_K_ALLOW = typer.Option(False, "--allow-reference-ops", help="Do not flag candidates that call the reference's main operator.")
+_KERNEL_KEYS = ("kernel.device", "kernel.trials", "kernel.scale", "kernel.threads", "kernel.compile_baseline",
+                "kernel.allow_reference_ops")
+_KERNEL_HELP = {"kernel.device": "cpu, or cuda (needs a GPU passed into the sandbox)",
+                "kernel.scale": "Multiply every size constant >= 16 by F (unset: auto, one eager call <= ~20 ms)",
+                "kernel.compile_baseline": "Measure the torch.compile baseline (~20 s of CPU per problem, cached)",
+                "kernel.allow_reference_ops": "Do not flag candidates that call the reference's main operator"}
 
 
 @kernel_app.command("score")
+@config_options(*_KERNEL_KEYS, "kernel.interpret", help=_KERNEL_HELP)
 def kernel_score_cmd(
     problem: Path = typer.Option(..., "--problem", help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
     candidate: Path = typer.Option(..., "--candidate", help="A module defining ModelNew."),
-    device: str = _K_DEVICE, trials: int = _K_TRIALS, scale: Optional[float] = _K_SCALE, threads: int = _K_THREADS,
-    no_compile: bool = _K_NO_COMPILE, allow_reference_ops: bool = _K_ALLOW,
-    interpret: bool = typer.Option(False, "--triton-interpret", help="TRITON_INTERPRET=1: Triton on CPU (correctness only)."),
+    profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT, set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    flags: Optional[dict] = None,
 ) -> None:
     """Score one candidate: correctness over fresh inputs, then speedups (exit 0 whenever scoring happened)."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer, load_problem
 
-    cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops, interpret)
+    cfg = _kernel_config(profile, config, set_, flags)
     try:
         prob = load_problem(problem)
         source = candidate.read_text(encoding="utf-8")
@@ -738,19 +715,20 @@ def kernel_score_cmd(
 
 
 @kernel_app.command("eval")
+@config_options(*_KERNEL_KEYS, help=_KERNEL_HELP)
 def kernel_eval_cmd(
     problems: Path = typer.Option(..., "--problems", help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),
     candidates: str = typer.Option(..., "--candidates", help="A directory of candidates named like the problems, or "
                                                              "'reference' (the reference-as-candidate oracle)."),
     out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, scores.jsonl)."),
-    device: str = _K_DEVICE, trials: int = _K_TRIALS, scale: Optional[float] = _K_SCALE, threads: int = _K_THREADS,
-    no_compile: bool = _K_NO_COMPILE, allow_reference_ops: bool = _K_ALLOW,
+    profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT, set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    flags: Optional[dict] = None,
 ) -> None:
     """Score a directory of candidates: correct %, fast_p, % faster than torch.compile, geometric means."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer
 
-    cfg = _kernel_config(device, trials, scale, threads, no_compile, allow_reference_ops)
+    cfg = _kernel_config(profile, config, set_, flags)
     if candidates != "reference" and not Path(candidates).is_dir():
         err.print(f"[red]error:[/red] --candidates {candidates}: not a directory (or 'reference')")
         raise typer.Exit(2)

@@ -1,30 +1,42 @@
-"""The one configuration: flows/perfalign.toml (the production defaults and named profiles),
-`--set table.key=value` overrides and the CLI's flags, built once into a typed
-``PerfalignConfig`` that the CLI passes down as objects.
+"""The one configuration: one table per stage, each the stage library's own config dataclass
+(which holds its defaults and field docs), a profile file (flows/profiles/<name>.toml) holding
+only the values that differ from those defaults, `--set table.key=value` overrides and the
+CLI's flags, built once into a typed ``PerfalignConfig`` that the CLI passes down as objects.
 
-Each table is a frozen dataclass; its fields have no defaults of their own, so the TOML file is
-the one place where the pipeline's defaults live. The libraries' own config dataclasses
-(``SynthConfig``, ``TripletConfig``, ``EvalConfig``, the alignment stage configs) are filled
-from these tables by the pipeline's stages (flows/pipeline.py). Every value remembers where it
-came from (``file``, ``profile <name>``, ``--set``, ``--<flag>``): `perfalign config` shows it.
+Field names are the libraries' own at every boundary. Fields a run fills in (paths of the run
+directory, models, secrets) are not settings; a few are linked to another table's setting
+(``LINKS``: every stage uses the one [sandbox]). Values are checked where they enter (types,
+unknown keys, ranges and choices through each dataclass's own checks) and remember where they
+came from (``default``, ``profile <name>``, ``--set``, ``--<flag>``): `perfalign config` shows them.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import json
 import os
 import tomllib
+import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from perfalign.alignment.dpa import DPAStageConfig
+from perfalign.alignment.models import PRODUCTION_BASE_MODEL
+from perfalign.alignment.reward_model import RewardStageConfig
+from perfalign.alignment.rlpf import RLPFStageConfig
+from perfalign.alignment.sft import SFTStageConfig
 from perfalign.common.paths import SOURCE_ROOT
+from perfalign.evaluation.config import EvalConfig
+from perfalign.kernelenv.score import ScoreConfig
+from perfalign.perfdata.perf import BuildSettings
+from perfalign.perfdata.synth.config import SynthConfig
+from perfalign.perfdata.triplets import TripletConfig
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent / "perfalign.toml"
-DEFAULT_PROFILE = "embedded"  # what `perfalign pipeline` and `perfalign config` use without --profile
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
+DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
+ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
 
 class ConfigError(ValueError):
@@ -33,118 +45,202 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    backend: str            # auto | bwrap | docker | local-unsafe
-    workers: int            # 0: one per core
+    """The sandbox every stage runs programs in."""
+
+    backend: str = "auto"   # auto, bwrap, docker or local-unsafe (NOT isolated)
+    workers: int = 0        # parallel sandbox workers; 0: one per core
+
+    def __post_init__(self) -> None:
+        from perfalign.sandbox.backends.registry import BACKENDS
+
+        if self.backend != "auto" and self.backend not in BACKENDS:
+            raise ValueError(f"unknown sandbox backend {self.backend!r}; choose from auto, {', '.join(BACKENDS)}")
+        if self.workers < 0:
+            raise ValueError("workers must be >= 0 (0: one per core)")
 
     def worker_count(self) -> int:
         return self.workers or os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
-class PerfSettings:
-    source: str             # "hf:DATASET" or a folder of CodeContests Parquet files
-    repeats: int
-    time_limit_factor: float
-    max_tests: int          # 0: all
-    limit_problems: int     # 0: all
-    batch_size: int
+class PerfSettings(BuildSettings):
+    """CodeContests-Perf (paper §IV-A): the measurement settings and what to measure."""
+
+    source: str = "hf:deepmind/code_contests"  # hf:DATASET[:split], or a folder of CodeContests Parquet/JSONL
+    limit_problems: int | None = None          # None: every problem of the source
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.max_tests is not None and self.max_tests < 1:
+            raise ValueError("max_tests must be >= 1 (or unset: all tests)")
+        if self.limit_problems is not None and self.limit_problems < 1:
+            raise ValueError("limit_problems must be >= 1 (or unset: all problems)")
+
+    def build_settings(self) -> BuildSettings:
+        """The library's settings (part of every submission's key: without the pipeline's fields)."""
+        return _base(BuildSettings, self)
 
 
-@dataclass(frozen=True)
-class SynthSettings:
-    backend: str
-    model: str              # "": the backend's default
-    n: int
-    seeds: str
-    min_speedup: float
-    concurrency: int
-    requests_per_minute: float
+@dataclass
+class TripletSettings(TripletConfig):
+    """Triplets (paper §VII-B) and whether the controlled task's rows join them."""
 
+    controlled_task: bool = False  # also train on the controlled task (alignment/controlled.py; eval task "controlled")
 
-@dataclass(frozen=True)
-class TripletSettings:
-    seed: int
-    max_margin: float
-    held_out_count: int
-    min_group_solutions: int
-    small_groups: str
-    controlled_task: bool
+    def triplet_config(self) -> TripletConfig:
+        return _base(TripletConfig, self)
 
 
 @dataclass(frozen=True)
 class AlignSettings:
-    base_model: str         # a Hub id, a path, or "embedded" (the tiny local model)
-    profile: str            # production | embedded (alignment.profiles)
-    stages: tuple[str, ...]
+    """Which alignment stages run, from which base model (the stages' own tables hold the rest)."""
 
+    base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
+    stages: tuple[str, ...] = ALIGN_STAGES
 
-@dataclass(frozen=True)
-class EvalSettings:
-    profile: str
-    n_samples: int
-    temperature: float
-    top_p: float
-    tasks: tuple[str, ...]
-    threads: int
+    def __post_init__(self) -> None:
+        unknown = set(self.stages) - set(ALIGN_STAGES)
+        if unknown or not self.stages:
+            raise ValueError(f"unknown or no stages {sorted(unknown) or list(self.stages)}; choose from "
+                             f"{', '.join(ALIGN_STAGES)}")
 
 
 @dataclass(frozen=True)
 class PublishSettings:
-    repo_id: str            # "": do not publish
-    private: bool
+    repo_id: str = ""        # "": do not publish
+    private: bool = False
 
 
-TABLES: dict[str, type] = {"sandbox": SandboxSettings, "perf": PerfSettings, "synth": SynthSettings,
-                           "triplets": TripletSettings, "align": AlignSettings, "eval": EvalSettings,
-                           "publish": PublishSettings}
-# Keys holding paths: resolved against the config's base directory when relative.
-_PATH_KEYS = {("perf", "source"), ("synth", "seeds")}
+def _base(cls: type, obj: Any) -> Any:
+    return cls(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)})
+
+
+TABLES: dict[str, type] = {
+    "sandbox": SandboxSettings, "perf": PerfSettings, "synth": SynthConfig, "triplets": TripletSettings,
+    "align": AlignSettings, "sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
+    "dpa": DPAStageConfig, "eval": EvalConfig, "kernel": ScoreConfig, "publish": PublishSettings,
+}
+# Filled in by the run, not settings: where a stage reads and writes, which models, secrets.
+_RUN_FIELDS = {"model_name_or_path", "data_path", "output_dir", "reward_model_path", "value_model_path",
+               "codecontests_dir", "overwrite", "trl_overrides"}
+RUNTIME: dict[str, set[str]] = {
+    "synth": {"api_key", "cache_dir", "sample_dir"}, "eval": {"models", "codecontests_dir", "controlled_dir"},
+    **{s: _RUN_FIELDS for s in ALIGN_STAGES},
+}
+# Settings another table decides, for every stage alike: "table.key" -> (source "table.key", how).
+LINKS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "perf.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
+    "synth.sandbox": ("sandbox.backend", lambda c: c.sandbox.backend),
+    "synth.verify_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
+    "synth.repeats": ("perf.repeats", lambda c: c.perf.repeats),
+    "sft.model_name_or_path": ("align.base_model", lambda c: c.align.base_model),
+    "reward.model_name_or_path": ("align.base_model", lambda c: c.align.base_model),
+    "rlpf.sandbox_backend": ("sandbox.backend", lambda c: c.sandbox.backend),
+    "rlpf.sandbox_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
+    "eval.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
+    "eval.workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
+}
+# Keys holding paths: resolved against the profile file's base directory when relative.
+_PATH_KEYS = {("perf", "source"), ("synth", "seeds"), ("eval", "pareval_dir"), ("eval", "polybench_dir"),
+              ("eval", "kernelbench_dir")}
+_SCALARS = (bool, int, float, str, Path)
+
+
+def _scalar(hint: Any) -> tuple[Any, bool] | None:
+    """(the supported type, whether None is allowed), or None for a type a setting cannot have."""
+    args = typing.get_args(hint)
+    optional = typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in args
+    if optional:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) != 1:
+            return None
+        hint = rest[0]
+    if hint in _SCALARS:
+        return hint, optional
+    if typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,) \
+            and typing.get_args(hint)[0] in (str, int):
+        return hint, optional
+    return None
+
+
+def settings(table: str) -> dict[str, Any]:
+    """The settable fields of a table: name -> type (what a profile, --set or a flag may set)."""
+    cls, hints = TABLES[table], typing.get_type_hints(TABLES[table])
+    out = {}
+    for f in dataclasses.fields(cls):
+        key = f"{table}.{f.name}"
+        if f.name in RUNTIME.get(table, ()) or key in LINKS or _scalar(hints[f.name]) is None:
+            continue
+        out[f.name] = hints[f.name]
+    return out
+
+
+def _defaults(table: str) -> dict[str, Any]:
+    cls = TABLES[table]
+    return {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())
+            for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING
+            or f.default_factory is not dataclasses.MISSING}
 
 
 @dataclass(frozen=True)
 class PerfalignConfig:
     sandbox: SandboxSettings
     perf: PerfSettings
-    synth: SynthSettings
+    synth: SynthConfig
     triplets: TripletSettings
     align: AlignSettings
-    eval: EvalSettings
+    sft: SFTStageConfig
+    reward: RewardStageConfig
+    rlpf: RLPFStageConfig
+    dpa: DPAStageConfig
+    eval: EvalConfig
+    kernel: ScoreConfig
     publish: PublishSettings
-    config_file: str = str(DEFAULT_CONFIG)
-    profile: str = "production"
-    origins: dict[str, str] = field(default_factory=dict, compare=False)  # "table.key" -> where it was set
+    profile: str = DEFAULT_PROFILE
+    config_file: str | None = None           # an extra profile file (--config), applied after the profile
+    origins: dict[str, str] = dataclasses.field(default_factory=dict, compare=False)  # "table.key" -> origin
+
+    def values(self, table: str, linked: bool = False) -> dict[str, Any]:
+        """A table's settings (and, with ``linked``, its linked fields) as plain JSON-able values."""
+        obj = getattr(self, table)
+        names = list(settings(table)) + ([k.split(".")[1] for k in LINKS if k.startswith(table + ".")] if linked else [])
+        return {n: _plain(getattr(obj, n)) for n in names}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values (what the run state records and Prefect shows as a parameter)."""
-        out = {t: dataclasses.asdict(getattr(self, t)) for t in TABLES}
-        out["_meta"] = {"config": self.config_file, "profile": self.profile}
+        out: dict[str, Any] = {t: self.values(t) for t in TABLES}
+        out["_meta"] = {"profile": self.profile, "config": self.config_file}
         return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PerfalignConfig":
         """The inverse of ``to_dict`` (a flow parameter comes back as a dict)."""
         meta = data.get("_meta", {})
-        return cls(**{t: _typed(t, TABLES[t], data[t], {}) for t in TABLES},
-                   config_file=meta.get("config", str(DEFAULT_CONFIG)), profile=meta.get("profile", "production"))
+        return _build({t: dict(data.get(t, {})) for t in TABLES}, {}, meta.get("profile", DEFAULT_PROFILE),
+                      meta.get("config"))
 
     def section_hash(self, *tables: str) -> str:
-        """A stable hash of some tables: part of a stage's skip key."""
-        blob = json.dumps({t: dataclasses.asdict(getattr(self, t)) for t in tables}, sort_keys=True)
+        """A stable hash of some tables (linked values included): part of a stage's skip key."""
+        throughput = {k.split(".")[1] for k, (src, _) in LINKS.items() if src == "sandbox.workers"}
+        blob = json.dumps({t: {k: v for k, v in self.values(t, linked=True).items() if k not in throughput}
+                           for t in tables}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def explain(self) -> dict[str, dict[str, dict[str, Any]]]:
         """Every effective value with its origin (`perfalign config`)."""
-        return {t: {k: {"value": v, "from": self.origins.get(f"{t}.{k}", "file")}
-                    for k, v in dataclasses.asdict(getattr(self, t)).items()} for t in TABLES}
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+        for t in TABLES:
+            for k, v in self.values(t, linked=True).items():
+                key = f"{t}.{k}"
+                origin = f"= {LINKS[key][0]}" if key in LINKS else self.origins.get(key, "default")
+                out.setdefault(t, {})[k] = {"value": v, "from": origin}
+        return out
 
 
-def _merge(base: dict, over: dict, origin: str, origins: dict[str, str]) -> dict:
-    out = copy.deepcopy(base)
-    for table, values in over.items():
-        for k, v in values.items():
-            out.setdefault(table, {})[k] = v
-            origins[f"{table}.{k}"] = origin
-    return out
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return list(v)
+    return str(v) if isinstance(v, Path) else v
 
 
 def _parse_value(raw: str) -> Any:
@@ -155,93 +251,140 @@ def _parse_value(raw: str) -> Any:
 
 
 def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
-    bad = ConfigError(f"{where} = {value!r} (from {origin}): expected {getattr(hint, '__name__', hint)}")
-    if hint is bool:
+    kind, optional = _scalar(hint)
+    if optional and (value is None or (isinstance(value, str) and value.lower() in ("none", "null")
+                                        and kind is not str) or (kind in (str, Path) and value == "")):
+        return None  # TOML has no null: "none" (or "" for a text) unsets an optional setting
+    bad = ConfigError(f"{where} = {value!r} (from {origin}): expected {getattr(kind, '__name__', kind)}")
+    if kind is bool:
         if not isinstance(value, bool):
             raise bad
         return value
-    if hint is int:
+    if kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad
         return value
-    if hint is float:
+    if kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad
         return float(value)
-    if hint is str:
+    if kind in (str, Path):
         if not isinstance(value, str):
             raise bad
-        return value
-    if typing.get_origin(hint) is tuple:
-        if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of strings")
-        return tuple(value)
-    raise ConfigError(f"{where}: unsupported type {hint}")
+        return Path(value) if kind is Path else value
+    item = typing.get_args(kind)[0]
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) \
+            or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
+        raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of {item.__name__}s")
+    return tuple(value)
 
 
-def _typed(table: str, cls: type, values: dict[str, Any], origins: dict[str, str]) -> Any:
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
-    unknown = set(values) - set(names)
-    if unknown:
-        k = sorted(unknown)[0]
-        raise ConfigError(f"unknown setting {table}.{k} (from {origins.get(f'{table}.{k}', 'file')}); "
-                          f"[{table}] has: {', '.join(names)}")
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise ConfigError(f"[{table}] misses {', '.join(missing)} (the config file holds every default)")
-    return cls(**{n: _coerce(f"{table}.{n}", hints[n], values[n], origins.get(f"{table}.{n}", "file"))
-                  for n in names})
+def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where: str) -> None:
+    """Merge a profile-shaped dict ({table: {key: value}}) into ``cfg``, refusing unknown keys."""
+    for table, kv in values.items():
+        if table not in TABLES:
+            raise ConfigError(f"{where}: unknown table [{table}]; known: {', '.join(TABLES)}")
+        if not isinstance(kv, dict):
+            raise ConfigError(f"{where}: {table} must be a table")
+        known = settings(table)
+        for k, v in kv.items():
+            if k not in known:
+                hint = f" (set by {LINKS[f'{table}.{k}'][0]})" if f"{table}.{k}" in LINKS else ""
+                raise ConfigError(f"unknown setting {table}.{k}{hint} (from {origin}); [{table}] has: {', '.join(known)}")
+            cfg[table][k] = v
+            origins[f"{table}.{k}"] = origin
 
 
-def _resolve_paths(cfg: dict, base: Path, only: set | None = None) -> None:
-    for table, name in _PATH_KEYS & (only or _PATH_KEYS):
-        v = cfg.get(table, {}).get(name)
+def _read_profile(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"profile file {path} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"profile file {path}: {e}") from None
+
+
+def profile_names() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
+
+
+def _resolve_paths(cfg: dict, changed: dict, base: Path) -> None:
+    for table, name in _PATH_KEYS:
+        v = changed.get(table, {}).get(name)
         if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
             cfg[table][name] = str(base / v)
 
 
 def load_config(path: Path | str | None = None, profile: str | None = None, overrides: list[str] = (),
                 flags: dict[str, Any] | None = None) -> PerfalignConfig:
-    """TOML defaults, then the profile, then ``--set`` overrides, then the CLI's flags
-    (``{"perf.source": ...}``; None values are ignored), typed and checked."""
-    path = Path(path) if path else DEFAULT_CONFIG
-    profile = profile or "production"
-    try:
-        raw = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config file {path}: {e}") from None
-    profiles = raw.pop("profiles", {})
-    unknown = set(raw) - set(TABLES)
-    if unknown:
-        raise ConfigError(f"{path}: unknown tables {sorted(unknown)}; known: {', '.join(TABLES)}")
+    """The dataclasses' defaults, then the profile (flows/profiles/<profile>.toml), then the file
+    ``path`` (a profile of your own), then ``--set`` overrides, then the CLI's flags
+    (``{"perf.source": ...}``; None values are ignored); typed and checked."""
+    profile = profile or DEFAULT_PROFILE
     origins: dict[str, str] = {}
-    cfg = raw
-    if profile != "production":
-        if profile not in profiles:
-            raise ConfigError(f"profile {profile!r} not in {path} (have: production, {', '.join(profiles) or 'none'})")
-        bad = set(profiles[profile]) - set(TABLES)
-        if bad:
-            raise ConfigError(f"profile {profile!r} overrides unknown tables: {sorted(bad)}")
-        cfg = _merge(cfg, profiles[profile], f"profile {profile}", origins)
+    cfg: dict[str, dict] = {t: {} for t in TABLES}
+    pfile = PROFILES_DIR / f"{profile}.toml"
+    if not pfile.is_file():
+        raise ConfigError(f"unknown profile {profile!r}; have: {', '.join(profile_names())} "
+                          f"(or give a file of your own with --config)")
+    layer = _read_profile(pfile)
+    _apply(cfg, layer, f"profile {profile}", origins, str(pfile))
+    _resolve_paths(cfg, layer, SOURCE_ROOT)  # the bundled profiles name bundled data
+    if path:
+        path = Path(path)
+        layer = _read_profile(path)
+        _apply(cfg, layer, str(path), origins, str(path))
+        _resolve_paths(cfg, layer, path.resolve().parent)
     sets: dict[str, dict[str, Any]] = {}
     for item in overrides:
         key, sep, value = item.partition("=")
         parts = key.strip().split(".")
         if not sep or len(parts) != 2:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
-        table, name = parts
-        if table not in TABLES or name not in {f.name for f in dataclasses.fields(TABLES[table])}:
-            raise ConfigError(f"--set {item!r}: unknown setting {key.strip()!r}")
-        sets.setdefault(table, {})[name] = _parse_value(value.strip())
-    cfg = _merge(cfg, sets, "--set", origins)
-    _resolve_paths(cfg, SOURCE_ROOT if path.resolve() == DEFAULT_CONFIG else path.resolve().parent)
+        sets.setdefault(parts[0], {})[parts[1]] = _parse_value(value.strip())
+    _apply(cfg, sets, "--set", origins, "--set")
+    _resolve_paths(cfg, sets, SOURCE_ROOT)
     for key, value in (flags or {}).items():
         if value is not None:
             table, name = key.split(".")
-            cfg = _merge(cfg, {table: {name: value}}, f"--{name.replace('_', '-')}", origins)
-            _resolve_paths(cfg, Path.cwd(), only={(table, name)})  # a flag's path is the shell's
-    typed = {t: _typed(t, cls, cfg.get(t, {}), origins) for t, cls in TABLES.items()}
-    return PerfalignConfig(**typed, config_file=str(path), profile=profile, origins=origins)
+            _apply(cfg, {table: {name: value}}, f"--{name.replace('_', '-')}", origins, key)
+            _resolve_paths(cfg, {table: {name: value}}, Path.cwd())  # a flag's path is the shell's
+    return _build(cfg, origins, profile, str(path) if path else None)
+
+
+def _build(values: dict[str, dict], origins: dict[str, str], profile: str, config_file: str | None) -> PerfalignConfig:
+    """Typed tables from the set values; linked fields from their sources; each table checked."""
+    typed: dict[str, Any] = {}
+    for table in TABLES:  # sources of links come first in TABLES
+        known = settings(table)
+        kv = {k: _coerce(f"{table}.{k}", known[k], v, origins.get(f"{table}.{k}", "default"))
+              for k, v in values.get(table, {}).items() if k in known}
+        done = types.SimpleNamespace(**typed)
+        for key, (_, how) in LINKS.items():
+            t, k = key.split(".")
+            if t == table:
+                kv[k] = how(done)
+        try:
+            obj = TABLES[table](**kv)
+            # ranges and choices; check_values where validate() also checks a run's inputs
+            check = getattr(obj, "check_values", None) or getattr(obj, "validate", None)
+            if check:
+                check()
+        except (ValueError, TypeError, FileNotFoundError) as e:
+            given = [f"{table}.{k} from {origins[f'{table}.{k}']}" for k in kv
+                     if not origins.get(f"{table}.{k}", "profile").startswith("profile")]
+            raise ConfigError(f"{table}: {e}" + (f" ({', '.join(given)})" if given else "")) from None
+        typed[table] = obj
+    return PerfalignConfig(**typed, profile=profile, config_file=config_file, origins=origins)
+
+
+def preset(table: str, profile: str = DEFAULT_PROFILE, **overrides: Any) -> Any:
+    """One stage's config under a profile, with ``overrides`` (e.g. the run's paths): what the
+    pipeline hands a library, for scripts and tests."""
+    return dataclasses.replace(getattr(load_config(profile=profile), table), **overrides)
+
+
+def defaults(table: str) -> dict[str, Any]:
+    """The dataclass defaults of a table's settings (what a profile need not repeat)."""
+    d = _defaults(table)
+    return {k: _plain(d[k]) for k in settings(table) if k in d}

@@ -40,30 +40,31 @@ def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:
         return None
 
 
-def make_deployments(*, out_root: str, source: str, perf_cron: str = NIGHTLY_PERF_CRON,
-                     pipeline_cron: str = WEEKLY_PIPELINE_CRON, limit_problems: int | None = None,
-                     max_tests: int | None = None, repeats: int = 3, workers: int | None = None):
+def make_deployments(cfg, *, out_root: str, perf_cron: str = NIGHTLY_PERF_CRON,
+                     pipeline_cron: str = WEEKLY_PIPELINE_CRON, profile: str | None = None,
+                     config_path: str | None = None, overrides: list[str] | None = None):
+    """The nightly CodeContests-Perf rebuild and the weekly pipeline, both from the configuration
+    ``cfg`` (loaded from ``profile``, ``config_path`` and ``overrides``, which the pipeline's runs load again)."""
     from .perf import build_codecontests_perf
-    from .pipeline import pipeline
+    from .pipeline import perf_parameters, pipeline
 
-    workers = workers or os.cpu_count() or 1
     perf = build_codecontests_perf.to_deployment(
         name="nightly-incremental", cron=perf_cron, tags=["perfalign"],
         description="Incremental CodeContests-Perf rebuild: measures only what is new or missing.",
-        parameters={"source": source, "out": str(Path(out_root) / "codecontests_perf"), "repeats": repeats,
-                    "limit_problems": limit_problems, "max_tests": max_tests, "max_in_flight": workers})
+        parameters={"out": str(Path(out_root) / "codecontests_perf"), **perf_parameters(cfg)})
     full = pipeline.to_deployment(
         name="weekly", cron=pipeline_cron, tags=["perfalign"],
         description="The whole pipeline; unchanged stages are skipped.",
-        parameters={"out": str(Path(out_root) / "pipeline"), "source": source, "repeats": repeats, "workers": workers})
+        parameters={"out": str(Path(out_root) / "pipeline"), "profile": profile or cfg.profile,
+                    "config_path": config_path, "overrides": list(overrides or [])})
     return [perf, full]
 
 
-def serve_deployments(**kwargs) -> None:
+def serve_deployments(cfg, **kwargs) -> None:
     """Blocks: registers the deployments and executes their scheduled runs."""
     from prefect import serve
 
-    serve(*make_deployments(**kwargs), limit=1)
+    serve(*make_deployments(cfg, **kwargs), limit=1)
 
 
 def default_out_root() -> str:

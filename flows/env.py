@@ -17,13 +17,13 @@ _progress_logged = False
 
 
 def configure_prefect() -> None:
+    # Every PREFECT_* variable before the first `import prefect`: Prefect reads its settings then.
     os.environ.setdefault("PREFECT_HOME", str(project_dir() / "prefect"))
     Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)  # sqlite cannot create dirs
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    _library_loggers_at_info()
-    _progress_to_run_log()
+    # INFO reaches the Prefect UI's run logs; the terminal shows warnings only (flows.terminal).
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # The temporary API server needs ~10 s on an idle 2-core machine, more when it is busy.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     # Offline machines: never try to fetch models or datasets unless asked.
@@ -32,11 +32,14 @@ def configure_prefect() -> None:
     # lives in trl.experimental in the pinned 1.12; transformers 5 renamed a property TRL reads).
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     warnings.filterwarnings("ignore", message=r".*is_gradient_checkpointing.*", category=FutureWarning)
+    _library_loggers_at_info()
+    _progress_to_run_log()
 
 
 def _library_loggers_at_info() -> None:
     """INFO from the libraries goes to the logs of the Prefect run it executes in (the UI) and to
-    the stage log files; only warnings are printed, so progress bars stay readable.
+    the stage log files; the terminal prints warnings only, once, above the progress bars
+    (flows.terminal's handler on the root logger, where these records propagate).
 
     The run handler is attached here rather than through PREFECT_LOGGING_EXTRA_LOGGERS, which
     only works when it is set before Prefect first configures logging."""
@@ -45,22 +48,21 @@ def _library_loggers_at_info() -> None:
     from prefect.context import FlowRunContext, TaskRunContext
     from prefect.logging.handlers import APILogHandler
 
+    from .terminal import route_logging_to_console
+
     class RunLogHandler(APILogHandler):
         def emit(self, record: logging.LogRecord) -> None:
             if FlowRunContext.get() or TaskRunContext.get():  # outside a run: nothing to send
                 super().emit(record)
 
+    route_logging_to_console()
     to_run = RunLogHandler()
-    console = logging.StreamHandler()
-    console.setLevel(logging.WARNING)
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     for name in LIBRARY_LOGGERS:
         lg = logging.getLogger(name)
         if getattr(lg, "_perfalign_routed", False):
             continue
         lg.setLevel(logging.INFO)
-        lg.propagate = False
-        lg.addHandler(console)
+        lg.propagate = True
         lg.addHandler(to_run)
         lg._perfalign_routed = True
 

@@ -21,6 +21,8 @@ from prefect.futures import as_completed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from perfalign.common.progress import report  # noqa: E402
+
+from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
 from perfalign.perfdata.perf import (  # noqa: E402
     Batch, BatchReport, BuildPlan, BuildSettings, finalize, plan_build, run_batch, summarize,
 )
@@ -33,17 +35,20 @@ def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchR
     return run_batch(batch, settings, Path(out_dir))
 
 
-@flow(name="build_codecontests_perf", log_prints=True)
-def build_codecontests_perf(source: str, out: str, limit_problems: int | None = None, repeats: int = 3,
-                            backend: str = "auto", time_limit_factor: float = 1.0, max_tests: int | None = None,
-                            batch_size: int = 8, max_in_flight: int = 8, remeasure_rejects: bool = False) -> dict:
+@flow(name="build_codecontests_perf", log_prints=True, flow_run_name=flow_run_name("codecontests_perf"))
+def build_codecontests_perf(source: str, out: str, limit_problems: int | None = None,
+                            repeats: int = BuildSettings.repeats, backend: str = BuildSettings.backend,
+                            time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
+                            batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
+                            remeasure_rejects: bool = False) -> dict:
     """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
     ``remeasure_rejects``: measure timing-caused rejects of earlier runs again."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
                              max_tests=max_tests, batch_size=batch_size)
     plan = BuildPlan(Path(out), settings)
-    artifact = create_progress_artifact(progress=0.0, description=PROGRESS)
+    artifact = create_progress_artifact(progress=0.0, description=PROGRESS,
+                                        key=artifact_key(run_label(out), "codecontests_perf", "progress"))
     done, failed, in_flight = 0, [], []
 
     def collect(n: int) -> None:
@@ -79,6 +84,7 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
                    failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors,
                    quarantined=plan.quarantined, remeasured_rejects=plan.remeasuring)
     update_progress_artifact(artifact, progress=100.0)
+    publish_stage(run_label(out), "codecontests_perf", summary, summary["wall_seconds"])
     return summary
 
 
@@ -87,7 +93,9 @@ def run_build(*, source: str, out: str, workers: int | None = None, dask_address
     """Pick the task runner (threads locally, one worker per core; Dask when given an
     address) and run the flow."""
     if dask_address:
-        from prefect_dask import DaskTaskRunner
+        from perfalign.common.extras import require
+
+        DaskTaskRunner = require("prefect_dask", "dask").DaskTaskRunner
 
         runner = DaskTaskRunner(address=dask_address)
         workers = workers or 8

@@ -19,7 +19,7 @@ configure_prefect()
 from prefect import flow  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from .config import PerfalignConfig, load_config  # noqa: E402
+from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, fingerprint  # noqa: E402
 
 # A stage: (the config, the run state) -> its summary.
@@ -31,18 +31,25 @@ def _source_fingerprint(source: str) -> str:
     return source if source.startswith("hf:") else fingerprint(source)
 
 
+def perf_parameters(cfg: PerfalignConfig) -> dict:
+    """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
+    one mapping (the CLI, the pipeline and the scheduled deployment all use it)."""
+    p = cfg.perf
+    return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
+                time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
+                max_in_flight=2 * cfg.sandbox.worker_count())
+
+
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     from .perf import build_codecontests_perf
 
     p, workers = cfg.perf, cfg.sandbox.worker_count()
     out = run.run_dir / "codecontests_perf"
-    h = cfg.section_hash("perf") + fingerprint(extra=[_source_fingerprint(p.source), cfg.sandbox.backend])
+    h = cfg.section_hash("perf") + fingerprint(extra=[_source_fingerprint(p.source)])
 
     def go() -> dict:
         return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
-            source=p.source, out=str(out), repeats=p.repeats, backend=cfg.sandbox.backend,
-            time_limit_factor=p.time_limit_factor, max_tests=p.max_tests or None, batch_size=p.batch_size,
-            max_in_flight=2 * workers, limit_problems=p.limit_problems or None)
+            out=str(out), **perf_parameters(cfg))
 
     summary = run.run_stage("codecontests_perf", h, p.source, go)
     if summary.get("failed_batches"):
@@ -50,60 +57,47 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     return summary
 
 
-def synth_config(cfg: PerfalignConfig):
-    """perfalign.perfdata.synth's config from the [synth] table (repeats and sandbox from theirs)."""
-    from perfalign.perfdata.synth import SynthConfig
-
-    s = cfg.synth
-    return SynthConfig(n=s.n, backend=s.backend, model=s.model or None, seeds=s.seeds or None,
-                       min_speedup=s.min_speedup, concurrency=s.concurrency, requests_per_minute=s.requests_per_minute,
-                       repeats=cfg.perf.repeats, sandbox=cfg.sandbox.backend, verify_workers=cfg.sandbox.worker_count())
-
-
 def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.perfdata.synth.config import resolve_backend
 
     from .synth import generate_synthetic
 
-    config = synth_config(cfg)
     out = run.run_dir / "synthetic"
     # the key (or its absence) decides gemini vs the bundled sample: part of the input
-    effective, _ = resolve_backend(config)
-    h = cfg.section_hash("synth") + fingerprint(extra=[effective.backend, config.repeats])
+    effective, _ = resolve_backend(cfg.synth)
+    h = cfg.section_hash("synth") + fingerprint(extra=[effective.backend])
     return run.run_stage("synthetic", h, f"{effective.backend} seeds={cfg.synth.seeds}",
-                         lambda: generate_synthetic(config, str(out)))
+                         lambda: generate_synthetic(cfg.synth, str(out)))
 
 
 def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import triplets
 
-    t = cfg.triplets
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
-    h = fingerprint(cc / "data", syn / "data", extra=dataclasses.asdict(t))
-    return run.run_stage("triplets", h, f"{cc} + {syn}", lambda: triplets(str(cc), str(syn), str(out), t))
+    h = fingerprint(cc / "data", syn / "data", extra=cfg.section_hash("triplets"))
+    return run.run_stage("triplets", h, f"{cc} + {syn}", lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import align
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
-    h = fingerprint(tri / "data", extra=[dataclasses.asdict(cfg.align), dataclasses.asdict(cfg.triplets)])
+    h = fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets"))
     # a changed input re-trains: the stage directories of the earlier inputs are replaced
     return run.run_stage("align", h, str(tri), lambda: align(
-        str(tri), str(work), str(cc), cfg.align.profile, cfg.align.base_model, stages=list(cfg.align.stages),
-        overwrite=True, sandbox_backend=cfg.sandbox.backend, workers=cfg.sandbox.worker_count()))
+        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True))
 
 
 def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str | None, tasks: list[str] | None = None,
                      **extra):
-    """evaluation's EvalConfig from the [eval] and [sandbox] tables (``extra``: the evaluation's
-    own settings a command sets, e.g. suite folders; None values ignored). Validated."""
-    from .evaluate import eval_config
-
-    e = cfg.eval
-    return eval_config(e.profile, models, list(tasks or e.tasks), codecontests_dir, num_samples=e.n_samples,
-                       temperature=e.temperature, top_p=e.top_p, omp_threads=e.threads,
-                       workers=cfg.sandbox.worker_count(), backend=cfg.sandbox.backend, **extra)
+    """The [eval] table with a run's models and inputs (``extra``: more of the evaluation's
+    fields a command sets, e.g. suite folders; None values ignored). Validated."""
+    kw = {k: v for k, v in extra.items() if v is not None}
+    if tasks:
+        kw["tasks"] = tuple(tasks)
+    config = dataclasses.replace(cfg.eval, models=list(models), codecontests_dir=codecontests_dir, **kw)
+    config.validate()
+    return config
 
 
 def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -114,7 +108,7 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
 
     e = cfg.eval
     work, cc, out = run.run_dir / "align", run.run_dir / "codecontests_perf", run.run_dir / "evaluate"
-    h = fingerprint(work, extra=[dataclasses.asdict(e), fingerprint(cc / "data")])
+    h = fingerprint(work, extra=[cfg.section_hash("eval"), fingerprint(cc / "data")])
 
     def go() -> dict:
         ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in e.tasks else None
@@ -147,16 +141,14 @@ STAGES: list[tuple[str, StageFn]] = [
 
 
 @flow(name="pipeline")
-def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, profile: str = "embedded",
-             config_path: str | None = None, source: str | None = None, repeats: int | None = None,
-             workers: int | None = None) -> dict:
+def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
+             config_path: str | None = None, overrides: list[str] | None = None) -> dict:
     """Run every stage in ``out`` (the run directory), skipping the unchanged ones.
 
     ``config``: the typed configuration the CLI built; without it (a scheduled deployment) it is
-    built here from ``config_path``, ``profile`` and the flags."""
+    built here from ``profile``, ``config_path`` and ``overrides`` (``table.key=value``)."""
     if config is None:
-        config = load_config(config_path, profile, flags={"perf.source": source, "perf.repeats": repeats,
-                                                          "sandbox.workers": workers})
+        config = load_config(config_path, profile, list(overrides or []))
     t0 = time.monotonic()
     run = RunState(out)
     run.data["config"] = config.to_dict()

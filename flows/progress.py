@@ -1,4 +1,6 @@
-"""Rich progress bars in the terminal, one per kind of work, fed by common.progress reports."""
+"""Rich progress bars in the terminal, one per kind of work, fed by common.progress reports.
+They are drawn on flows.terminal's console, the one every log line goes through, so a log line
+prints above the bars instead of tearing them."""
 from __future__ import annotations
 
 import contextlib
@@ -7,6 +9,8 @@ from typing import Iterator
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfalign.common.progress import listening
+
+from .terminal import CONSOLE
 
 
 @contextlib.contextmanager
@@ -17,7 +21,7 @@ def progress_bars(enabled: bool = True) -> Iterator[None]:
         yield
         return
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), transient=False) as bar:
+                  TimeElapsedColumn(), console=CONSOLE, transient=False) as bar:
         bars: dict[str, int] = {}
 
         def show(what: str, done: int, total: int) -> None:

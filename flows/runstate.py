@@ -20,13 +20,13 @@ import hashlib
 import json
 import logging
 import time
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
 from perfalign.common.fileio import atomic_write_json
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
+from .summaries import headline, jsonable, publish_stage, readable
 
 _log = logging.getLogger("perfalign.flows.pipeline")
 
@@ -72,7 +72,8 @@ class RunState:
             self.data = {"run": self.run_dir.name, "created": _now(), "stages": {}}
 
     def save(self) -> None:
-        atomic_write_json(self.path, self.data, indent=1, default=str)
+        self.data["updated"] = _now()
+        atomic_write_json(self.path, self.data, indent=1)
 
     def record(self, stage: str) -> dict | None:
         return self.data["stages"].get(stage)
@@ -86,8 +87,11 @@ class RunState:
         if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
             rec["state"] = "skipped"
             rec["skipped_at"] = _now()
+            rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
             self.save()
-            _log.info("stage %s skipped: inputs and settings unchanged since %s", stage, rec.get("finished"))
+            _log.info("stage %s skipped: inputs and settings unchanged since %s (%s)", stage, rec.get("finished"),
+                      rec["headline"])
+            publish_stage(self.run_dir.name, stage, rec.get("summary") or {}, rec.get("seconds"))  # no flow ran
             return rec.get("summary") or {}
         log = self.log_path(stage)
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
@@ -100,16 +104,33 @@ class RunState:
             _log.info("stage %s started on %s (log: %s)", stage, input_desc, log)
             try:
                 summary = fn()
-            except BaseException as e:
-                _log.error("stage %s failed:\n%s", stage, traceback.format_exc())
+            except Exception as e:
+                # one line for the terminal; the traceback for the stage log and the UI's run log
+                _log.error("stage %s failed: %s: %s (log: %s)", stage, type(e).__name__, e, log, exc_info=True)
                 rec.update(state="failed", finished=_now(), seconds=round(time.monotonic() - t0, 1),
                            error=f"{type(e).__name__}: {e}")
                 self.save()
                 raise StageFailed(stage, input_desc, log, e) from e
-            rec.update(state="completed", finished=_now(), seconds=round(time.monotonic() - t0, 1), summary=summary)
-            _log.info("stage %s completed in %.1f s: %s", stage, rec["seconds"], json.dumps(summary, default=str)[:2000])
-        self.save()
+            except BaseException as e:  # Ctrl-C, SIGTERM: recorded, and passed on as it is (the run crashes)
+                rec.update(state="interrupted", finished=_now(), seconds=round(time.monotonic() - t0, 1),
+                           error=type(e).__name__)
+                self.save()
+                raise
+            summary = _plain_summary(stage, summary)
+            rec.update(state="completed", finished=_now(), seconds=round(time.monotonic() - t0, 1), summary=summary,
+                       headline=headline(stage, summary))
+            _log.info("stage %s completed in %.1f s: %s\n%s", stage, rec["seconds"], rec["headline"], readable(summary))
+        self.save()  # the stage's flow published its artifact
         return summary
+
+
+def _plain_summary(stage: str, summary: dict) -> dict:
+    """The summary as plain JSON values (what stages.json, the log and the artifact hold)."""
+    try:
+        return jsonable(summary or {})
+    except TypeError as e:
+        _log.warning("stage %s: %s; stored as text", stage, e)
+        return json.loads(json.dumps(summary, default=str))
 
 
 @contextlib.contextmanager

@@ -2,6 +2,7 @@
 concurrency, rate limits, caching and sandbox verification)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from .env import configure_prefect
@@ -12,12 +13,17 @@ from prefect import flow, task  # noqa: E402
 
 from perfalign.perfdata.synth import SynthConfig, generate_synthetic as _generate  # noqa: E402
 
+from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
+
 
 @task(task_run_name="generate and verify {config.n} pairs ({config.backend})")
 def generate_and_verify(config: SynthConfig, out: str) -> dict:
     return _generate(config, Path(out)).to_dict()  # progress: common.progress
 
 
-@flow(name="generate_synthetic")
+@flow(name="generate_synthetic", flow_run_name=flow_run_name("synthetic"))
 def generate_synthetic(config: SynthConfig, out: str) -> dict:
-    return generate_and_verify(config, out)
+    t0 = time.monotonic()
+    summary = generate_and_verify(config, out)
+    publish_stage(run_label(out), "synthetic", summary, time.monotonic() - t0)
+    return summary

@@ -14,7 +14,10 @@ import os
 import time
 from dataclasses import dataclass
 
-from distributed.diagnostics.plugin import WorkerPlugin
+try:
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # no [dask] extra: local evaluation works; BenchmarkCluster says what is missing
+    WorkerPlugin = object
 
 from .measure import MeasureSettings, Rollout, evaluate_rollout
 from .reward import RewardTiers
@@ -106,6 +109,9 @@ class BenchmarkCluster:
         self.resubmitted = 0
 
     def start(self) -> "BenchmarkCluster":
+        from perfalign.common.extras import require
+
+        require("distributed", "dask")
         from distributed import Client, LocalCluster
 
         if self.address:

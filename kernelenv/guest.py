@@ -279,16 +279,31 @@ def _helper_module():
     return mod
 
 
+def _hidden_fd(fd: int) -> int:
+    """A close-on-exec duplicate of ``fd`` at a random number in the upper half of the fd limit."""
+    import fcntl
+    import resource
+    import secrets
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    soft = 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1 << 16)
+    low = max(64, soft // 2)
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, low + secrets.randbelow(max(1, soft - low - 8)))
+
+
 def _child() -> None:
     import mmap
 
-    # The protocol uses private copies of the pipes; fds 0/1 become /dev/null so the model's
-    # prints (or reads) cannot corrupt the protocol.
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
+    # The protocol moves to close-on-exec copies at random high fds; fds 0/1 become /dev/null, so
+    # the model's prints, reads and writes to the inherited fds (or to the low fds) never reach
+    # it. A model can still scan its own fd table: the driver treats every byte of the channel as
+    # the candidate's (kernelenv/guest.py _Server.recv) and every failure after the start as its fault.
+    proto_in = os.fdopen(_hidden_fd(0), "rb")
+    proto_out = os.fdopen(_hidden_fd(1), "wb")
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
+    os.close(null)
     import torch
 
     msg = json.loads(proto_in.readline())
@@ -442,6 +457,10 @@ class _Protocol(Exception):
     """The model server broke the protocol (garbage, oversized or malformed messages)."""
 
 
+class _ReferenceFailed(Exception):
+    """The problem's own code (inputs, reference model) raised while the model server ran."""
+
+
 class _Server:
     """The driver's end of the model server: spawn, talk with deadlines, kill."""
 
@@ -481,8 +500,8 @@ class _Server:
         line, _, self.buf = self.buf.partition(b"\n")
         try:
             msg = json.loads(line)
-        except ValueError:
-            raise _Protocol("not JSON") from None
+        except Exception as e:  # noqa: BLE001 - every byte here is the candidate's: ValueError, deep nesting...
+            raise _Protocol(f"not JSON ({type(e).__name__})") from None
         if not isinstance(msg, dict):
             raise _Protocol("not a JSON object")
         return msg
@@ -628,7 +647,7 @@ class _Driver:
     def judge(self, reply, snaps, refs, intact) -> tuple:
         try:
             return self._judge(reply, snaps, refs, intact)
-        except (TypeError, KeyError, AttributeError, ValueError) as e:
+        except Exception as e:  # noqa: BLE001 - the reply is the candidate's: any failure to read it is its own
             raise _Protocol(f"malformed reply ({type(e).__name__})") from None
 
     def _judge(self, reply, snaps, refs, intact) -> tuple:
@@ -656,10 +675,20 @@ class _Driver:
 
     # -- the run
     def run(self) -> dict:
+        """Serve the model and judge it. Every failure from the start of the model server on is
+        the served model's (a candidate's penalty, an eager/compiled role's failed baseline),
+        except a failure of the reference's own code outside a candidate's run (baseline_error):
+        beside a candidate, the reference that passed the same inputs in the eager test can only
+        fail through what the candidate did to the shared sandbox (memory, processes)."""
         job, rep = self.job, self.report
         env = dict(os.environ)
         if job.get("interpret"):
             env["TRITON_INTERPRET"] = "1"
+        # the trusted work that needs no model server comes first: a failure here is the problem's
+        self.nominal = self.inputs(derive_seed(self.seed, "trace"), None)
+        self.nominal_refs, self.nominal_ref_s = self.reference_out(self.nominal)
+        if job["role"] == "candidate":
+            rep["reference_ops"] = self._reference_ops(self.nominal)
         server = _Server(self.shm_fd, env)
         self.cpu.watch(server.proc.pid)
         try:
@@ -670,10 +699,25 @@ class _Driver:
             rep.update(status="runtime_error", message="the model server died: " + str(e)[-2000:])
         except _Protocol as e:
             rep.update(status="runtime_error", message=f"protocol violation by the model server: {e}")
+        except _ReferenceFailed as e:
+            beside = job["role"] == "candidate"
+            rep.update(status="runtime_error" if beside else "baseline_error",
+                       message=("the reference failed beside the candidate: " if beside else "the reference failed: ")
+                       + str(e)[:3000])
+        except Exception as e:  # noqa: BLE001 - anything else once the model runs is the model's doing
+            rep.update(status="runtime_error", message=f"the harness failed serving the model: {type(e).__name__}: "
+                       + str(e)[:2000])
         finally:
             server.kill()
         rep.setdefault("status", "ok")
         return rep
+
+    def _trusted(self, fn, *args):
+        """Call the problem's own code (inputs, reference) while the model server runs."""
+        try:
+            return fn(*args)
+        except Exception as e:  # noqa: BLE001 - caught where it happens: the reference's failure
+            raise _ReferenceFailed(f"{type(e).__name__}: {e}") from None
 
     def _serve(self, server) -> None:
         job, rep, torch = self.job, self.report, self.torch
@@ -682,17 +726,16 @@ class _Driver:
                      "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],
                      "shm_fd": self.shm_fd})
         hello = server.recv(float(job.get("load_timeout_s", 300)))
-        rep["compile_s"] = hello.get("compiles", [])
+        compiles = hello.get("compiles")  # the candidate's words: plain numbers only, into the report
+        rep["compile_s"] = [float(t) for t in compiles[:100] if isinstance(t, (int, float))] \
+            if isinstance(compiles, list) else []
         if not hello.get("ok"):
             rep.update(status="load_error", message=str(hello.get("error"))[:4000])
             return
-        nominal = self.inputs(derive_seed(self.seed, "trace"), None)
-        refs, ref_s = self.reference_out(nominal)
+        nominal, refs, ref_s = self.nominal, self.nominal_refs, self.nominal_ref_s
         timeout = float(job.get("call_timeout_s", 10.0)) + 100 * ref_s  # generous: slow is not wrong
         # Every role goes through the same calls in the same order (allocator and cache state
         # depend on the history): correctness trials, one traced call, warm-ups, timing, revalidation.
-        if job["role"] == "candidate":
-            rep["reference_ops"] = self._reference_ops(nominal)
         # the first call may compile (Inductor; Triton's JIT): a longer deadline for it
         long = timeout + float(job.get("first_call_timeout_s", 600 if job["role"] == "compiled" else 60))
         if not self._correctness(server, "correctness", int(job["correctness_trials"]), timeout, first_timeout=long):
@@ -706,8 +749,8 @@ class _Driver:
             return
         rep["candidate_ops"] = [op for op in reply.get("ops", []) if isinstance(op, str)][:200]
         for i in range(int(job["warmups"])):
-            x = self.inputs(derive_seed(self.seed, "warmup", i), None)
-            refs, _ = self.reference_out(x)
+            x = self._trusted(self.inputs, derive_seed(self.seed, "warmup", i), None)
+            refs, _ = self._trusted(self.reference_out, x)
             reply, snaps, _, _, intact = self.call(server, x, refs, long)
             status, why, _ = self.judge(reply, snaps, refs, intact)
             if status != "ok":
@@ -717,8 +760,8 @@ class _Driver:
         for i in range(int(job["trials"])):
             if i >= int(job["min_trials"]) and spent >= budget:
                 break
-            x = self.inputs(derive_seed(self.seed, "timing", i), None)
-            refs, _ = self.reference_out(x)
+            x = self._trusted(self.inputs, derive_seed(self.seed, "timing", i), None)
+            refs, _ = self._trusted(self.reference_out, x)
             reply, snaps, cpu_s, wall_s, intact = self.call(server, x, refs, timeout)
             status, why, _ = self.judge(reply, snaps, refs, intact)
             if status != "ok":  # every timed output is checked: a skipped or cached call fails here
@@ -742,8 +785,8 @@ class _Driver:
                 except Exception as e:  # noqa: BLE001 - the reference itself rejects these sizes
                     x, varied, note = None, {}, f"nominal sizes (the reference fails on varied ones: {type(e).__name__})"
             if x is None:
-                x = self.inputs(derive_seed(self.seed, phase, i), None)
-                refs, _ = self.reference_out(x)
+                x = self._trusted(self.inputs, derive_seed(self.seed, phase, i), None)
+                refs, _ = self._trusted(self.reference_out, x)
             reply, snaps, _, _, intact = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
             status, why, err = self.judge(reply, snaps, refs, intact)
             rep["correctness"].append({"phase": phase, "trial": i, "ok": status == "ok", "reason": why,

@@ -139,7 +139,7 @@ def parse_report(output: str | None, nonce: str) -> dict | None:
         if line.startswith(REPORT_PREFIX):
             try:
                 data = json.loads(line[len(REPORT_PREFIX):])
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(data, dict) and data.get("nonce") == nonce:
                 return data

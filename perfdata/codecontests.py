@@ -1,7 +1,11 @@
 """Reading deepmind/code_contests rows: from the Hub (streaming, per split) or from local
 Parquet / JSONL files in the same schema.
 
-A malformed row never stops a build: it becomes an ``ErrorRecord`` with the reason.
+A malformed row never stops a build: it becomes an ``ErrorRecord`` with the reason. A source
+file that cannot be read at all is a record with ``unreadable_file`` set: perfdata.perf stops
+the build on it unless told to go on without it (``allow_partial``). Records name their source
+file relative to the source (``data/test-00000-of-00001.parquet``, ``hf:NAME:split``), never
+by this machine's absolute path.
 Schema: ../shared/notes/codecontests-schema.md (one row per problem).
 
 Real rows hold hundreds of generated tests with multi-MB inputs, so tests stay in Arrow
@@ -239,10 +243,24 @@ class ErrorRecord:
     reason: str
     # which submission, when only one submission of an otherwise good row is bad
     submission_index: int | None = None
+    unreadable_file: bool = False  # the whole file `source` could not be read (its rows are missing)
+
+    @property
+    def where(self) -> str:
+        return self.source if self.row_index < 0 else f"{self.source} row {self.row_index}"
 
 
 class MalformedRow(ValueError):
     pass
+
+
+class SourceUnreadable(RuntimeError):
+    """Source files that cannot be read: one line naming each file and why."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(f"cannot read {len(problems)} source file{'s' if len(problems) > 1 else ''}: "
+                         + "; ".join(problems) + " (fix or remove it, or pass --allow-partial to build without it)")
 
 
 def _string_array(values: Any, what: str) -> pa.Array:
@@ -450,7 +468,14 @@ def parse_hub_source(spec: str) -> tuple[str, str | None, str | None]:
 
 
 def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
-    """Raw rows ``(split, row_index, row)`` from ``hf:NAME[@REV][:split]`` or a local path.
+    """Raw rows ``(split, row_index, row)``: ``iter_source_rows`` without the file names."""
+    for _, split, i, row in iter_source_rows(source):
+        yield split, i, row
+
+
+def iter_source_rows(source: str) -> Iterator[tuple[str, str, int, Any]]:
+    """Raw rows ``(file, split, row_index, row)`` from ``hf:NAME[@REV][:split]`` or a local path;
+    ``file`` is relative to the source folder (a file source: its name; the Hub: ``hf:NAME:split``).
 
     A local path may be a file (.parquet, .jsonl, .jsonl.gz, .json), whose split comes from its
     name (``train-00000-of-00001.parquet``, ``valid.jsonl``; default ``train``), or a dataset
@@ -460,23 +485,61 @@ def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
     if source.startswith("hf:"):
         yield from _iter_hub(source[3:])
         return
-    path = Path(source)
-    if not path.exists():
-        raise FileNotFoundError(f"source {source!r} does not exist (expected hf:NAME[:split] or a path)")
-    for split, f in (local_data_files(path) if path.is_dir() else [(_split_of(path), path)]):
+    for split, f, label in source_files(source):
         if not _is_data_file(f):
-            yield split, -1, _BadRow(f"{f.name}: not a .parquet/.jsonl/.jsonl.gz/.json file")
+            yield label, split, -1, _BadRow("not a .parquet/.jsonl/.jsonl.gz/.json file", whole_file=True)
             continue
         try:
             # No enumerate(): it keeps its last (index, row) tuple for reuse, i.e. holds the last
             # row (possibly GBs) while the next one is decoded. Nor a local that outlives the yield.
             i = 0
             for row in _iter_file(f):
-                yield split, i, row
+                yield label, split, i, row
                 del row
                 i += 1
-        except (OSError, ValueError, pa.ArrowException) as e:  # unreadable file: one record, go on
-            yield split, -1, _BadRow(f"{f.name}: unreadable ({type(e).__name__}: {str(e)[:300]})")
+        except (OSError, ValueError, pa.ArrowException) as e:  # the rest of the file is lost: say so
+            yield label, split, -1, _BadRow(_unreadable(e, i), whole_file=True)
+
+
+def _unreadable(e: BaseException, rows_read: int = 0) -> str:
+    first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+    return (f"unreadable ({type(e).__name__}: {first})"
+            + (f" after {rows_read} rows" if rows_read else ""))
+
+
+def source_files(source: str) -> list[tuple[str, Path, str]]:
+    """(split, file, name relative to the source) of a local source (a file or a dataset folder)."""
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"source {source!r} does not exist (expected hf:NAME[:split] or a path)")
+    if not path.is_dir():
+        return [(_split_of(path), path, path.name)]
+    root = path.resolve()
+    return [(split, f, Path(os.path.relpath(f, root)).as_posix()) for split, f in local_data_files(path)]
+
+
+def check_source_files(source: str) -> list[str]:
+    """``"file: reason"`` for each local source file that cannot be opened, or whose Parquet
+    footer cannot be read (a truncated copy): checked before anything is measured. Damage
+    further inside a file is found while streaming it (``iter_source_rows``)."""
+    if source.startswith("hf:"):
+        return []
+    bad = []
+    for _, f, label in source_files(source):
+        if not _is_data_file(f):
+            bad.append(f"{label}: not a .parquet/.jsonl/.jsonl.gz/.json file")
+            continue
+        try:
+            if f.name.endswith(".parquet"):
+                import pyarrow.parquet as pq
+
+                pq.read_metadata(f)
+            else:
+                with open(f, "rb") as fh:
+                    fh.read(1)
+        except (OSError, ValueError, pa.ArrowException) as e:
+            bad.append(f"{label}: {_unreadable(e)}")
+    return bad
 
 
 def local_data_files(folder: Path) -> list[tuple[str, Path]]:
@@ -523,9 +586,10 @@ def _iter_hub(spec: str) -> Iterator[tuple[str, int, Any]]:
     name, revision, split = parse_hub_source(spec)
     for sp in ([split] if split else list(SPLITS)):
         ds = datasets.load_dataset(name, split=sp, streaming=True, revision=revision).with_format("arrow")
+        label = f"hf:{name}" + (f"@{revision}" if revision else "") + f":{sp}"
         i = 0  # not enumerate(): see iter_rows
         for table in ds.iter(batch_size=1):  # Arrow rows: tests stay out of Python
-            yield _SPLIT_ALIASES.get(sp, sp), i, _arrow_row(table)
+            yield label, _SPLIT_ALIASES.get(sp, sp), i, _arrow_row(table)
             del table
             i += 1
 
@@ -571,19 +635,20 @@ def _iter_file(f: Path) -> Iterator[Any]:
 class _BadRow:
     """Placeholder for an unreadable row or file, so it turns into an error record."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, whole_file: bool = False) -> None:
         self.reason = reason
+        self.whole_file = whole_file
 
 
 def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | ErrorRecord]:
     """Validated problems and error records (never raises for a bad row)."""
     count = 0
-    for split, i, row in iter_rows(source):
+    for where, split, i, row in iter_source_rows(source):
         if limit is not None and count >= limit:
             return
         count += 1
         if isinstance(row, _BadRow):
-            yield ErrorRecord(source, split, i, None, row.reason)
+            yield ErrorRecord(where, split, i, None, row.reason, unreadable_file=row.whole_file)
             continue
         name = _text(row, "name") if isinstance(row, dict) else None
         name = name if isinstance(name, str) and not _NON_UTF8.search(name) else None
@@ -592,13 +657,13 @@ def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | E
             del row  # only the Problem keeps the row's data (see iter_rows)
         except MalformedRow as e:
             row = None
-            yield ErrorRecord(source, split, i, name, str(e))
+            yield ErrorRecord(where, split, i, name, str(e))
             continue
         except Exception as e:  # noqa: BLE001 - any other surprise in a row is still only that row's
             row = None
-            yield ErrorRecord(source, split, i, name, f"unreadable row: {type(e).__name__}: {str(e)[:300]}")
+            yield ErrorRecord(where, split, i, name, f"unreadable row: {type(e).__name__}: {str(e)[:300]}")
             continue
         for idx, reason in sub_errors:
-            yield ErrorRecord(source, split, i, problem.name, reason, submission_index=idx)
+            yield ErrorRecord(where, split, i, problem.name, reason, submission_index=idx)
         yield problem
         del problem

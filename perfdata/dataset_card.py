@@ -27,6 +27,15 @@ def _files_md(data_files: str | dict[str, str]) -> str:
     return ", ".join(f"`{pattern}` (split `{split}`)" for split, pattern in data_files.items())
 
 
+def schema_rows(schema, docs: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(column, type, description) rows of a card's table from an Arrow schema; every column
+    must have its description in ``docs`` (a new column without one fails here, not silently)."""
+    missing = [f.name for f in schema if f.name not in docs]
+    if missing:
+        raise ValueError(f"no description for columns {missing}")
+    return [(f.name, str(f.type), docs[f.name]) for f in schema]
+
+
 def write_dataset_card(
     out_dir: Path,
     *,

@@ -25,7 +25,8 @@ Recipe, from CodeContests-Perf (D_c) and the synthetic pairs (D_s):
 
 Deterministic for a seed: every random choice uses a generator seeded by (seed, purpose, unit).
 Outputs under OUT/data/: ``triplets-00000-of-00001.parquet`` (with ``split``),
-``sft_prompts-00000-of-00001.parquet`` (with ``split``), and OUT/stats.json.
+``sft_prompts-00000-of-00001.parquet`` (with ``split``), OUT/stats.json and OUT/README.md (the
+dataset card: one config per table, so ``datasets.load_dataset(OUT, "sft_prompts")`` works).
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ import pyarrow as pa
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
+from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import load_table, write_parquet
 from perfalign.perfdata.submissions import measured_correct
 
@@ -71,6 +73,28 @@ SFT_SCHEMA = pa.schema([
     ("language", pa.string()), ("kind", pa.string()), ("prompt", pa.string()), ("completion", pa.string()),
     ("split", pa.string()),
 ])
+_COMMON_DOCS = {
+    "unit_id": "the split unit: problems sharing a normalised statement (no unit is in two splits)",
+    "problem_id": "CodeContests problem id, or the synthetic group",
+    "source": "contest (CodeContests-Perf) or synthetic", "language": "cpp / python3 / java",
+    "prompt": "the model prompt (Listing 1 format)",
+}
+COLUMN_DOCS = {
+    "triplets": {**_COMMON_DOCS,
+                 "triplet_id": "unique key", "problem": "the problem statement",
+                 "fast": "d_f: one of the fastest correct solutions", "slow": "d_s: a slower (or incorrect) solution",
+                 "fast_id": "submission id of d_f", "slow_id": "submission id of d_s",
+                 "fast_runtime_s": "measured runtime of d_f (s)", "slow_runtime_s": "measured runtime of d_s (s; null if incorrect)",
+                 "slow_is_correct": "false: d_s is an incorrect solution (margin = lambda)",
+                 "speedup": "slow_runtime_s / fast_runtime_s", "margin": "adaptive margin mu (Eq. 3)",
+                 "median_runtime_s": "median runtime of the group's correct solutions (s)",
+                 "group_solutions": "correct solutions of the (problem, language) group (contest rows)",
+                 "split": "reward_train / reward_eval / rl_train / rl_eval"},
+    "sft_prompts": {**_COMMON_DOCS,
+                    "sample_id": "unique key", "kind": "instruction (problem -> fast code) or optimization "
+                                                    "(problem + slow code -> fast code)",
+                    "completion": "the target: one of the fastest correct solutions", "split": "sft_train / sft_eval"},
+}
 
 
 @dataclass
@@ -225,6 +249,8 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
     stats["small_groups"] = _small_group_stats(triplets, cfg)
     stats_path = out / "stats.json"
     stats_path.write_text(json.dumps(stats, indent=2, sort_keys=True))
+    _write_card(out, {"triplets": (tpath, TRIPLET_SCHEMA, len(triplets)), "sft_prompts": (spath, SFT_SCHEMA, len(sft))},
+                stats)
     return TripletOutputs(out, tpath, spath, stats_path, stats)
 
 
@@ -459,6 +485,27 @@ def _write_tables(out: Path, triplets: list[dict], sft: list[dict]) -> tuple[Pat
                           pa.Table.from_pylist(triplets, schema=TRIPLET_SCHEMA))
     spath = write_parquet(out / "data" / "sft_prompts-00000-of-00001.parquet", pa.Table.from_pylist(sft, schema=SFT_SCHEMA))
     return tpath, spath
+
+
+def _write_card(out: Path, tables: dict[str, tuple[Path, pa.Schema, int]], stats: dict[str, Any]) -> Path | None:
+    """README.md with one config per table (tables with rows: `datasets` cannot load an empty
+    one), so each loads by name and the triplets by default."""
+    desc = {"triplets": "Preference triplets (prompt, fast d_f, slow d_s) with the adaptive margin, for the reward "
+                        "model, RLPF and DPA (paper §VII-B).",
+            "sft_prompts": "Supervised fine-tuning prompts and completions (Listing 1: instruction and optimization)."}
+    specs = {name: {"data_files": path.relative_to(out).as_posix(), "description": desc[name],
+                    "schema": schema_rows(schema, COLUMN_DOCS[name])}
+             for name, (path, schema, rows) in tables.items() if rows}
+    if not specs:  # nothing to load (stats.json says why)
+        return None
+    totals = stats.get("totals", {})
+    return write_dataset_card(
+        out, title="perfalign triplets and SFT prompts", tags=("code", "performance", "preference"),
+        description=("Built by perfalign's triplets stage from CodeContests-Perf and the synthetic pairs. "
+                     "Every row carries its `split` column (splits are made by statement: no problem is in two). "
+                     f"{totals.get('triplets', 0)} triplets, {totals.get('sft_prompts', 0)} SFT prompts; "
+                     "the recipe's counts and dropped inputs are in `stats.json`."),
+        tables=specs)
 
 
 def _small_group_stats(triplets: list[dict], cfg: TripletConfig) -> dict[str, Any]:

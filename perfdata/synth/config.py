@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfalign.perfdata.perf import BuildSettings
+
 BACKENDS = ("gemini", "openai", "sample")
 LANGUAGES = ("cpp", "python3")
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
@@ -48,7 +50,7 @@ class SynthConfig:
     seed: int = 0
     seed_pool_size: int = 2000              # files read from a streamed HF dataset
     min_speedup: float = 1.2
-    repeats: int = 3
+    repeats: int = BuildSettings.repeats    # runs per input when verifying (as CodeContests-Perf)
     time_limit_s: float = 2.0
     generator_time_limit_s: float = 10.0
     max_inputs: int = 8

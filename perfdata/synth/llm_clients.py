@@ -79,7 +79,9 @@ class GeminiBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        from google import genai
+        from perfalign.common.extras import require
+
+        genai = require("google.genai", "llm")
         from google.genai import types
 
         self._types = types
@@ -132,8 +134,9 @@ class OpenAIBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        import openai
+        from perfalign.common.extras import require
 
+        openai = require("openai", "llm")
         self.model = model
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 

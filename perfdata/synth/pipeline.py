@@ -26,7 +26,7 @@ from .prompt import build_prompt, language_for_index
 from .response import MalformedResponse, parse_pair
 from .sample_pairs import load_sample_pairs
 from .seeds import Seed, load_seed_files, pick_seed
-from .tables import SynthTables
+from .tables import SynthTables, write_card
 from .throttle import AuthError, FatalRequestError, RateLimiter, TransientError
 from .verify import MALFORMED, SandboxFault, Verification, verify_pair
 
@@ -162,6 +162,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
                          _progress_reporter(progress, len(todo)), sandbox)
     finally:
         tables.close()
+    write_card(out_dir)
     summary.total_kept = tables.count("synthetic", chash)
     summary.total_rejected = tables.count("synthetic_rejects", chash)
     summary.tables = {t: str(tables.path(t)) for t in ("synthetic", "synthetic_rejects")}

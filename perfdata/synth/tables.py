@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from perfalign.perfdata.shards import BuildLock, read_parquet, write_parquet
 
@@ -63,6 +64,48 @@ SCHEMAS = {
         ("raw_response", pa.string()),
     ]),
 }
+
+COLUMN_DOCS = {
+    "key": "config hash : sample index (unique)", "sample_index": "index of the sample in its generation run",
+    "config_hash": "hash of the generation settings", "problem": "the problem statement the LLM wrote",
+    "language": "cpp / python3", "fast": "the faster program", "slow": "the slower program",
+    "test_inputs": "stdin of every verification input", "input_generator": "program that generated the inputs",
+    "fast_cpu_times_s": "per input: median CPU time over repeats (s)", "slow_cpu_times_s": "per input, the slow program",
+    "fast_cpu_time_s": "sum over inputs (s)", "slow_cpu_time_s": "sum over inputs (s)",
+    "speedup": "slow / fast CPU time (capped by the plausibility policy)", "speedup_raw": "the ratio before the cap",
+    "speedup_flags": "implausible / capped / remeasured / below_timer_resolution", "repeats": "runs per input",
+    "min_speedup": "speedup a pair needed to be kept", "sandbox_backend": "sandbox backend that ran the programs",
+    "isolated": "the sandbox isolated the programs", "seed_source": "where the seed code came from",
+    "seed_path": "seed file", "seed_start_line": "first line of the seed", "seed_end_line": "last line of the seed",
+    "seed_text": "the seed code shown to the LLM", "backend": "LLM backend", "model": "LLM model",
+    "model_version": "model version the endpoint reported", "generation_params": "sampling parameters (JSON)",
+    "cache_key": "key of the cached LLM answer", "request_id": "the endpoint's request id",
+    "prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "created_at": "ISO 8601, UTC",
+    "reason": "why the sample was rejected", "detail": "the rejection in detail",
+    "raw_response": "the LLM's answer as received",
+}
+_DESCRIPTIONS = {
+    "synthetic": "Verified (fast, slow) program pairs: both agree on every input and the fast one is faster by at "
+                 "least min_speedup in the sandbox.",
+    "synthetic_rejects": "Samples that were not kept, with the reason (nothing is dropped in silence).",
+}
+
+
+def write_card(out_dir: Path) -> Path | None:
+    """out_dir/README.md: one config per table with rows (`synthetic` the default), so
+    `datasets.load_dataset(out_dir)` and `load_dataset(out_dir, "synthetic_rejects")` work."""
+    from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
+
+    out_dir = Path(out_dir)
+    tables = {t: {"data_files": f"data/{t}.parquet", "description": _DESCRIPTIONS[t],
+                  "schema": schema_rows(SCHEMAS[t], COLUMN_DOCS)}
+              for t in TABLES if (out_dir / "data" / f"{t}.parquet").is_file()
+              and pq.ParquetFile(out_dir / "data" / f"{t}.parquet").metadata.num_rows}
+    if not tables:
+        return None
+    return write_dataset_card(out_dir, title="perfalign synthetic fast/slow pairs", tags=("code", "performance", "synthetic"),
+                              description="Program pairs written by an LLM from seed code and verified by execution "
+                                          "(perfalign.perfdata.synth; paper §IV-B).", tables=tables)
 
 
 class SynthTables:

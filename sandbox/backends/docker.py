@@ -40,7 +40,9 @@ _EPERM, _ENOSYS = 1, 38
 
 
 def _client():
-    import docker  # the real SDK; imported lazily so hosts without it can use other backends
+    from perfalign.common.extras import require
+
+    docker = require("docker", "docker")  # the real SDK, lazily: hosts without it use other backends
 
     return docker.from_env(timeout=60)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
+
+from perfalign.flows.config import preset
 import torch
 import yaml
 
@@ -79,7 +81,7 @@ def test_dpa_reference_logprobs_in_two_processes(toy, launch_config, tmp_path):
     cache file in rank 0's temporary directory (rank 1 crashed with FileNotFoundError here). Now
     a reference copy prepared for the launch mode computes them, rank-sharded and gathered."""
     base = str(models.embedded_base_model())
-    cfg = DPAStageConfig.embedded(model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "dpa"),
+    cfg = preset("dpa", model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "dpa"),
                                   max_steps=2, per_device_train_batch_size=2)
     m = run_stage(launch_config, "dpa", cfg, tmp_path)
     assert m["train_steps"] == 2 and 0.0 <= m["eval_accuracy"] <= 1.0 and 0.0 <= m["train_accuracy"] <= 1.0
@@ -98,7 +100,7 @@ def test_rlpf_in_two_processes(toy, launch_config, tmp_path):
     whitened over both ranks, the KL coefficient adapted from 0.1 identically on every rank, and
     the policy saved (TRL 1.12's PPO save crashed on both ranks once distributed)."""
     base = str(models.embedded_base_model())
-    cfg = RLPFStageConfig.embedded(model_name_or_path=base, data_path=str(toy.data_dir),
+    cfg = preset("rlpf", model_name_or_path=base, data_path=str(toy.data_dir),
                                    codecontests_dir=str(toy.codecontests_dir), output_dir=str(tmp_path / "rlpf"),
                                    per_device_train_batch_size=1, num_mini_batches=1, total_episodes=4,
                                    num_ppo_epochs=1, response_length=24, eval_before=False, kl_horizon=10)

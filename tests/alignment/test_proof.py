@@ -11,6 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
+from perfalign.flows.config import preset
+
 from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
 from perfalign.alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
 from perfalign.alignment.data import load_triplet_rows
@@ -27,13 +29,13 @@ def run(tmp_path_factory, sandbox):
     train, held = quick_instances()
     task = build_controlled_task(w / "task", sandbox=sandbox, copies=2, repeats=1, train=train, heldout=held)
     common = dict(data_path=str(task.data_dir), seed=0)
-    sft = run_sft(SFTStageConfig.embedded(output_dir=str(w / "sft"), num_train_epochs=4.0, **common))
-    dpa = run_dpa(DPAStageConfig.embedded(model_name_or_path=str(sft.run_dir), output_dir=str(w / "dpa"),
+    sft = run_sft(preset("sft", output_dir=str(w / "sft"), num_train_epochs=4.0, **common))
+    dpa = run_dpa(preset("dpa", model_name_or_path=str(sft.run_dir), output_dir=str(w / "dpa"),
                                           train_splits=("reward_train",), eval_splits=("reward_eval",), **common))
-    rm = train_reward_model(RewardStageConfig.embedded(output_dir=str(w / "rm"), num_train_epochs=1.0,
+    rm = train_reward_model(preset("reward", output_dir=str(w / "rm"), num_train_epochs=1.0,
                                                        train_splits=("reward_train",), eval_splits=("reward_eval",),
                                                        **common))
-    rlpf = run_rlpf(RLPFStageConfig.embedded(model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir),
+    rlpf = run_rlpf(preset("rlpf", model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir),
                                              output_dir=str(w / "rlpf"), per_device_train_batch_size=6,
                                              num_mini_batches=2, total_episodes=12, num_ppo_epochs=2,
                                              eval_samples_per_prompt=2, **common))
@@ -73,7 +75,7 @@ def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
     rows = [dict(r, source="synthetic") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
     (tmp_path / "syn" / "data").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), tmp_path / "syn" / "data" / "triplets-0.parquet")
-    cfg = RLPFStageConfig.embedded(model_name_or_path=str(run["sft"].run_dir), reward_model_path=str(run["rm"].run_dir),
+    cfg = preset("rlpf", model_name_or_path=str(run["sft"].run_dir), reward_model_path=str(run["rm"].run_dir),
                                    data_path=str(tmp_path / "syn"), output_dir=str(tmp_path / "rlpf"),
                                    per_device_train_batch_size=6, num_mini_batches=1, total_episodes=6,
                                    num_ppo_epochs=1, eval_samples_per_prompt=1, eval_before=False)

@@ -21,7 +21,8 @@ from perfalign.alignment.common import METRICS_FILE
 from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
 from perfalign.common.equations import dpa_loss, reward_model_loss
-from perfalign.alignment.profiles import embedded_profile, production_profile
+from perfalign.alignment.stages import wire
+from perfalign.flows.config import load_config, preset
 from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
 from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
@@ -73,10 +74,10 @@ def test_production_defaults_are_the_papers():
     assert rl.batch_size * 4 == 4
     assert (dpa.num_train_epochs, dpa.learning_rate, dpa.beta, dpa.optim) == (1.0, 1e-7, 0.6, "adamw_torch")
     assert dpa.per_device_train_batch_size * dpa.gradient_accumulation_steps * 4 == 4
-    prod = production_profile("d", "w", "cc")
+    prod = wire({s: getattr(load_config(profile="production"), s) for s in ("sft", "reward", "rlpf", "dpa")}, "d", "w", "cc")
     assert prod["rlpf"].model_name_or_path == prod["dpa"].model_name_or_path == str(Path("w") / "sft")
     assert prod["rlpf"].reward_model_path == str(Path("w") / "reward_model")
-    emb = embedded_profile("d", "w", overrides={"sft": {"num_train_epochs": 1.0}})
+    emb = wire({s: getattr(load_config(overrides=["sft.num_train_epochs=1.0"]), s) for s in prod}, "d", "w")
     assert all(not c.bf16 and c.use_cpu for c in emb.values())
     assert emb["sft"].model_name_or_path == "embedded" and emb["sft"].num_train_epochs == 1.0
 
@@ -119,38 +120,38 @@ def test_bad_inputs_fail_before_training(toy, tmp_path, no_model_loading):
     with pytest.raises(ValueError, match="bf16=True needs a GPU"):
         run_sft(SFTStageConfig(data_path=data, output_dir=str(tmp_path / "a"), use_cpu=True))
     with pytest.raises(FileNotFoundError, match="no table 'sft_prompts'"):
-        run_sft(SFTStageConfig.embedded(data_path=str(tmp_path / "nothing"), output_dir=str(tmp_path / "a")))
+        run_sft(preset("sft", data_path=str(tmp_path / "nothing"), output_dir=str(tmp_path / "a")))
     with pytest.raises(FileNotFoundError, match="not a model directory"):
-        run_sft(SFTStageConfig.embedded(model_name_or_path=str(tmp_path / "no-model"), data_path=data,
+        run_sft(preset("sft", model_name_or_path=str(tmp_path / "no-model"), data_path=data,
                                         output_dir=str(tmp_path / "a")))
     (tmp_path / "done").mkdir()
     (tmp_path / "done" / METRICS_FILE).write_text("{}")
     with pytest.raises(FileExistsError, match="finished run"):
-        run_sft(SFTStageConfig.embedded(data_path=data, output_dir=str(tmp_path / "done")))
+        run_sft(preset("sft", data_path=data, output_dir=str(tmp_path / "done")))
     with pytest.raises(ValueError, match="no triplets in splits"):
-        train_reward_model(RewardStageConfig.embedded(data_path=data, output_dir=str(tmp_path / "r"),
+        train_reward_model(preset("reward", data_path=data, output_dir=str(tmp_path / "r"),
                                                       eval_splits=("nope",)))
     with pytest.raises(ValueError, match="beta"):
-        run_dpa(DPAStageConfig.embedded(model_name_or_path="embedded", data_path=data, beta=0.0,
+        run_dpa(preset("dpa", model_name_or_path="embedded", data_path=data, beta=0.0,
                                         output_dir=str(tmp_path / "d")))
     rl = dict(model_name_or_path="embedded", data_path=data, output_dir=str(tmp_path / "p"))
     with pytest.raises(ValueError, match="set codecontests_dir"):
-        run_rlpf(RLPFStageConfig.embedded(per_device_train_batch_size=6, **rl))
+        run_rlpf(preset("rlpf", per_device_train_batch_size=6, **rl))
     with pytest.raises(ValueError, match="one PPO batch takes 8"):
-        run_rlpf(RLPFStageConfig.embedded(codecontests_dir=cc, **rl))
+        run_rlpf(preset("rlpf", codecontests_dir=cc, **rl))
     with pytest.raises(ValueError, match="multiple of num_mini_batches"):
-        run_rlpf(RLPFStageConfig.embedded(codecontests_dir=cc, per_device_train_batch_size=5, **rl))
+        run_rlpf(preset("rlpf", codecontests_dir=cc, per_device_train_batch_size=5, **rl))
     # synthetic RL prompts need the reward model
     rows = [dict(r, source="synthetic") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
     _write_triplets(tmp_path / "syn", rows)
     with pytest.raises(FileNotFoundError, match="RLPF reward model"):
-        run_rlpf(RLPFStageConfig.embedded(**{**rl, "data_path": str(tmp_path / "syn")}, per_device_train_batch_size=6,
+        run_rlpf(preset("rlpf", **{**rl, "data_path": str(tmp_path / "syn")}, per_device_train_batch_size=6,
                                           reward_model_path=str(tmp_path / "no-rm")))
     # contest prompts whose problem is missing from CodeContests-Perf
     rows = [dict(r, problem_id="ghost") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
     _write_triplets(tmp_path / "ghost", rows)
     with pytest.raises(ValueError, match="not in"):
-        run_rlpf(RLPFStageConfig.embedded(**{**rl, "data_path": str(tmp_path / "ghost")}, codecontests_dir=cc,
+        run_rlpf(preset("rlpf", **{**rl, "data_path": str(tmp_path / "ghost")}, codecontests_dir=cc,
                                           per_device_train_batch_size=6))
 
 
@@ -166,7 +167,7 @@ def test_reward_trainer_loss_is_eq2(toy, tiny, tmp_path):
     from trl import RewardTrainer
 
     path, tok = tiny
-    cfg = RewardStageConfig.embedded(data_path=str(toy.data_dir), output_dir=str(tmp_path))
+    cfg = preset("reward", data_path=str(toy.data_dir), output_dir=str(tmp_path))
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)
     assert len({round(p["margin"], 3) for p in pairs}) > 3  # measured runtime ratios: the margins vary
     pairs = [dict(p, margin=m) for p, m in zip(pairs, [0.0, 0.5, 1.0, 2.0, 3.0, 1.5])]
@@ -186,7 +187,7 @@ def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path):
     from datasets import Dataset
 
     path, tok = tiny
-    cfg = DPAStageConfig.embedded(model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path))
+    cfg = preset("dpa", model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path))
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)
     pairs = [dict(p, margin=m) for p, m in zip(pairs, [0.0, 0.5, 1.0, 2.0, 3.0, 1.5])]
     model = models.load_causal_lm(str(path))
@@ -391,7 +392,7 @@ def test_stage_runs_under_accelerate_launch(toy, tmp_path):
     import subprocess
     import sys
 
-    cfg = SFTStageConfig.embedded(data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"), max_steps=2)
+    cfg = preset("sft", data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"), max_steps=2)
     path = tmp_path / "sft.json"
     path.write_text(json.dumps(dataclasses.asdict(cfg)))
     accelerate = str(Path(sys.executable).parent / "accelerate")
@@ -420,7 +421,7 @@ def test_adaptive_kl_controller_starts_at_the_papers_0_1():
     assert low.history == [pytest.approx(0.099)]
     assert RLPFStageConfig(kl_controller="fixed").make_kl_controller() is None
     with pytest.raises(ValueError, match="kl_controller"):
-        RLPFStageConfig.embedded(kl_controller="pid").validate()
+        preset("rlpf", kl_controller="pid").validate()
 
 
 def test_world_whitening_equals_trls_on_one_process():
@@ -471,7 +472,7 @@ def test_dpa_reports_eq8_beside_trls_shifted_numbers(toy, tiny, tmp_path):
     from perfalign.common.equations import dpa_accuracy
 
     path, tok = tiny
-    cfg = DPAStageConfig.embedded(model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path),
+    cfg = preset("dpa", model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path),
                                   per_device_eval_batch_size=8)
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)[:6]
     model = models.load_causal_lm(str(path))

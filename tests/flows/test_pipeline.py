@@ -20,9 +20,9 @@ def _cli(*args, timeout=900):
 
 
 def test_config_profiles_and_overrides():
-    prod = load_config()
+    prod = load_config(profile="production")
     emb = load_config(profile="embedded", overrides=["perf.repeats=5", "synth.model=x"])
-    assert prod.perf.source == "hf:deepmind/code_contests" and prod.align.profile == "production"
+    assert prod.perf.source == "hf:deepmind/code_contests" and prod.align.base_model == prod.sft.model_name_or_path
     assert Path(emb.perf.source).is_dir() and emb.align.base_model == "embedded"
     assert emb.perf.repeats == 5 and emb.synth.model == "x"
     with pytest.raises(ConfigError, match="unknown setting"):

@@ -1,9 +1,17 @@
-"""PolyBench/C 4.2.1 loaded from a user's checkout: its 30 kernels (``utilities/benchmark_list``)
+"""The ``polybench`` task (paper §VI-B, code optimization): PolyBench kernels the model is asked
+to make faster. ``polybench_dir`` is one of two sources, read by the one ``PolyBenchTask.load``: a
+PolyBench/C 4.2.1 checkout (scored by the probe harness, measure/) or the bundled PolyBench-style
+sample (data/polybench_sample, the default, scored by its single-TU C++ drivers,
+evaluation/drivers.py). The sample keeps a reader of its own: it is not in PolyBench/C's layout
+(no utilities/benchmark_list, polybench.h, init_array/print_array) and its drivers are written for
+the single-TU harness.
+
+The checkout. PolyBench/C 4.2.1 loaded from a user's checkout: its 30 kernels (``utilities/benchmark_list``)
 with their own datasets (the ``*_DATASET`` sizes of each kernel's header), ``init_array`` and
 ``print_array``. Nothing of PolyBench is copied into this repository: the files are read from
 ``--polybench-dir`` at run time and assembled into sandbox jobs (compiled as C++ with g++).
 
-How a kernel becomes a probe (probe_cpp.py has the protocol):
+How a kernel becomes a probe (measure/probe_cpp.py has the protocol):
 
 - driver TU = ``polybench.h`` + the kernel's header + the kernel's ``.c`` without its kernel
   function (its ``main``, ``init_array`` and ``print_array`` kept) + ``polybench.c`` + our
@@ -19,17 +27,37 @@ How a kernel becomes a probe (probe_cpp.py has the protocol):
   the timed dataset: MEDIUM for the embedded profile, LARGE (PolyBench's default) for production.
 - reference = the original kernel; slow = the original kernel run twice on the same memory, its
   arrays restored in between.
+
+The bundled sample. Each kernel directory holds ``task.json`` (function, signature, in-out arrays), ``kernel.cpp``
+(the original kernel: what the model is asked to optimize, the correctness reference and the
+speedup baseline), ``driver.cpp`` and optionally ``fast.cpp`` (a known faster version, used by
+the oracle). The prompt is the optimization variant of Listing 1 with the kernel's source.
+
+Candidates are serial by default (CPU time); with ``polybench_openmp`` they are compiled with
+``-fopenmp`` and timed by wall time.
 """
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from perfalign.common.prompts import optimization_prompt
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
+from perfalign.sandbox import Limits
+
+from ..drivers import DriverSpec, read_task_dir
+from ..probe_sessions import score_probes
+from ..sandbox_jobs import score_jobs
+from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+
+if TYPE_CHECKING:
+    from ..config import EvalConfig
 
 DATASETS = {"embedded": ("SMALL_DATASET", "MEDIUM_DATASET"), "production": ("MEDIUM_DATASET", "LARGE_DATASET")}
 PERTURBATION = 1.0 / 64  # relative size of the secret per-call input scaling
@@ -240,3 +268,71 @@ def _observer(kname: str, params: list[KernelParam], printed: list[KernelParam],
     lines.append("        perfalign_line_end();")
     lines.append("    }\n}\n}")
     return "\n".join(lines)
+
+
+def is_polybench_checkout(path: str | Path) -> bool:
+    return (Path(path) / "utilities" / "polybench.h").is_file()
+
+
+class PolyBenchTask(EvalTask[ProbeProblem | DriverSpec]):
+    name = "polybench"
+    labels = {"polybench": "PolyBench"}
+
+    def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+        if is_polybench_checkout(config.polybench_dir):
+            return _load_checkout(config)
+        return _load_sample(config)
+
+    def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
+        if is_polybench_checkout(run.config.polybench_dir):
+            return score_probes(prompts, responses, run)
+        return score_jobs(prompts, responses, run)
+
+
+def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """PolyBench/C 4.2.1's 30 kernels from a checkout, run by the probe harness."""
+    co = PolyBenchCheckout(config.polybench_dir)
+    model = "omp" if config.polybench_openmp else "serial"
+    prompts = []
+    for name in co.names():
+        p = co.problem(name, config.profile_name, model, threads=config.omp_threads)
+        problem = (f"PolyBench/C kernel {name} ({p.sizes['T']}). Keep the signature of {p.signature.name}; the "
+                   "arrays it dumps must stay the same (relative difference at most 1e-6).")
+        prompts.append(EvalPrompt("polybench", name, optimization_prompt(problem, "cpp", p.prompt), "cpp", p.clock, p,
+                                  {"reference": p.reference, "slow": p.slow, "fast": p.reference},
+                                  {"reference": 1.0, "slow": None, "fast": 1.0}))
+    return prompts, []
+
+
+# --- the bundled sample
+
+_REQUIRED = ("kernel", "function", "signature", "args", "description")
+
+
+def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """The bundled sample's kernels, run by their C++ drivers."""
+    root = Path(config.polybench_dir)
+    kernels = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
+    if not kernels:
+        raise FileNotFoundError(f"no PolyBench kernels (*/task.json) under {root}")
+    nonce = secrets.randbits(62)
+    prompts: list[EvalPrompt] = []
+    for d in kernels:
+        meta = read_task_dir(d, _REQUIRED, ("kernel.cpp", "driver.cpp"))
+        kernel = (d / "kernel.cpp").read_text()
+        spec = DriverSpec(
+            task_id=meta["kernel"], function=meta["function"], signature=meta["signature"], args=meta["args"],
+            baseline=kernel, driver=(d / "driver.cpp").read_text(), preamble=meta.get("preamble", ""),
+            openmp=config.polybench_openmp, threads=config.omp_threads, repeats=config.timing_repeats,
+            timing="wall" if config.polybench_openmp else "cpu",
+            limits=Limits(time_s=config.task_time_limit_s, memory_mb=int(meta.get("memory_mb", 1024))),
+            nonce=nonce, inout=meta.get("inout", {}))
+        fast = d / "fast.cpp"
+        problem = (f"PolyBench kernel {meta['kernel']}: {meta['description']}\n"
+                   f"Keep the signature `{meta['signature']}`; the results must stay the same "
+                   f"(relative difference at most 1e-6).")
+        prompts.append(EvalPrompt(
+            "polybench", meta["kernel"], optimization_prompt(problem, "cpp", kernel), "cpp", spec.timing, spec,
+            {"reference": kernel, "slow": spec.slow_variant(), "fast": fast.read_text() if fast.is_file() else kernel},
+            {"reference": 1.0, "slow": 0.5, "fast": None if fast.is_file() else 1.0}))
+    return prompts, []

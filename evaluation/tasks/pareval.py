@@ -1,9 +1,16 @@
-"""ParEval (parallelcodefoundry/ParEval) loaded from a user's checkout: its 60 problems with its
+"""The ``pareval`` task (paper §VI-A, code generation): ParEval's problems in serial, OpenMP and
+MPI. ``pareval_dir`` is one of two sources, read by the one ``ParEvalTask.load``: a ParEval
+checkout (scored by the probe harness, measure/) or the bundled ParEval-style sample
+(data/pareval_sample, the default, scored by its single-TU C++ drivers, evaluation/drivers.py).
+The sample keeps a reader of its own: it is not in ParEval's layout (no generation-prompts.json,
+cpu.cc, utilities.hpp, problem-sizes.json) and its drivers are written for the single-TU harness.
+
+The checkout. ParEval (parallelcodefoundry/ParEval) loaded from a user's checkout: its 60 problems with its
 prompts (``prompts/generation-prompts.json``), ``baseline.hpp`` and ``cpu.cc`` drivers, in serial,
 OpenMP and MPI. Nothing of ParEval is copied into this repository: the files are read from
 ``--pareval-dir`` at run time and assembled into sandbox jobs.
 
-How a ParEval problem becomes a probe (probe_cpp.py has the protocol):
+How a ParEval problem becomes a probe (measure/probe_cpp.py has the protocol):
 
 - driver TU = ParEval's ``utilities.hpp`` + the prompt's types and the function's *declaration*
   (where ParEval includes ``generated-code.hpp``) + an observer that fingerprints every call +
@@ -23,18 +30,42 @@ How a ParEval problem becomes a probe (probe_cpp.py has the protocol):
 Sizes: production uses ParEval's ``problem-sizes.json``; the embedded profile divides each by
 ``EMBEDDED_SIZE_DIVISOR`` (documented in the README). Compiler flags are ParEval's (``-std=c++17
 -O3``, ``-fopenmp`` for OpenMP, Open MPI's wrapper flags for MPI).
+
+The bundled sample. Each problem directory holds ``task.json`` (function, signature, description, example, the
+execution models it has), ``baseline.cpp`` (the sequential baseline: the speedup reference and
+the correctness reference), ``driver.cpp`` and optionally ``fast_<model>.cpp`` (a known faster
+solution, used by the oracle). One prompt per (problem, execution model), in ParEval's form: a
+commented function header the model completes, wrapped in the Listing 1 instruction.
+
+Serial prompts are compiled without OpenMP and timed by CPU time; OpenMP prompts with
+``-fopenmp`` and ``OMP_NUM_THREADS=omp_threads``, timed by wall time (CPU time sums threads).
+The baseline of both is the sequential implementation. MPI prompts of the bundled sample are
+listed but skipped (its drivers have no MPI harness).
 """
 from __future__ import annotations
 
 import json
 import re
+import secrets
+import shutil
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from perfalign.common.prompts import instruction_prompt
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers
+from perfalign.sandbox import Limits
+
+from ..drivers import DriverSpec, read_task_dir
+from ..probe_sessions import score_probes
+from ..sandbox_jobs import score_jobs
+from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+
+if TYPE_CHECKING:
+    from ..config import EvalConfig
 
 MODELS = ("serial", "omp", "mpi")
 EMBEDDED_SIZE_DIVISOR = 4
@@ -229,3 +260,111 @@ def build_problem(co: ParEvalCheckout, name: str, model: str, profile: str = "em
         threads={"omp": threads, "mpi": ranks}.get(model, 1), clock="cpu" if model == "serial" else "wall",
         sizes={"V": f"ParEval validate(): its TEST_SIZE, {trials} trial(s)", "T": f"DRIVER_PROBLEM_SIZE={size}"},
         notes=[f"baseline {ref_fn}, float tolerance {tol.abs:g} (from ParEval's validate())"])
+
+
+def is_pareval_checkout(path: str | Path) -> bool:
+    return (Path(path) / "prompts" / "generation-prompts.json").is_file()
+
+
+class ParEvalTask(EvalTask[ProbeProblem | DriverSpec]):
+    """One prompt per (problem, execution model); the task labels are pareval-<model>."""
+
+    name = "pareval"
+    labels = {"pareval-serial": "ParEval Serial", "pareval-omp": "ParEval OpenMP", "pareval-mpi": "ParEval MPI"}
+
+    def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+        if is_pareval_checkout(config.pareval_dir):
+            return _load_checkout(config)
+        return _load_sample(config)
+
+    def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
+        if is_pareval_checkout(run.config.pareval_dir):
+            return score_probes(prompts, responses, run)
+        return score_jobs(prompts, responses, run)
+
+
+def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """ParEval's own problems from a checkout, run by the probe harness."""
+    co = ParEvalCheckout(config.pareval_dir)
+    prompts: list[EvalPrompt] = []
+    skipped: list[Skipped] = []
+    mpi_missing = shutil.which("mpicxx") is None or shutil.which("mpirun") is None
+    for name in co.names():
+        for model in config.pareval_models:
+            task, prompt_id = f"pareval-{model}", f"{name}-{model}"
+            if (name, model) not in co.prompts:
+                continue
+            if model == "mpi" and mpi_missing:
+                skipped.append(Skipped(task, prompt_id, "no MPI implementation on this host (mpicxx/mpirun not "
+                                                        "found; scripts/setup.sh installs Open MPI)"))
+                continue
+            p = co.problem(name, model, config.profile_name, threads=config.omp_threads, ranks=config.mpi_ranks)
+            text = instruction_prompt(f"Complete the C++ function {p.signature.name} below. Reply with the whole "
+                                      f"function.\n\n```cpp\n{p.prompt}\n```", "cpp")
+            prompts.append(EvalPrompt(task, prompt_id, text, "cpp", p.clock, p,
+                                      {"reference": p.reference, "slow": p.slow, "fast": p.reference},
+                                      {"reference": 1.0, "slow": None, "fast": 1.0}))
+    return prompts, skipped
+
+
+# --- the bundled sample
+
+_INCLUDE = {"serial": "", "omp": "#include <omp.h>\n\n", "mpi": "#include <mpi.h>\n\n"}
+_NOTE = {
+    "serial": "",
+    "omp": "Use OpenMP to compute in parallel.\n",
+    "mpi": ("Use MPI to compute in parallel. Assume MPI has already been initialized.\n"
+            "Every rank has a complete copy of the inputs. The result is used on rank 0.\n"),
+}
+_REQUIRED = ("function", "signature", "args", "description", "example", "execution_models")
+
+
+def mpi_unavailable_reason() -> str:
+    """Why the bundled sample's MPI prompts are skipped."""
+    if shutil.which("mpicxx") is None or shutil.which("mpirun") is None:
+        return "no MPI implementation on this host (mpicxx/mpirun not found)"
+    return ("the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
+            "ParEval's MPI problems")
+
+
+def pareval_header(meta: dict, model: str) -> str:
+    """ParEval's prompt: includes, types, a comment with the task and an example, the open signature."""
+    lines = (meta["description"].strip() + "\n" + _NOTE[model] + "Example:\n\n" + meta["example"].strip()).splitlines()
+    rest = "\n".join(("   " + line) if line else "" for line in lines[1:])
+    return f"{_INCLUDE[model]}{meta.get('preamble', '')}/* {lines[0]}\n{rest}\n*/\n{meta['signature']} {{"
+
+
+def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
+    """The bundled sample's problems, run by their C++ drivers."""
+    root = Path(config.pareval_dir)
+    problems = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
+    if not problems:
+        raise FileNotFoundError(f"no ParEval tasks (*/task.json) under {root}")
+    nonce = secrets.randbits(62)
+    prompts: list[EvalPrompt] = []
+    skipped: list[Skipped] = []
+    for d in problems:
+        meta = read_task_dir(d, _REQUIRED, ("baseline.cpp", "driver.cpp"))
+        for model in meta["execution_models"]:
+            if model not in config.pareval_models:
+                continue
+            task, prompt_id = f"pareval-{model}", f"{d.name}-{model}"
+            if model == "mpi":
+                skipped.append(Skipped(task, prompt_id, mpi_unavailable_reason()))
+                continue
+            spec = DriverSpec(
+                task_id=prompt_id, function=meta["function"], signature=meta["signature"], args=meta["args"],
+                baseline=(d / "baseline.cpp").read_text(), driver=(d / "driver.cpp").read_text(),
+                preamble=meta.get("preamble", ""), openmp=model == "omp", threads=config.omp_threads,
+                repeats=config.timing_repeats, timing="wall" if model == "omp" else "cpu",
+                limits=Limits(time_s=config.task_time_limit_s, memory_mb=int(meta.get("memory_mb", 1024))),
+                nonce=nonce, inout=meta.get("inout", {}))
+            fast = d / f"fast_{model}.cpp"
+            references = {"reference": spec.baseline, "slow": spec.slow_variant(),
+                          "fast": fast.read_text() if fast.is_file() else spec.baseline}
+            text = instruction_prompt(
+                f"Complete the C++ function {meta['function']} below. Reply with the whole function.\n\n"
+                f"```cpp\n{pareval_header(meta, model)}\n```", "cpp")
+            prompts.append(EvalPrompt(task, prompt_id, text, "cpp", spec.timing, spec, references,
+                                      {"reference": 1.0, "slow": 0.5, "fast": None if fast.is_file() else 1.0}))
+    return prompts, skipped

@@ -1,0 +1,118 @@
+"""Code generation on held-out contest problems (paper §VI-A) from a CodeContests-Perf folder.
+
+Prompt: the problem statement in the Listing 1 instruction format. A sample is correct when it
+passes all of the problem's tests in the sandbox; its runtime is the dataset's label: the mean
+over tests of the median CPU time. Baseline: the median runtime of the dataset's correct
+(measured) submissions in the sample's language. If the dataset was measured on another host,
+the baseline is rescaled by the ratio of the sandbox calibration figures.
+"""
+from __future__ import annotations
+
+import platform
+import statistics
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
+
+from perfalign.common.prompts import instruction_prompt
+from perfalign.perfdata.shards import read_rows
+from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+
+from ..sandbox_jobs import Measurement, score_jobs
+from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+
+if TYPE_CHECKING:
+    from ..config import EvalConfig
+
+_PROBLEM_COLUMNS = ("problem_id", "description", "held_out", "time_limit_s", "memory_limit_mb", "test_inputs",
+                    "test_outputs")
+_SUBMISSION_COLUMNS = (*MEASURED_COLUMNS, "solution", "host", "calibration_cpu_s")
+
+
+@dataclass
+class ContestSpec:
+    problem_id: str
+    tests: list[TestCase]
+    limits: Limits
+    repeats: int
+    baselines: dict[str, float]                       # language -> median runtime of correct submissions
+    hosts: set[str] = field(default_factory=set)      # where the dataset was measured
+    calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
+    baseline_scale: float = 1.0                       # set by rescale_baselines on another host
+    parallel = False
+    only_language = None                              # a sample may be in any language the sandbox runs
+    baseline_source = "measured (median submission re-run)"
+
+    def job(self, code: str, language: str) -> Job:
+        return Job(code, language, self.tests, self.limits, repeats=self.repeats, stop_on_failure=True)
+
+    def measure(self, result: RunResult) -> Measurement:
+        if not result.ok:
+            msg = result.compile.message if result.verdict is Verdict.COMPILE_ERROR else result.message
+            return Measurement(False, None, result.verdict.value, (msg or "")[:2000])
+        return Measurement(True, result.mean_cpu_time_s, Verdict.OK.value, "",
+                           [t.cpu_time_s for t in result.tests if t.cpu_time_s is not None])
+
+    def baseline_s(self, language: str) -> float | None:
+        base = self.baselines.get(language)
+        return None if base is None else base * self.baseline_scale
+
+
+class CodeContestsTask(EvalTask[ContestSpec]):
+    """Held-out CodeContests-Perf problems; samples run as sandbox jobs on all tests."""
+
+    name = "codecontests"
+    labels = {"codecontests": "CodeContests"}
+
+    def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[ContestSpec]], list[Skipped]]:
+        lang = config.contest_language
+        problems = [p for p in read_rows(config.codecontests_dir, "problems", _PROBLEM_COLUMNS) if p["held_out"]]
+        if not problems:
+            return [], [Skipped("codecontests", "*", f"no held-out problem in {config.codecontests_dir}")]
+        correct = measured_by_problem(read_rows(config.codecontests_dir, "submissions", _SUBMISSION_COLUMNS))
+        prompts, skipped = [], []
+        for p in sorted(problems, key=lambda r: r["problem_id"]):
+            by_lang = correct.get(p["problem_id"], {})
+            own = sorted(by_lang.get(lang, []), key=lambda s: s["runtime_s"])
+            if not own:
+                skipped.append(Skipped("codecontests", p["problem_id"],
+                                       f"no measured correct {lang} submission: no baseline"))
+                continue
+            baselines = language_medians(by_lang)
+            median = baselines[lang]
+            middle = min(own, key=lambda s: abs(s["runtime_s"] - median))
+            picks = {"reference": middle, "slow": own[-1], "fast": own[0]}
+            used = [s for ss in by_lang.values() for s in ss]
+            cals = [s["calibration_cpu_s"] for s in used if s["calibration_cpu_s"]]
+            spec = ContestSpec(
+                p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
+                Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), config.contest_repeats,
+                baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None)
+            prompts.append(EvalPrompt(
+                "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,
+                {k: s["solution"] for k, s in picks.items()},
+                {k: median / max(s["runtime_s"], 1e-9) for k, s in picks.items()}))
+        return prompts, skipped
+
+    def score(self, prompts: list[EvalPrompt[ContestSpec]], responses: Responses, run: ScoreRun) -> Scored:
+        # the baselines are re-run; the rescaling only applies to samples in another language
+        # than the prompt's (their baseline is the dataset's median)
+        rescaled = rescale_baselines(prompts, run.sandbox.calibration())
+        samples, baselines, _ = score_jobs(prompts, responses, run)
+        return Scored(samples, baselines, {"contest_baseline_rescaling": rescaled})
+
+
+def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:
+    """Baselines measured on another host are scaled by (this host's / the dataset's) calibration
+    CPU time; on the same host they are used as stored. Returns what was done, for the report."""
+    here, now = platform.node(), calibration.get("reference_cpu_s")
+    info = {"host": here, "calibration_cpu_s": now, "rescaled": []}
+    for p in prompts:
+        spec = p.spec
+        if here in spec.hosts or not spec.hosts:
+            continue
+        if now and spec.calibration_cpu_s:
+            spec.baseline_scale = now / spec.calibration_cpu_s
+            info["rescaled"].append({"prompt_id": p.prompt_id, "scale": round(spec.baseline_scale, 4)})
+    return info

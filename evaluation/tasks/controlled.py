@@ -1,0 +1,46 @@
+"""The controlled task's held-out prompts (alignment.controlled) as the evaluation task
+``controlled``: 12 Python problems of the family the tiny model is trained on in the embedded
+main job, never seen in training. Executed and scored like the contest problems (all tests
+pass; CPU time, mean over tests of the median over repeats; baseline = the medium reference,
+the median of the three measured references, re-run here like a contest's median submission)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
+from perfalign.sandbox import Limits, TestCase
+
+from ..sandbox_jobs import score_jobs
+from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from .codecontests import ContestSpec
+
+if TYPE_CHECKING:
+    from ..config import EvalConfig
+
+TASK = "controlled"
+
+
+class ControlledTask(EvalTask[ContestSpec]):
+    name = TASK
+    labels = {TASK: "Controlled (held-out)"}
+    default = False  # selectable: alignment.controlled's held-out prompts
+
+    def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[ContestSpec]], list[Skipped]]:
+        if not config.controlled_dir:
+            return [], [Skipped(TASK, "*", "no controlled_dir: the triplets stage builds one with "
+                                           "triplets.controlled_task = true")]
+        task = load_controlled_task(config.controlled_dir)
+        prompts = []
+        for inst in sorted(task.heldout, key=lambda i: i.problem_id):
+            pid, (ins, outs) = inst.problem_id, inst.tests()
+            base = task.baseline_s(pid)
+            spec = ContestSpec(pid, [TestCase(i, o) for i, o in zip(ins, outs)],
+                               Limits(time_s=TIME_LIMIT_S, memory_mb=256), config.contest_repeats, {LANG: base})
+            kinds = {"reference": "medium", "slow": "slow", "fast": "fast"}
+            prompts.append(EvalPrompt(TASK, pid, inst.prompt, LANG, "cpu", spec,
+                                      {mode: inst.program(kind) for mode, kind in kinds.items()},
+                                      {mode: base / task.runtimes[pid][kind] for mode, kind in kinds.items()}))
+        return prompts, []
+
+    def score(self, prompts: list[EvalPrompt[ContestSpec]], responses: Responses, run: ScoreRun) -> Scored:
+        return score_jobs(prompts, responses, run)
