@@ -106,12 +106,11 @@ class StageConfig:
         A reward/value head (SEQ_CLS) is trained in full beside the adapters (peft's modules_to_save)."""
         if not self.lora_r:
             return None
-        try:
-            from peft import LoraConfig
-        except ImportError:
-            raise ImportError(f"{type(self).__name__}.lora_r > 0 needs peft: pip install 'perfalign[lora]'") from None
-        return LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
-                          target_modules=self.lora_target_modules, task_type=task_type)
+        from perfalign.common.extras import require
+
+        peft = require("peft", "lora")
+        return peft.LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
+                               target_modules=self.lora_target_modules, task_type=task_type)
 
     def build_trl_config(self, cls, **specific):
         """``cls`` (a TRL config) from the shared fields, the stage's own, then ``trl_overrides``."""

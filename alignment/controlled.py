@@ -21,7 +21,7 @@ to copy it in 300+ SFT steps, so nothing could be measured on it.)
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is
 ``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
-(``evaluation/controlled.py``).
+(``evaluation/tasks/controlled.py``).
 """
 from __future__ import annotations
 
@@ -314,7 +314,7 @@ def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
     """Add the task's *training* rows (SFT train, reward_train pairs of the kinds in ``pairs``,
     rl_train prompts) to a triplets folder as extra shards, which every stage loader reads with
     the folder's own. The held-out instances stay out: they are the evaluation's
-    (evaluation/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
+    (evaluation/tasks/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
     (flows.align.stage_configs adds it)."""
 
     out = Path(triplets_dir) / "data"

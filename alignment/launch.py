@@ -1,5 +1,5 @@
 """Entry point for multi-GPU runs: ``accelerate launch --config_file alignment/accelerate_fsdp.yaml
--m alignment.launch STAGE CONFIG.json`` (STAGE: sft, reward, rlpf, dpa; the JSON holds the
+-m perfalign.alignment.launch STAGE CONFIG.json`` (STAGE: sft, reward, rlpf, dpa; the JSON holds the
 stage Config's fields, e.g. ``json.dumps(dataclasses.asdict(cfg))``)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .stages import STAGE_CONFIGS, STAGE_FUNCTIONS
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m alignment.launch")
+    ap = argparse.ArgumentParser(prog="python -m perfalign.alignment.launch")
     ap.add_argument("stage", choices=sorted(STAGE_FUNCTIONS))
     ap.add_argument("config", help="JSON file with the stage config's fields")
     args = ap.parse_args(argv)

@@ -57,6 +57,7 @@ class _Measured:
     runtime_s: float | None
     calibration: dict
     remeasured: bool = False
+    flags: tuple[str, ...] = ()  # the sandbox's "fast_repeat": its runtime is the slowest repeat's
 
 
 class PerformanceReward:
@@ -143,7 +144,7 @@ class PerformanceReward:
         if m.verdict != "OK":
             return RewardDetail(performance_reward(has_tests=True, correct=False), "execution", m.verdict, m.runtime_s)
         med, checked = self._speedup(key, m)
-        flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ())
+        flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ()) + m.flags
         if med is None:  # correct, but no baseline in this language
             return RewardDetail(0.0, "correct_no_baseline", m.verdict, m.runtime_s, flags=flags)
         if checked.value is None:  # not a number: never a reward
@@ -163,7 +164,8 @@ class PerformanceReward:
             slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
             if m.verdict not in ("OK", "SANDBOX_ERROR"):  # the second run failed: the program is not correct
                 slower = m
-            fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True)
+            fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True,
+                                 flags=tuple(sorted(set(first.flags) | set(m.flags))))
         for k, m in fresh.items():
             if self._cache is not None and m.verdict != "SANDBOX_ERROR":
                 self._cache[k] = m
@@ -183,7 +185,8 @@ class PerformanceReward:
                             stop_on_failure=True))
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
-            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s, dict(getattr(res, "calibration", None) or {}))
+            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s, dict(getattr(res, "calibration", None) or {}),
+                                     flags=tuple(f for f in getattr(res, "flags", ()) if f == "fast_repeat"))
             self.counts["sandbox_runs"] += 1
         return out
 

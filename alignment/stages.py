@@ -26,7 +26,8 @@ def wire(configs: dict[str, StageConfig], data_path: str | Path, workdir: str | 
     w, d = Path(workdir), str(data_path)
     out = {s: dataclasses.replace(c, data_path=d, output_dir=str(w / STAGE_DIRS[s])) for s, c in configs.items()}
     sft = str(w / STAGE_DIRS["sft"])
-    out["rlpf"] = dataclasses.replace(out["rlpf"], model_name_or_path=sft, reward_model_path=str(w / STAGE_DIRS["reward"]),
+    out["rlpf"] = dataclasses.replace(out["rlpf"], model_name_or_path=sft,
+                                      reward_model_path=str(w / STAGE_DIRS["reward"]),
                                       codecontests_dir=str(codecontests_dir) if codecontests_dir else None)
     out["dpa"] = dataclasses.replace(out["dpa"], model_name_or_path=sft)
     return out

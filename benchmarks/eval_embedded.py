@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from perfalign.evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir  # noqa: E402
-from perfalign.evaluation.tasks import TASK_LABELS  # noqa: E402
+from perfalign.evaluation.tasks.registry import TASK_LABELS  # noqa: E402
 
 
 def main() -> int:

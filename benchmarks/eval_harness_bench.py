@@ -31,8 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
-from perfalign.evaluation.pareval_suite import ParEvalCheckout  # noqa: E402
-from perfalign.evaluation.polybench_suite import PolyBenchCheckout  # noqa: E402
+from perfalign.evaluation.tasks.pareval import ParEvalCheckout  # noqa: E402
+from perfalign.evaluation.tasks.polybench import PolyBenchCheckout  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"

@@ -13,7 +13,7 @@ a ~35 ms program under isolate, perfalign and raw (rusage).
 
     .venv/bin/python benchmarks/isolate_compare.py [--runs 300] [--rounds 3] [--box-id 37]
 
-isolate is not vendored: build it separately (README, "Comparing with isolate"). Without `isolate`
+isolate is not vendored: build it separately (docs/results.md, "Sandbox"). Without `isolate`
 on PATH the script says so and exits 0.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ from sandbox_bench import TRIVIAL_CPP, WORK_CPP, cv  # noqa: E402
 HOW_TO_BUILD = ("isolate not found on PATH; nothing compared. Build isolate 1.x (cgroup v1) from "
                 "ioi/isolate: apt-get install libcap-dev; make isolate; install -m 4755 isolate "
                 "/usr/local/bin/; write /usr/local/etc/isolate (box_root, cg_root = /sys/fs/cgroup, "
-                "first_uid, first_gid, num_boxes) -- see README.md, 'Comparing with isolate'.")
+                "first_uid, first_gid, num_boxes) -- see docs/results.md, "Sandbox".")
 LIMITS = Limits()  # perfalign's defaults; isolate gets the same numbers below
 
 

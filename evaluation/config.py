@@ -15,7 +15,7 @@ from typing import Any
 from perfalign.common.paths import BUNDLED_DATA
 from perfalign.perfdata.perf import BuildSettings
 
-from .tasks import OPTIONAL_TASK_GROUPS, TASK_GROUPS
+from .tasks.registry import OPTIONAL_TASK_GROUPS, TASK_GROUPS
 
 DEFAULT_PAREVAL_DIR = BUNDLED_DATA / "pareval_sample"     # validate() names pareval_dir when missing
 DEFAULT_POLYBENCH_DIR = BUNDLED_DATA / "polybench_sample"
@@ -50,18 +50,18 @@ class ModelSpec:
 @dataclass
 class EvalConfig:
     models: list[ModelSpec] = field(default_factory=list)
-    tasks: tuple[str, ...] = TASK_GROUPS
+    tasks: tuple[str, ...] = TASK_GROUPS     # task groups: codecontests, pareval, polybench, controlled, kernelbench
     codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
     controlled_dir: str | None = None        # task "controlled": an alignment.controlled task folder
     kernelbench_dir: str | None = None       # task "kernelbench": a KernelBench checkout's KernelBench/ folder
     kernelbench_levels: tuple[int, ...] = (1,)
-    pareval_dir: str = str(DEFAULT_PAREVAL_DIR)
-    polybench_dir: str = str(DEFAULT_POLYBENCH_DIR)
+    pareval_dir: str = str(DEFAULT_PAREVAL_DIR)      # a ParEval checkout (default: the bundled sample)
+    polybench_dir: str = str(DEFAULT_POLYBENCH_DIR)  # a PolyBench/C 4.2.1 checkout (default: the bundled sample)
     contest_language: str = "cpp"            # language the contest prompts ask for
     pareval_models: tuple[str, ...] = ("serial", "omp", "mpi")
-    max_prompts_per_task: int | None = None  # None: all (paper: 100 contests, all ParEval / PolyBench)
+    max_prompts_per_task: int | None = None  # prompts per task; None: all (paper: 100 contests, all ParEval/PolyBench)
     # generation (§VII-D)
-    num_samples: int = 20
+    num_samples: int = 20                    # samples per prompt
     temperature: float = 0.2
     top_p: float = 0.95
     max_new_tokens: int = 1024
@@ -73,11 +73,11 @@ class EvalConfig:
     # execution
     profile_name: str = "production"         # problem sizes of the real suites: the suites' own or scaled down
     controls: bool = True                    # score the reference and a known-slow oracle beside the models
-    omp_threads: int = 8                     # paper: 8 cores for ParEval OpenMP
+    omp_threads: int = 8                     # OpenMP threads of ParEval/PolyBench OpenMP runs (paper: 8 cores)
     mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
     timing_repeats: int = 5                  # timed calls per driver run (paper: 5 runs); median taken
-    contest_repeats: int = BuildSettings.repeats  # sandbox repeats per contest test (as CodeContests-Perf); median CPU time
+    contest_repeats: int = BuildSettings.repeats  # sandbox runs per contest test (as CodeContests-Perf), median kept
     baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
     workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
     backend: str = "auto"

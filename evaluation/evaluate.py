@@ -13,19 +13,16 @@ import re
 import time
 from pathlib import Path
 
+from perfalign.common.progress import report as report_progress
 from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
-from .contests import rescale_baselines
-from .execution import execute
 from .generation import make_generator
-from perfalign.measure.harness import ProbeSettings
 from .report import EvalReport, write_report
-from .scoring import oracle_checks, score
-from .stages import finetune_metrics
-from perfalign.common.progress import report as report_progress
-
-from .loading import load_tasks
+from .run_models import finetune_metrics
+from .task_scores import oracle_checks, task_scores
+from .tasks.base import BaselineResult, EvalPrompt, Responses, SampleResult, ScoreRun
+from .tasks.registry import TASKS, load_tasks, task_of
 
 log = logging.getLogger("perfalign.evaluation")
 
@@ -86,21 +83,15 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded
     with Sandbox(backend=config.backend, workers=config.workers) as sb:
-        calibration = sb.calibration()
-        # contest baselines are re-run below; the rescaling only applies to samples in another
-        # language than the prompt's (their baseline is the dataset's median)
-        rescaled = rescale_baselines(prompts, calibration)
-        samples, baselines = execute(prompts, generations, sb, config.workers, config.accept_unfenced,
-                                     config.baseline_runs, ProbeSettings(repeats=config.timing_repeats))
-        sandbox_info = {"backend": sb.name, "isolated": sb.isolated, "calibration": calibration,
-                        "contest_baseline_rescaling": rescaled}
+        sandbox_info = {"backend": sb.name, "isolated": sb.isolated, "calibration": sb.calibration()}
+        samples, baselines = score_tasks(prompts, generations, ScoreRun(sb, config), sandbox_info)
     timings["execute_s"] = time.time() - t
     load_after = os.getloadavg()[0]
     with open(out / "samples.jsonl", "w") as f:
         for s in samples:
             f.write(json.dumps(s.to_dict()) + "\n")
 
-    scores, excluded = score(prompts, samples, baselines, tuple(config.ks))
+    scores, excluded = task_scores(prompts, samples, baselines, tuple(config.ks))
     oracles = {m.label: m.oracle_mode for m in config.models if m.is_oracle}
     timings["total_s"] = time.time() - t0
     report = EvalReport(
@@ -115,3 +106,21 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     if write:
         write_report(report, out)
     return report
+
+
+def score_tasks(prompts: list[EvalPrompt], generations: Responses, run: ScoreRun,
+                notes: dict) -> tuple[list[SampleResult], dict[str, BaselineResult]]:
+    """Each task scores its own prompts (EvalTask.score), task after task; the tasks' notes for
+    the report go into ``notes``."""
+    samples: list[SampleResult] = []
+    baselines: dict[str, BaselineResult] = {}
+    by_task: dict[str, list[int]] = {}
+    for i, p in enumerate(prompts):
+        by_task.setdefault(task_of(p).name, []).append(i)
+    for name, idx in by_task.items():
+        answers = {model: [per[i] for i in idx] for model, per in generations.items()}
+        scored = TASKS[name].score([prompts[i] for i in idx], answers, run)
+        samples += scored.samples
+        baselines.update(scored.baselines)
+        notes.update(scored.notes or {})
+    return samples, baselines

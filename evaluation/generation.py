@@ -13,7 +13,7 @@ from typing import Protocol
 from perfalign.common.prompts import format_response
 
 from .config import EvalConfig, ModelSpec
-from .tasks import EvalPrompt
+from .tasks.base import EvalPrompt
 
 log = logging.getLogger("perfalign.evaluation")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .tasks import CODE_GENERATION_TASKS, TASK_LABELS
+from .tasks.registry import CODE_GENERATION_TASKS, TASK_LABELS
 
 if TYPE_CHECKING:
     from .report import EvalReport

@@ -10,8 +10,16 @@ from perfalign.common.progress import report as report_progress
 from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.measure.probe import ProbeProblem
 
-from .tasks.base import BaselineResult, EvalPrompt, Responses, SampleResult, Scored, ScoreRun, extract_candidate, \
-    new_sample
+from .tasks.base import (
+    BaselineResult,
+    EvalPrompt,
+    Responses,
+    SampleResult,
+    Scored,
+    ScoreRun,
+    extract_candidate,
+    new_sample,
+)
 
 log = logging.getLogger("perfalign.evaluation")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .plots import plot_code_generation, plot_polybench
-from .scoring import TaskScore
-from .tasks import TASK_LABELS
+from .task_scores import TaskScore
+from .tasks.registry import TASK_LABELS
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"

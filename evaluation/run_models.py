@@ -61,7 +61,7 @@ def finetune_metrics(model_ref: str) -> dict:
 
 def models_from_run_dir(workdir: str | Path, prefix: str = "base") -> list[ModelSpec]:
     """The base model and the SFT, RLPF and DPA models of an alignment run directory (the
-    layout of alignment.profiles: WORKDIR/{sft,reward_model,rlpf,dpa}), those that finished.
+    layout of alignment.stages: WORKDIR/{sft,reward_model,rlpf,dpa}), those that finished.
     Labels: ``prefix``, ``prefix+SFT``, ... (the paper's DS, DS+SFT, DS+RLPF, DS+DPA)."""
     w = Path(workdir)
     if not w.is_dir():

@@ -15,10 +15,19 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from perfalign.common.plausibility import speedup_ratio
+from perfalign.common.progress import report as report_progress
 from perfalign.sandbox import Job, RunResult, Sandbox, Verdict
 
-from .tasks.base import BaselineResult, EvalPrompt, Responses, SampleResult, Scored, ScoreRun, extract_candidate, \
-    new_sample
+from .tasks.base import (
+    BaselineResult,
+    EvalPrompt,
+    Responses,
+    SampleResult,
+    Scored,
+    ScoreRun,
+    extract_candidate,
+    new_sample,
+)
 
 log = logging.getLogger("perfalign.evaluation")
 SANDBOX_RETRIES = 2
@@ -50,16 +59,23 @@ class JobSpec(Protocol):
         """The baseline of a sample in another language than the prompt's (not re-run)."""
 
 
-def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: int) -> list[RunResult]:
-    """Results in job order; SANDBOX_ERROR (an infrastructure fault) is retried."""
+def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: int,
+             what: str = "evaluate: programs run") -> list[RunResult]:
+    """Results in job order; SANDBOX_ERROR (an infrastructure fault) is retried. Progress is
+    reported as ``what`` (a bar in the terminal, lines in the run log)."""
     results: list[RunResult | None] = [None] * len(jobs)
+    done = 0
+    report_progress(what, done, len(jobs))
     for group, n in ((False, workers), (True, 1)):
         todo = [i for i in range(len(jobs)) if parallel[i] is group]
-        for _attempt in range(SANDBOX_RETRIES + 1):
+        for attempt in range(SANDBOX_RETRIES + 1):
             if not todo:
                 break
             for j, res in sandbox.run_many([jobs[i] for i in todo], workers=n):
                 results[todo[j]] = res
+                if attempt == 0:
+                    done += 1
+                    report_progress(what, done, len(jobs))
             todo = [i for i in todo if results[i].verdict is Verdict.SANDBOX_ERROR]
     return results  # type: ignore[return-value]
 
@@ -151,7 +167,7 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
     if again:  # an implausible speedup is measured once more; the flag stays if it still is
         order = sorted(again)
         for job_i, res in zip(order, run_jobs(sandbox, [jobs[i] for i in order], [parallel[i] for i in order],
-                                              cfg.workers)):
+                                              cfg.workers, "evaluate: implausible speedups re-measured")):
             for r in again[job_i]:
                 judge(r, by_id[r.prompt_id], res)
                 r.flags = sorted(set(r.flags) | {"remeasured"})

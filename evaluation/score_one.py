@@ -10,11 +10,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem
+from perfalign.measure.probe import ProbeProblem
 from perfalign.sandbox import Sandbox
 
 from .contest_score import ContestSettings, contest_names, load_contest, score_contest
-from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem
-from perfalign.measure.probe import ProbeProblem
 
 SUITES = ("pareval", "polybench", "codecontests")
 
@@ -27,7 +27,7 @@ def load_problem(suite: str, problem: str, model: str = "serial", *, pareval_dir
                  polybench_dir: str | None = None, profile: str = "embedded", threads: int = 2,
                  ranks: int = 2) -> ProbeProblem:
     if suite == "pareval":
-        from .pareval_suite import ParEvalCheckout, ParEvalError
+        from .tasks.pareval import ParEvalCheckout, ParEvalError
 
         if not pareval_dir:
             raise ScoreInputError("--pareval-dir is required: a ParEval checkout (parallelcodefoundry/ParEval)")
@@ -39,7 +39,7 @@ def load_problem(suite: str, problem: str, model: str = "serial", *, pareval_dir
         except (ParEvalError, FileNotFoundError) as e:
             raise ScoreInputError(str(e)) from None
     if suite == "polybench":
-        from .polybench_suite import PolyBenchCheckout, PolyBenchError
+        from .tasks.polybench import PolyBenchCheckout, PolyBenchError
 
         if not polybench_dir:
             raise ScoreInputError("--polybench-dir is required: a PolyBench/C 4.2.1 checkout")
@@ -90,12 +90,12 @@ def list_tasks(pareval_dir: str | None = None, polybench_dir: str | None = None,
     """Problem names per suite (ParEval: with the execution models it has prompts for)."""
     out: dict = {}
     if pareval_dir:
-        from .pareval_suite import MODELS, ParEvalCheckout
+        from .tasks.pareval import MODELS, ParEvalCheckout
 
         co = ParEvalCheckout(pareval_dir)
         out["pareval"] = [{"problem": n, "models": [m for m in MODELS if (n, m) in co.prompts]} for n in co.names()]
     if polybench_dir:
-        from .polybench_suite import PolyBenchCheckout
+        from .tasks.polybench import PolyBenchCheckout
 
         out["polybench"] = [{"problem": n, "models": ["serial", "omp"]} for n in PolyBenchCheckout(polybench_dir).names()]
     out["codecontests"] = [{"problem": n, "models": ["cpp", "python3", "java"]} for n in contest_names(codecontests)]

@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from .execution import BaselineResult, SampleResult
 from .metrics import pass_at_k, speedup_at_k
-from .tasks import EvalPrompt
+from .tasks.base import BaselineResult, EvalPrompt, SampleResult
 
 
 @dataclass
@@ -41,8 +40,8 @@ class TaskScore:
         return asdict(self)
 
 
-def score(prompts: list[EvalPrompt], samples: list[SampleResult], baselines: dict[str, BaselineResult],
-          ks: tuple[int, ...]) -> tuple[list[TaskScore], list[dict]]:
+def task_scores(prompts: list[EvalPrompt], samples: list[SampleResult], baselines: dict[str, BaselineResult],
+                ks: tuple[int, ...]) -> tuple[list[TaskScore], list[dict]]:
     """Scores of every (model, task) and the prompts excluded because their baseline failed
     (a speedup without a baseline would be made up)."""
     excluded = [{"task": b.task, "prompt_id": b.prompt_id, "reason": f"baseline run failed: {b.verdict} {b.message}"}

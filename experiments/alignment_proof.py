@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from perfalign.flows.config import preset
 from perfalign.alignment.controlled import (ControlledTask, build_controlled_task, load_controlled_task,  # noqa: E402
                                   sample_and_classify)
 
@@ -86,10 +87,10 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
 
 
 def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict:
-    from perfalign.alignment.dpa import DPAStageConfig, run_dpa
-    from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
-    from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
-    from perfalign.alignment.sft import SFTStageConfig, run_sft
+    from perfalign.alignment.dpa import run_dpa
+    from perfalign.alignment.reward_model import train_reward_model
+    from perfalign.alignment.rlpf import run_rlpf
+    from perfalign.alignment.sft import run_sft
 
     w = Path(cfg.workdir) / f"seed{seed}"
     data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
@@ -104,16 +105,16 @@ def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict
         runs[name] = res.run_dir
         return res
 
-    sft = timed("sft", lambda: run_sft(SFTStageConfig.embedded(output_dir=str(w / "sft"),
+    sft = timed("sft", lambda: run_sft(preset("sft", output_dir=str(w / "sft"),
                                                               num_train_epochs=cfg.sft_epochs, **data)))
     for name, use_margin in (("dpa", True), ("dpo", False)):
-        timed(name, lambda: run_dpa(DPAStageConfig.embedded(
+        timed(name, lambda: run_dpa(preset("dpa",
             model_name_or_path=str(sft.run_dir), output_dir=str(w / name), num_train_epochs=cfg.dpa_epochs,
             learning_rate=cfg.dpa_learning_rate, use_margin=use_margin, **pairs, **data)))
     for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
-        timed(name, lambda: train_reward_model(RewardStageConfig.embedded(
+        timed(name, lambda: train_reward_model(preset("reward",
             output_dir=str(w / name), num_train_epochs=cfg.rm_epochs, use_margin=use_margin, **pairs, **data)))
-    timed("rlpf", lambda: run_rlpf(RLPFStageConfig.embedded(
+    timed("rlpf", lambda: run_rlpf(preset("rlpf",
         model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir), output_dir=str(w / "rlpf"),
         per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
         learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens, eval_before=False,

@@ -66,7 +66,7 @@ def main() -> None:
     from perfalign.grpo.experiment import run_experiment
     from perfalign.grpo.train import GrpoRunConfig
 
-    base = GrpoRunConfig.embedded(args.out, steps_per_stage=args.steps_per_stage,
+    base = GrpoRunConfig(out_dir=args.out, steps_per_stage=args.steps_per_stage,
                                   num_generations=args.num_generations, warmup_prior=args.warmup_prior)
     if args.schedule:
         base.schedule = args.schedule

@@ -5,16 +5,16 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .env import configure_prefect
-
-if TYPE_CHECKING:
-    from .config import PerfalignConfig, TripletSettings
 
 configure_prefect()
 
 from prefect import flow, task  # noqa: E402
+
+from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
+
+from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
 
 STAGES = ("sft", "reward", "rlpf", "dpa")
 # What each stage starts from (the DAG): RLPF needs the SFT policy and the reward model.
@@ -52,10 +52,16 @@ def controlled_dir(triplets_dir: str | Path) -> Path:
     return Path(triplets_dir) / "controlled"
 
 
-@flow(name="build_triplets")
+@flow(name="build_triplets", flow_run_name=flow_run_name("triplets"))
 def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str,
                         settings: "TripletSettings") -> dict:
-    return task(triplets, name="triplets")(codecontests_dir, synthetic_dir, out, settings)
+    import time
+
+    t0 = time.monotonic()
+    summary = task(triplets, name="triplets", task_run_name="triplets and SFT prompts")(
+        codecontests_dir, synthetic_dir, out, settings)
+    publish_stage(run_label(out), "triplets", summary, time.monotonic() - t0)
+    return summary
 
 
 def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None,
@@ -80,7 +86,7 @@ def train_stage(stage: str, config) -> dict:
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
 
 
-@flow(name="align")
+@flow(name="align", flow_run_name=flow_run_name("align", "workdir"))
 def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None = None,
           stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None) -> dict:
     """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
@@ -93,10 +99,14 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     if configs is None:
         configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
+    import time
+
+    t0 = time.monotonic()
     results: dict[str, dict] = {}
     for s in STAGES:  # in DAG order; tasks so each shows in the Prefect UI
         if s in wanted:
             results[s] = train_stage(s, configs[s])
+    publish_stage(run_label(workdir), "align", results, time.monotonic() - t0)
     return results
 
 

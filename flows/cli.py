@@ -56,7 +56,7 @@ def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]]
 
 @perf_app.command("build")
 @config_options("perf.source", "perf.limit_problems", "perf.repeats", "sandbox.workers", "sandbox.backend",
-                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size")
+                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
     profile: str = _CONFIG_PROFILE_OPT,
@@ -76,21 +76,29 @@ def perf_build(
 
     cfg = _load_config(config, profile, set_, flags)
     _check_source(cfg.perf.source)
+    _check_source_files(cfg.perf.source, cfg.perf.allow_partial)
     try:
         make_backend(cfg.sandbox.backend)  # fail before starting Prefect if the sandbox cannot run here
     except (BackendUnavailable, ValueError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
+    from prefect.exceptions import FailedRun
+    from rich.markup import escape
+
     from perfalign.flows.perf import run_build
     from perfalign.flows.pipeline import perf_parameters
 
-    from .progress import progress_bars
+    from .session import flow_session
 
-    with progress_bars(enabled=not as_json):
+    with flow_session(bars=not as_json):
         params = perf_parameters(cfg)
         params.pop("max_in_flight")  # run_build's, from the task runner it picks
-        summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
-                            remeasure_rejects=remeasure_rejects, **params)
+        try:
+            summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
+                                remeasure_rejects=remeasure_rejects, **params)
+        except FailedRun as e:  # e.g. a source file found damaged while streaming: its one line
+            err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
+            raise typer.Exit(1)
     if as_json:
         print(json.dumps(summary))
     else:
@@ -101,6 +109,21 @@ def perf_build(
 
 def _check_source(source: str) -> None:
     _preflight("check_sources", [("source", source)])
+
+
+def _check_source_files(source: str, allow_partial: bool) -> None:
+    """Source files that cannot be read: one line and exit code 2 before Prefect starts, or,
+    with --allow-partial, a warning for each (the build goes on without them)."""
+    from rich.markup import escape
+
+    from perfalign.perfdata.codecontests import SourceUnreadable, check_source_files
+
+    bad = check_source_files(source)
+    if bad and not allow_partial:
+        err.print(f"[red]error:[/red] {escape(str(SourceUnreadable(bad)))}", soft_wrap=True)
+        raise typer.Exit(2)
+    for line in bad:
+        err.print(f"[bold yellow]SKIPPED (--allow-partial):[/bold yellow] {escape(line)}", soft_wrap=True)
 
 
 def _preflight(check: str, *args) -> None:
@@ -118,9 +141,16 @@ def _preflight(check: str, *args) -> None:
 
 def print_perf_summary(summary: dict, out: Path) -> None:
     st = summary.get("status", {})
+    from rich.markup import escape
+
+    from perfalign.perfdata.perf import error_lines
+
     console.print(f"[bold]CodeContests-Perf[/bold] -> {out}")
     console.print(f"problems: {summary['problems']} ({summary['held_out_problems']} held out), "
                   f"malformed rows/items: {summary['errors']}, submissions: {summary['submissions']}")
+    for line in error_lines(summary.get("error_reasons", []), summary.get("unreadable_files", [])):
+        style = "bold yellow" if line.startswith("SKIPPED") else "yellow"
+        console.print(f"  [{style}]{escape(line)}[/{style}]", soft_wrap=True)
     t = Table("language", "measured", "rejected", "unsupported", "not run (incorrect)")
     for lang, d in sorted(summary.get("by_language", {}).items()):
         t.add_row(lang, *(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run")))
@@ -182,10 +212,10 @@ def synth_generate(
     _preflight("check_synth", config)
     from perfalign.flows.synth import generate_synthetic
 
-    from .progress import progress_bars
+    from .session import flow_session
 
     try:
-        with progress_bars(enabled=not as_json):
+        with flow_session(bars=not as_json):
             summary = generate_synthetic(config, str(out))
     except AuthError as e:
         err.print(f"[red]error:[/red] {e}")
@@ -235,9 +265,12 @@ def triplets_build(
     settings = _load_config(config, profile, set_, flags).triplets
     from perfalign.flows.align import build_triplets_flow
 
+    from .session import flow_session
+
     try:
-        res = build_triplets_flow(str(codecontests) if codecontests else None, str(synthetic) if synthetic else None,
-                                  str(out), settings)
+        with flow_session():
+            res = build_triplets_flow(str(codecontests) if codecontests else None,
+                                      str(synthetic) if synthetic else None, str(out), settings)
     except ValueError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -258,8 +291,11 @@ def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], prof
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
+    from .session import flow_session
+
     try:
-        results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
+        with flow_session():
+            results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -351,7 +387,7 @@ def eval_cmd(
     from perfalign.flows.pipeline import eval_config_from
 
     chosen = list(cfg.eval.tasks)
-    if flags["eval.tasks"] is None:  # the profile's groups whose inputs this command has (the pipeline supplies the rest)
+    if flags["eval.tasks"] is None:  # the profile's groups whose inputs this command has (the pipeline has all)
         dropped = [t for t in chosen if t == "controlled" or (t == "codecontests" and not codecontests)]
         chosen = [t for t in chosen if t not in dropped]
         if dropped:
@@ -363,7 +399,10 @@ def eval_cmd(
         raise typer.Exit(2)
     from perfalign.flows.evaluate import evaluate
 
-    res = evaluate(ecfg, str(out))
+    from .session import flow_session
+
+    with flow_session():  # bars for generation and execution
+        res = evaluate(ecfg, str(out))
     console.print(Path(res["report"]).read_text()[:3000])
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
 
@@ -471,11 +510,11 @@ def pipeline_cmd(
     from perfalign.flows.pipeline import pipeline
     from perfalign.flows.runstate import StageFailed
 
-    from .progress import progress_bars
+    from .session import flow_session
 
     console.print(f"[bold]perfalign pipeline[/bold] profile={profile} -> {out}")
     try:
-        with progress_bars():
+        with flow_session():
             result = pipeline(out=str(out), config=cfg)
     except StageFailed as e:
         err.print(f"[red]pipeline failed:[/red] {e}")
@@ -489,10 +528,9 @@ def print_pipeline_summary(result: dict, out: Path) -> None:
         print_perf_summary(stages["codecontests_perf"], out / "codecontests_perf")
     if "synthetic" in stages:
         print_synth_summary(stages["synthetic"])
-    t = Table("stage", "state", "output")
-    for name, state in result["states"].items():
-        t.add_row(name, state, str(out / name))
-    console.print(t)
+    from perfalign.flows.status import closing_table
+
+    console.print(closing_table(result, out))  # each stage's state, time and result
     report = stages.get("evaluate", {}).get("report")
     if report:
         print_eval_scores(Path(report).with_name("report.json"))
@@ -530,10 +568,12 @@ def config_cmd(
     if as_json:
         print(json.dumps({"config_file": cfg.config_file, "profile": cfg.profile, "settings": explained}, indent=1))
         return
-    t = Table("setting", "value", "from", title=f"profile {cfg.profile}" + (f" + {cfg.config_file}" if cfg.config_file else ""))
+    t = Table(title=f"profile {cfg.profile}" + (f" + {cfg.config_file}" if cfg.config_file else ""))
+    for column in ("setting", "from", "value"):
+        t.add_column(column, overflow="fold")
     for table, values in explained.items():
         for key, v in values.items():
-            t.add_row(f"{table}.{key}", json.dumps(v["value"]), v["from"])
+            t.add_row(f"{table}.{key}", v["from"], json.dumps(v["value"]))
     console.print(t)
 
 
@@ -542,19 +582,15 @@ def status_cmd(
     root: Path = typer.Option(Path("runs"), "--root", help="Directory holding run directories."),
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
-    """List recent pipeline runs with the state of each stage."""
+    """List recent pipeline runs: profile, last update, and each stage's state, time and result."""
     from perfalign.flows.runstate import list_runs
+    from perfalign.flows.status import status_table
 
     runs = list_runs(root)[:limit]
     if not runs:
         console.print(f"no runs under {root}")
         return
-    colour = {"completed": "green", "skipped": "cyan", "running": "yellow", "failed": "red"}
-    t = Table("run", "updated", "stages", "path")
-    for r in runs:
-        st = " ".join(f"[{colour.get(v.get('state'), 'white')}]{k}:{v.get('state')}[/]" for k, v in r.get("stages", {}).items())
-        t.add_row(r.get("run", "?"), r.get("updated", r.get("created", "")), st, r["path"])
-    console.print(t)
+    console.print(status_table(runs))
     for r in runs:
         for k, v in r.get("stages", {}).items():
             if v.get("state") == "failed":
@@ -609,50 +645,51 @@ def deploy_cmd(
 
 
 @app.command("grpo")
+@config_options("grpo.steps_per_stage", "grpo.steps", "grpo.schedule", "grpo.num_generations", "grpo.n_workers",
+                "grpo.cpus_per_worker", "grpo.dask_address", "grpo.polybench_dir", "grpo.tasks", "grpo.model",
+                "grpo.learning_rate", "grpo.warmup_steps", "grpo.warmup_prior", "grpo.tiers.ok_reward",
+                "grpo.reuse_measurements",
+                help={"grpo.steps_per_stage": "GRPO steps of each SQD stage",
+                      "grpo.steps": "Total steps of grpo/control (unset: as many as SQD)",
+                      "grpo.schedule": "SQD stages, ';'-separated, techniques '+'-joined (openmp, simd, blocking, "
+                                       "unroll, none, all), ':N' steps",
+                      "grpo.num_generations": "Completions per prompt (the GRPO group)",
+                      "grpo.n_workers": "LocalCluster benchmark workers (ignored with --dask-address)",
+                      "grpo.cpus_per_worker": "Cores pinned per worker (the program's thread budget)",
+                      "grpo.dask_address": "A running Dask scheduler (tcp://host:8786)",
+                      "grpo.polybench_dir": "PolyBench/C 4.2.1 checkout (2mm, syrk, jacobi-2d)",
+                      "grpo.tasks": "Problems: dgemm, 2mm, syrk, jacobi-2d",
+                      "grpo.model": "Base model: a Hub id, a path, or 'embedded'",
+                      "grpo.warmup_steps": "Spec-format warm-up steps",
+                      "grpo.warmup_prior": "uniform, compliant or narrow (grpo.train.WARMUP_PRIORS)",
+                      "grpo.tiers.ok_reward": "Reward of a correct program: gflops or peak_fraction",
+                      "grpo.reuse_measurements": "Reuse the measurement of a program already measured in this run"})
 def grpo_cmd(
     out: Path = typer.Option(Path("runs/grpo"), "--out", help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
-    profile: str = typer.Option("embedded", "--profile", help="embedded (tiny model, spec family, CPU) or production (14B coder, free C, GPU)."),
-    seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds."),
+    profile: str = _CONFIG_PROFILE_OPT,
+    config: Optional[Path] = _CONFIG_FILE_OPT,
+    set_: Optional[List[str]] = _SET_OPT,
+    seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds (each arm runs once per seed)."),
     arms: Optional[str] = typer.Option(None, "--arms", help="Comma-separated: sqd, grpo, control (default: all)."),
-    steps_per_stage: Optional[int] = typer.Option(None, "--steps-per-stage", min=1, help="GRPO steps of each SQD stage."),
-    steps: Optional[int] = typer.Option(None, "--steps", min=1, help="Total steps of grpo/control (default: as many as SQD)."),
-    schedule: Optional[str] = typer.Option(None, "--schedule", help="SQD stages, ';'-separated, techniques '+'-joined (openmp, simd, blocking, unroll, none, all), ':N' steps."),
-    num_generations: Optional[int] = typer.Option(None, "--num-generations", min=2, help="Completions per prompt (the GRPO group)."),
-    workers: int = typer.Option(2, "--workers", min=1, help="LocalCluster benchmark workers (ignored with --dask-address)."),
-    cpus_per_worker: int = typer.Option(1, "--cpus-per-worker", min=1, help="Cores pinned per worker (the program's thread budget)."),
-    dask_address: Optional[str] = typer.Option(None, "--dask-address", help="A running Dask scheduler (tcp://host:8786)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", help="PolyBench/C 4.2.1 checkout (2mm, syrk, jacobi-2d)."),
-    tasks: Optional[str] = typer.Option(None, "--tasks", help="Comma-separated problems: dgemm, 2mm, syrk, jacobi-2d."),
-    model: Optional[str] = typer.Option(None, "--model", help="Base model: a Hub id, a path, or 'embedded'."),
-    learning_rate: Optional[float] = typer.Option(None, "--learning-rate", help="GRPO learning rate."),
-    warmup_steps: Optional[int] = typer.Option(None, "--warmup-steps", min=0, help="Spec-format warm-up steps."),
-    warmup_prior: Optional[str] = typer.Option(None, "--warmup-prior", help="uniform, compliant or narrow (grpo.train.WARMUP_PRIORS)."),
-    reward_mode: str = typer.Option("gflops", "--reward-mode", help="Reward of a correct program: gflops or peak_fraction."),
-    reuse_measurements: bool = typer.Option(True, "--reuse-measurements/--no-reuse-measurements", help="Measure a program already measured in this run again, or reuse its number."),
+    flags: Optional[dict] = None,
 ) -> None:
     """Online GRPO with rewards measured in GFLOPS on Dask benchmark workers, and staged
-    quality-diversity (issue 15; README section "Online GRPO")."""
+    quality-diversity (docs/grpo.md). Settings: the [grpo] table (`perfalign config`)."""
     from perfalign.flows.grpo import grpo_command
 
-    def ints(text: str) -> list[int]:
-        try:
-            return [int(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            err.print(f"[red]error:[/red] --seeds {text!r}: expected comma-separated integers")
-            raise typer.Exit(2)
-
-    def names(text: Optional[str]) -> Optional[list[str]]:
-        return [x.strip() for x in text.split(",") if x.strip()] if text else None
-
     try:
-        result = grpo_command(profile=profile, out=str(out), seeds=ints(seeds), arms=names(arms),
-                              steps_per_stage=steps_per_stage, steps=steps, schedule=schedule,
-                              num_generations=num_generations, workers=workers, cpus_per_worker=cpus_per_worker,
-                              dask_address=dask_address, polybench_dir=str(polybench_dir) if polybench_dir else None,
-                              tasks=names(tasks), model=model, learning_rate=learning_rate, warmup_steps=warmup_steps,
-                              warmup_prior=warmup_prior, reward_mode=reward_mode, reuse_measurements=reuse_measurements)
+        seed_list = [int(x) for x in seeds.split(",") if x.strip()]
+    except ValueError:
+        err.print(f"[red]error:[/red] --seeds {seeds!r}: expected comma-separated integers")
+        raise typer.Exit(2)
+    try:
+        result = grpo_command(out=str(out), seeds=seed_list, arms=[x.strip() for x in arms.split(",") if x.strip()]
+                              if arms else None, profile=profile, config=str(config) if config else None,
+                              overrides=list(set_ or []), **{k.split(".", 1)[1]: v for k, v in flags.items()})
     except (ValueError, FileNotFoundError) as e:
-        err.print(f"[red]error:[/red] {e}")
+        from rich.markup import escape
+
+        err.print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2)
     console.print(json.dumps(result, indent=1, default=str)[:4000])
 
@@ -736,9 +773,9 @@ def kernel_eval_cmd(
         Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
         from perfalign.flows.kernel import kernel_eval
 
-        from .progress import progress_bars
+        from .session import flow_session
 
-        with progress_bars(enabled=not as_json):
+        with flow_session(bars=not as_json):
             result = kernel_eval(str(problems), candidates, str(out), cfg)
     except (ProblemError, KernelEnvError) as e:
         err.print(f"[red]error:[/red] {e}")

@@ -12,15 +12,17 @@ came from (``default``, ``profile <name>``, ``--set``, ``--<flag>``): `perfalign
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
-import tomllib
 import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+import tomllib
 
 from perfalign.alignment.dpa import DPAStageConfig
 from perfalign.alignment.models import PRODUCTION_BASE_MODEL
@@ -29,13 +31,15 @@ from perfalign.alignment.rlpf import RLPFStageConfig
 from perfalign.alignment.sft import SFTStageConfig
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.evaluation.config import EvalConfig
+from perfalign.grpo.train import GrpoRunConfig
 from perfalign.kernelenv.score import ScoreConfig
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
-PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
-DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
+from .options import option_name
+from .profile_files import DEFAULT_PROFILE, PROFILES_DIR, profile_names
+
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
 
@@ -67,7 +71,8 @@ class PerfSettings(BuildSettings):
     """CodeContests-Perf (paper §IV-A): the measurement settings and what to measure."""
 
     source: str = "hf:deepmind/code_contests"  # hf:DATASET[:split], or a folder of CodeContests Parquet/JSONL
-    limit_problems: int | None = None          # None: every problem of the source
+    limit_problems: int | None = None          # only the first N problems; None: every problem
+    allow_partial: bool = False                # go on without source files that cannot be read (and say so)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -96,7 +101,7 @@ class AlignSettings:
     """Which alignment stages run, from which base model (the stages' own tables hold the rest)."""
 
     base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
-    stages: tuple[str, ...] = ALIGN_STAGES
+    stages: tuple[str, ...] = ALIGN_STAGES   # which of sft, reward, rlpf, dpa run
 
     def __post_init__(self) -> None:
         unknown = set(self.stages) - set(ALIGN_STAGES)
@@ -118,13 +123,14 @@ def _base(cls: type, obj: Any) -> Any:
 TABLES: dict[str, type] = {
     "sandbox": SandboxSettings, "perf": PerfSettings, "synth": SynthConfig, "triplets": TripletSettings,
     "align": AlignSettings, "sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
-    "dpa": DPAStageConfig, "eval": EvalConfig, "kernel": ScoreConfig, "publish": PublishSettings,
+    "dpa": DPAStageConfig, "eval": EvalConfig, "kernel": ScoreConfig, "grpo": GrpoRunConfig, "publish": PublishSettings,
 }
 # Filled in by the run, not settings: where a stage reads and writes, which models, secrets.
 _RUN_FIELDS = {"model_name_or_path", "data_path", "output_dir", "reward_model_path", "value_model_path",
                "codecontests_dir", "overwrite", "trl_overrides"}
 RUNTIME: dict[str, set[str]] = {
     "synth": {"api_key", "cache_dir", "sample_dir"}, "eval": {"models", "codecontests_dir", "controlled_dir"},
+    "grpo": {"out_dir", "arm", "seed", "init_model_dir"},
     **{s: _RUN_FIELDS for s in ALIGN_STAGES},
 }
 # Settings another table decides, for every stage alike: "table.key" -> (source "table.key", how).
@@ -139,10 +145,11 @@ LINKS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "rlpf.sandbox_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
     "eval.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
     "eval.workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
+    "grpo.measure.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
 }
 # Keys holding paths: resolved against the profile file's base directory when relative.
 _PATH_KEYS = {("perf", "source"), ("synth", "seeds"), ("eval", "pareval_dir"), ("eval", "polybench_dir"),
-              ("eval", "kernelbench_dir")}
+              ("eval", "kernelbench_dir"), ("grpo", "polybench_dir")}
 _SCALARS = (bool, int, float, str, Path)
 
 
@@ -163,23 +170,54 @@ def _scalar(hint: Any) -> tuple[Any, bool] | None:
     return None
 
 
-def settings(table: str) -> dict[str, Any]:
-    """The settable fields of a table: name -> type (what a profile, --set or a flag may set)."""
-    cls, hints = TABLES[table], typing.get_type_hints(TABLES[table])
-    out = {}
+@functools.cache
+def _fields(cls: type, prefix: str = "") -> dict[str, tuple[Any, dataclasses.Field]]:
+    """Every field of a dataclass, nested dataclasses flattened ("measure.peak_n")."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, tuple[Any, dataclasses.Field]] = {}
     for f in dataclasses.fields(cls):
-        key = f"{table}.{f.name}"
-        if f.name in RUNTIME.get(table, ()) or key in LINKS or _scalar(hints[f.name]) is None:
-            continue
-        out[f.name] = hints[f.name]
+        if dataclasses.is_dataclass(hints[f.name]):
+            out.update(_fields(hints[f.name], f"{prefix}{f.name}."))
+        else:
+            out[prefix + f.name] = (hints[f.name], f)
     return out
 
 
-def _defaults(table: str) -> dict[str, Any]:
-    cls = TABLES[table]
-    return {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())
-            for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING
-            or f.default_factory is not dataclasses.MISSING}
+@functools.cache
+def settings(table: str) -> dict[str, Any]:
+    """The settable fields of a table: name -> type (what a profile, --set or a flag may set);
+    a nested dataclass's fields are "field.name"."""
+    return {name: hint for name, (hint, _) in _fields(TABLES[table]).items()
+            if name.split(".")[0] not in RUNTIME.get(table, ()) and f"{table}.{name}" not in LINKS
+            and _scalar(hint) is not None}
+
+
+def _get(obj: Any, name: str) -> Any:
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _make(cls: type, kv: dict[str, Any]) -> Any:
+    """``cls`` from dotted values; a nested dataclass starts from its default and takes its own."""
+    hints = typing.get_type_hints(cls)
+    top: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for k, v in kv.items():
+        head, _, rest = k.partition(".")
+        if rest:
+            nested.setdefault(head, {})[rest] = v
+        else:
+            top[head] = v
+    for f in dataclasses.fields(cls):
+        if f.name in nested:
+            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            own = {k.split(".")[0] for k in nested[f.name]}
+            inner = _make(hints[f.name], nested[f.name])
+            top[f.name] = dataclasses.replace(default, **{n: getattr(inner, n) for n in own})
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING and f.name not in top:
+            top[f.name] = ""  # a run's required field (e.g. GRPO's out_dir): the run fills it in
+    return cls(**top)
 
 
 @dataclass(frozen=True)
@@ -195,6 +233,7 @@ class PerfalignConfig:
     dpa: DPAStageConfig
     eval: EvalConfig
     kernel: ScoreConfig
+    grpo: GrpoRunConfig
     publish: PublishSettings
     profile: str = DEFAULT_PROFILE
     config_file: str | None = None           # an extra profile file (--config), applied after the profile
@@ -203,8 +242,10 @@ class PerfalignConfig:
     def values(self, table: str, linked: bool = False) -> dict[str, Any]:
         """A table's settings (and, with ``linked``, its linked fields) as plain JSON-able values."""
         obj = getattr(self, table)
-        names = list(settings(table)) + ([k.split(".")[1] for k in LINKS if k.startswith(table + ".")] if linked else [])
-        return {n: _plain(getattr(obj, n)) for n in names}
+        names = list(settings(table))
+        if linked:
+            names += [k.split(".", 1)[1] for k in LINKS if k.startswith(table + ".")]
+        return {n: _plain(_get(obj, n)) for n in names}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values (what the run state records and Prefect shows as a parameter)."""
@@ -221,7 +262,7 @@ class PerfalignConfig:
 
     def section_hash(self, *tables: str) -> str:
         """A stable hash of some tables (linked values included): part of a stage's skip key."""
-        throughput = {k.split(".")[1] for k, (src, _) in LINKS.items() if src == "sandbox.workers"}
+        throughput = {k.split(".", 1)[1] for k, (src, _) in LINKS.items() if src == "sandbox.workers"}
         blob = json.dumps({t: {k: v for k, v in self.values(t, linked=True).items() if k not in throughput}
                            for t in tables}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -287,12 +328,24 @@ def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where:
         if not isinstance(kv, dict):
             raise ConfigError(f"{where}: {table} must be a table")
         known = settings(table)
-        for k, v in kv.items():
+        for k, v in flatten(kv).items():
             if k not in known:
                 hint = f" (set by {LINKS[f'{table}.{k}'][0]})" if f"{table}.{k}" in LINKS else ""
-                raise ConfigError(f"unknown setting {table}.{k}{hint} (from {origin}); [{table}] has: {', '.join(known)}")
+                raise ConfigError(f"unknown setting {table}.{k}{hint} (from {origin}); "
+                                  f"[{table}] has: {', '.join(known)}")
             cfg[table][k] = v
             origins[f"{table}.{k}"] = origin
+
+
+def flatten(kv: dict, prefix: str = "") -> dict[str, Any]:
+    """{"measure": {"peak_n": 1}} (a TOML sub-table [grpo.measure]) -> {"measure.peak_n": 1}."""
+    out: dict[str, Any] = {}
+    for k, v in kv.items():
+        if isinstance(v, dict):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[prefix + k] = v
+    return out
 
 
 def _read_profile(path: Path) -> dict:
@@ -302,10 +355,6 @@ def _read_profile(path: Path) -> dict:
         raise ConfigError(f"profile file {path} does not exist") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"profile file {path}: {e}") from None
-
-
-def profile_names() -> list[str]:
-    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
 
 
 def _resolve_paths(cfg: dict, changed: dict, base: Path) -> None:
@@ -338,16 +387,16 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
     sets: dict[str, dict[str, Any]] = {}
     for item in overrides:
         key, sep, value = item.partition("=")
-        parts = key.strip().split(".")
-        if not sep or len(parts) != 2:
+        table, dot, name = key.strip().partition(".")
+        if not sep or not dot or not name:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
-        sets.setdefault(parts[0], {})[parts[1]] = _parse_value(value.strip())
+        sets.setdefault(table, {})[name] = _parse_value(value.strip())
     _apply(cfg, sets, "--set", origins, "--set")
     _resolve_paths(cfg, sets, SOURCE_ROOT)
     for key, value in (flags or {}).items():
         if value is not None:
-            table, name = key.split(".")
-            _apply(cfg, {table: {name: value}}, f"--{name.replace('_', '-')}", origins, key)
+            table, name = key.split(".", 1)
+            _apply(cfg, {table: {name: value}}, option_name(key), origins, key)
             _resolve_paths(cfg, {table: {name: value}}, Path.cwd())  # a flag's path is the shell's
     return _build(cfg, origins, profile, str(path) if path else None)
 
@@ -361,11 +410,11 @@ def _build(values: dict[str, dict], origins: dict[str, str], profile: str, confi
               for k, v in values.get(table, {}).items() if k in known}
         done = types.SimpleNamespace(**typed)
         for key, (_, how) in LINKS.items():
-            t, k = key.split(".")
+            t, k = key.split(".", 1)
             if t == table:
                 kv[k] = how(done)
         try:
-            obj = TABLES[table](**kv)
+            obj = _make(TABLES[table], kv)
             # ranges and choices; check_values where validate() also checks a run's inputs
             check = getattr(obj, "check_values", None) or getattr(obj, "validate", None)
             if check:
@@ -386,5 +435,5 @@ def preset(table: str, profile: str = DEFAULT_PROFILE, **overrides: Any) -> Any:
 
 def defaults(table: str) -> dict[str, Any]:
     """The dataclass defaults of a table's settings (what a profile need not repeat)."""
-    d = _defaults(table)
-    return {k: _plain(d[k]) for k in settings(table) if k in d}
+    blank = _make(TABLES[table], {})
+    return {k: _plain(_get(blank, k)) for k in settings(table)}

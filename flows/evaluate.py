@@ -2,6 +2,7 @@
 pass@k / speedup_n@k, report and figures)."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from .env import configure_prefect
@@ -10,16 +11,39 @@ configure_prefect()
 
 from prefect import flow, task  # noqa: E402
 
+from .summaries import flow_run_name, publish_markdown, publish_stage, run_label  # noqa: E402
 
-@task(task_run_name="evaluate {config.tasks}")
+
+def _evaluation_name(parameters: dict) -> str:
+    config = parameters.get("config")
+    tasks = getattr(config, "tasks", None) or ()
+    models = getattr(config, "models", None) or ()
+    return f"evaluate {', '.join(tasks)} ({len(models)} models)"
+
+
+@task(task_run_name=_evaluation_name)
 def run_evaluation(config, out: str) -> dict:
     from perfalign.evaluation import evaluate as _evaluate
 
     report = _evaluate(config, out)
-    return {"report": str(Path(out) / "report.md"), "out": out,
-            "scores": [s if isinstance(s, dict) else getattr(s, "__dict__", str(s)) for s in report.scores]}
+    # the scores as plain values (TaskScore.to_dict: PromptScores field by field, not their repr)
+    # (per-prompt rows stay in report.json)
+    scores = [{k: v for k, v in s.items() if k != "per_prompt"} for s in report.to_dict()["scores"]]
+    return {"report": str(Path(out) / "report.md"), "out": out, "scores": scores}
 
 
-@flow(name="evaluate")
+@flow(name="evaluate", flow_run_name=flow_run_name("evaluate"))
 def evaluate(config, out: str) -> dict:
-    return run_evaluation(config, out)
+    t0 = time.monotonic()
+    result = run_evaluation(config, out)
+    run = run_label(out)
+    publish_stage(run, "evaluate", {**result, "scores": [_headline_score(s) for s in result["scores"]]},
+                  time.monotonic() - t0)
+    publish_markdown(run, "evaluation-report", result["report"])
+    return result
+
+
+def _headline_score(s: dict) -> dict:
+    """A score row for the table artifact (its per-prompt rows are in report.json)."""
+    return {"model": s.get("model"), "task": s.get("task"), "prompts": s.get("prompts"), "samples": s.get("samples"),
+            "pass@1": (s.get("pass_at") or {}).get("1"), "speedup_n@1": (s.get("speedup_at") or {}).get("1")}

@@ -1,72 +1,139 @@
 """CLI options generated from the config dataclasses: ``@config_options("perf.repeats", ...)``
 adds one typer option per setting (named after the field, its type and help from the dataclass,
 the config key in the help) and hands the command ``flags={"perf.repeats": ...}`` for
-``load_config``. One name per setting across commands; unset options leave the profile's value."""
+``load_config``, which checks them. One name per setting across commands; an unset option
+leaves the profile's value.
+
+Types and field docs are read from the dataclasses' source (the tables of flows/config.py, the
+modules they import), not by importing them: the CLI starts without torch or Prefect, and
+importing a stage library waits until a command loads the configuration (a test checks that
+both readings agree)."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import inspect
-import typing
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
 from rich.markup import escape
 
-from . import config as C
+from .profile_files import DEFAULT_PROFILE, profile_names
 
+_PACKAGE = Path(__file__).resolve().parents[1]  # the folder `perfalign` is imported from
 # Option names that are not the field's own (the sandbox backend is --sandbox-backend everywhere).
 OPTION_NAMES = {"sandbox.backend": "--sandbox-backend", "sandbox.workers": "--workers",
-                "kernel.interpret": "--triton-interpret"}
+                "kernel.interpret": "--triton-interpret", "grpo.n_workers": "--workers",
+                "grpo.tiers.ok_reward": "--reward-mode"}
+_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "Path": str}
+GENERATED: set[str] = set()  # every key a command has an option for (a test checks them against the config)
 
 
 @functools.cache
-def field_docs(cls: type) -> dict[str, str]:
-    """Each field's trailing comment in the dataclass's source (its field doc), inherited too."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        if not dataclasses.is_dataclass(klass) or klass is object:
-            continue
-        try:
-            lines, _ = inspect.getsourcelines(klass)
-        except (OSError, TypeError):
-            continue
-        for node in ast.parse(inspect.cleandoc("".join(lines)) if lines[0].startswith(" ") else "".join(lines)).body[0].body:
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                line = lines[node.lineno - 1]
-                if "#" in line:
-                    docs[node.target.id] = line.split("#", 1)[1].strip()
-    return docs
+def _module(mod: str) -> tuple[ast.Module, list[str]]:
+    rel = Path(*mod.split(".")[1:])
+    path = _PACKAGE / rel.with_suffix(".py")
+    if not path.exists():
+        path = _PACKAGE / rel / "__init__.py"
+    text = path.read_text()
+    return ast.parse(text), text.splitlines()
+
+
+def _class(mod: str, name: str) -> tuple[str, ast.ClassDef]:
+    """The module defining ``name`` as seen from ``mod`` and its class node (following imports)."""
+    tree, _ = _module(mod)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return mod, node
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            base = mod.split(".")[:-node.level] if node.level else []
+            if node.level and _module_is_package(mod):
+                base = mod.split(".")[:len(mod.split(".")) - node.level + 1]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            alias = next(a.name for a in node.names if (a.asname or a.name) == name)
+            return _class(target, alias)
+    raise KeyError(f"{name} not found from {mod}")
+
+
+def _module_is_package(mod: str) -> bool:
+    return (_PACKAGE / Path(*mod.split(".")[1:]) / "__init__.py").exists()
+
+
+@functools.cache
+def _table_class(table: str) -> tuple[str, ast.ClassDef]:
+    tree, _ = _module("perfalign.flows.config")
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        if isinstance(target, ast.Name) and target.id == "TABLES" and isinstance(node.value, ast.Dict):
+            for k, v in zip(node.value.keys, node.value.values):
+                if k.value == table:
+                    return _class("perfalign.flows.config", v.id)
+    raise KeyError(f"no table {table!r} in flows/config.py")
+
+
+def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str]:
+    """(annotation, trailing comment, defining module) of a field, in the class or its bases."""
+    _, lines = _module(mod)
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            line = lines[node.lineno - 1]
+            return ast.unparse(node.annotation), (line.split("#", 1)[1].strip() if "#" in line else None), mod
+    for base in cls.bases:
+        if isinstance(base, ast.Name):
+            try:
+                return _field(*_class(mod, base.id), name)
+            except KeyError:
+                continue
+    raise KeyError(name)
+
+
+@functools.cache
+def static_setting(key: str) -> tuple[Any, bool, str | None]:
+    """(the setting's type: int, float, str, bool or tuple; whether None is allowed; its field doc)."""
+    table, name = key.split(".", 1)
+    mod, cls = _table_class(table)
+    *outer, last = name.split(".")
+    for part in outer:  # a nested dataclass: "tiers.ok_reward"
+        annotation, _, mod = _field(mod, cls, part)
+        mod, cls = _class(mod, annotation)
+    annotation, doc, _ = _field(mod, cls, last)
+    parts = [p.strip() for p in annotation.split("|")]
+    optional = "None" in parts
+    (kind,) = [p for p in parts if p != "None"]
+    return (tuple if kind.startswith("tuple[") else _TYPES[kind]), optional, doc
 
 
 def option_help(key: str, text: str | None = None) -> str:
     """The help text with its config key shown (escaped: Rich markup would eat "[perf.repeats]")."""
-    table, name = key.split(".")
-    text = (text or field_docs(C.TABLES[table]).get(name) or name.replace("_", " ")).rstrip(". ")
-    return f"{text[:1].upper()}{text[1:]} {escape(f'[{key}]')}"
+    text = (text or static_setting(key)[2] or key.split(".", 1)[1].replace("_", " ")).rstrip(". ")
+    return f"{text} {escape(f'[{key}]')}"
+
+
+def option_name(key: str) -> str:
+    """A setting's option: its field's name ("perf.time_limit_factor": --time-limit-factor) or OPTION_NAMES'."""
+    return OPTION_NAMES.get(key, "--" + key.split(".", 1)[1].replace("_", "-").replace(".", "-"))
 
 
 def _option(key: str, help: str | None) -> tuple[Any, Any]:
-    table, name = key.split(".")
-    kind, _ = C._scalar(C.settings(table)[name])
-    decl = OPTION_NAMES.get(key, f"--{name.replace('_', '-')}")
+    kind = static_setting(key)[0]
+    decl = option_name(key)
     if kind is bool:
         return Optional[bool], typer.Option(None, f"{decl}/--no-{decl[2:]}", help=option_help(key, help))
-    if typing.get_origin(kind) is tuple:
+    if kind is tuple:
         return Optional[str], typer.Option(None, decl, help=option_help(key, help) + " (comma-separated)")
-    return Optional[kind if kind in (int, float) else str], typer.Option(None, decl, help=option_help(key, help))
+    return Optional[kind], typer.Option(None, decl, help=option_help(key, help))
 
 
 def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
     """Add an option per config key to a typer command; the command gets ``flags`` (key -> value,
     None where unset; lists split at commas)."""
     def decorate(fn: Callable) -> Callable:
-        sig = inspect.signature(fn)
-        hints = typing.get_type_hints(fn)
-        params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()
-                  if p.name != "flags"]
-        names = {key: key.replace(".", "__") for key in keys}
+        sig = inspect.signature(fn, eval_str=True)
+        params = [p for p in sig.parameters.values() if p.name != "flags"]
+        names = {key: "cfg__" + key.replace(".", "__") for key in keys}
+        GENERATED.update(keys)
         for key in keys:
             annotation, default = _option(key, (help or {}).get(key))
             params.append(inspect.Parameter(names[key], inspect.Parameter.KEYWORD_ONLY, default=default,
@@ -77,7 +144,7 @@ def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
             flags = {}
             for key, pname in names.items():
                 value = kwargs.pop(pname)
-                if isinstance(value, str) and typing.get_origin(C._scalar(C.settings(key.split(".")[0])[key.split(".")[1]])[0]) is tuple:
+                if isinstance(value, str) and static_setting(key)[0] is tuple:
                     value = [v.strip() for v in value.split(",") if v.strip()]
                 flags[key] = value
             return fn(**kwargs, flags=flags)
@@ -90,8 +157,8 @@ def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
 
 
 def profile_option() -> Any:
-    return typer.Option(C.DEFAULT_PROFILE, "--profile",
-                        help=f"Config profile: {', '.join(C.profile_names())} (flows/profiles/NAME.toml).")
+    return typer.Option(DEFAULT_PROFILE, "--profile",
+                        help=f"Config profile: {', '.join(profile_names())} (flows/profiles/NAME.toml).")
 
 
 def config_file_option() -> Any:

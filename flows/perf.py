@@ -18,13 +18,15 @@ configure_prefect()
 from prefect import flow, task  # noqa: E402
 from prefect.artifacts import create_progress_artifact, update_progress_artifact  # noqa: E402
 from prefect.futures import as_completed  # noqa: E402
+from prefect.states import Failed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from perfalign.common.progress import report  # noqa: E402
 
 from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
 from perfalign.perfdata.perf import (  # noqa: E402
-    Batch, BatchReport, BuildPlan, BuildSettings, finalize, plan_build, run_batch, summarize,
+    Batch, BatchReport, BuildPlan, BuildSettings, SourceUnreadable, error_lines, finalize, plan_build, run_batch,
+    summarize,
 )
 
 PROGRESS = "CodeContests-Perf: submissions measured"
@@ -40,9 +42,12 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
                             repeats: int = BuildSettings.repeats, backend: str = BuildSettings.backend,
                             time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
                             batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
-                            remeasure_rejects: bool = False) -> dict:
+                            remeasure_rejects: bool = False, allow_partial: bool = False) -> dict:
     """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
-    ``remeasure_rejects``: measure timing-caused rejects of earlier runs again."""
+    ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source file
+    that cannot be read fails the run with its name and reason (a Failed state, no traceback;
+    calling the flow raises prefect's FailedRun with that line), unless ``allow_partial``: the
+    build then goes on without it and every summary says so."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
                              max_tests=max_tests, batch_size=batch_size)
@@ -68,7 +73,7 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
             report(PROGRESS, done, plan.pending)
 
     try:
-        for batch in plan_build(source, Path(out), settings, limit_problems, plan, remeasure_rejects):
+        for batch in plan_build(source, Path(out), settings, limit_problems, plan, remeasure_rejects, allow_partial):
             in_flight.append(measure_batch.submit(batch, settings, str(out)))
             report(PROGRESS, done, plan.pending)
             if len(in_flight) >= max_in_flight:
@@ -77,12 +82,17 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
         for msg in plan.quarantined:
             print(msg)
         finalize(Path(out), source, settings)
+    except SourceUnreadable as e:
+        collect(len(in_flight))  # what was measured is kept: a rerun resumes
+        return Failed(message=str(e))
     finally:
         plan.release()
     summary = summarize(Path(out)).to_dict()
     summary.update(wall_seconds=round(time.monotonic() - t0, 2), failed_batches=len(failed),
                    failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors,
                    quarantined=plan.quarantined, remeasured_rejects=plan.remeasuring)
+    for line in error_lines(summary["error_reasons"], summary["unreadable_files"]):
+        print(f"malformed source records: {line}")  # the run log says what the card says
     update_progress_artifact(artifact, progress=100.0)
     publish_stage(run_label(out), "codecontests_perf", summary, summary["wall_seconds"])
     return summary

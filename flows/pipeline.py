@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 from typing import Callable
 
 from .env import configure_prefect
@@ -21,6 +20,7 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, fingerprint  # noqa: E402
+from .summaries import flow_run_name  # noqa: E402
 
 # A stage: (the config, the run state) -> its summary.
 StageFn = Callable[[PerfalignConfig, RunState], dict]
@@ -37,7 +37,7 @@ def perf_parameters(cfg: PerfalignConfig) -> dict:
     p = cfg.perf
     return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
                 time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
-                max_in_flight=2 * cfg.sandbox.worker_count())
+                allow_partial=p.allow_partial, max_in_flight=2 * cfg.sandbox.worker_count())
 
 
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -71,7 +71,7 @@ def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
-    from .align import triplets
+    from .align import build_triplets_flow as triplets  # a flow of its own in the UI
 
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
     h = fingerprint(cc / "data", syn / "data", extra=cfg.section_hash("triplets"))
@@ -140,7 +140,7 @@ STAGES: list[tuple[str, StageFn]] = [
 ]
 
 
-@flow(name="pipeline")
+@flow(name="pipeline", flow_run_name=flow_run_name("pipeline"))
 def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
              config_path: str | None = None, overrides: list[str] | None = None) -> dict:
     """Run every stage in ``out`` (the run directory), skipping the unchanged ones.
@@ -156,5 +156,8 @@ def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, 
     done: dict[str, dict] = {}
     for name, fn in STAGES:
         done[name] = fn(config, run)
-    return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in run.data["stages"].items()},
+    records = run.data["stages"]
+    return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in records.items()},
+            "seconds": {k: v.get("seconds") for k, v in records.items()},
+            "headlines": {k: v.get("headline", "") for k, v in records.items()},
             "wall_seconds": round(time.monotonic() - t0, 1)}

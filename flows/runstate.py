@@ -162,4 +162,6 @@ def list_runs(root: str | Path) -> list[dict]:
             continue
         d["path"] = str(f.parent)
         out.append(d)
-    return sorted(out, key=lambda d: d.get("updated") or d.get("created") or "", reverse=True)
+    from .status import last_update
+
+    return sorted(out, key=lambda d: last_update(d) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), reverse=True)

@@ -8,11 +8,14 @@ server orphaned, holding the port.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
+from typing import Iterator
 
 from .deploy import server_command, server_env
 
@@ -69,3 +72,85 @@ def run_server(host: str, port: int) -> int:
             stop_group(proc)
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+class ServerStartError(RuntimeError):
+    """The local API server did not come up: the message is one line."""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def local_api(start_timeout_s: float = 900.0) -> Iterator[str]:
+    """The Prefect API for one command's flows: PREFECT_API_URL when set, else a local server of
+    this command's own, in place of Prefect's temporary (ephemeral) one.
+
+    Prefect's temporary server is a child in the command's process group writing to its stdout:
+    Ctrl-C reached it too, and with ``| tee`` a write to the closed pipe killed it, before the
+    command could report its flow run as crashed, which then stayed "Running" for good. This
+    one runs in its own session, writes to PREFECT_HOME/local-server.log, is stopped when the
+    command ends (after the crash is reported) and, on Linux, dies with it."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    current = PREFECT_API_URL.value()
+    if current:
+        yield current
+        return
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/api"
+    log_path = Path(os.environ.get("PREFECT_HOME", ".")) / "local-server.log"
+    env = dict(server_env("127.0.0.1", port), PREFECT_UI_ENABLED="false", PREFECT_SERVER_UI_ENABLED="false")
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(server_command("127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        _wait_healthy(proc, url, start_timeout_s, log_path)
+        previous = os.environ.get("PREFECT_API_URL")
+        os.environ["PREFECT_API_URL"] = url  # for worker processes (Dask) and threads without a context
+        try:
+            with temporary_settings(updates={PREFECT_API_URL: url}):
+                yield url
+        finally:
+            _flush_run_logs()
+            if previous is None:
+                os.environ.pop("PREFECT_API_URL", None)
+            else:
+                os.environ["PREFECT_API_URL"] = previous
+    finally:
+        stop_group(proc)
+
+
+def _wait_healthy(proc: subprocess.Popen, url: str, timeout_s: float, log_path: Path) -> None:
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=5) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            raise ServerStartError(f"the local Prefect server exited with code {proc.returncode} (log: {log_path})")
+        if time.monotonic() > deadline:
+            raise ServerStartError(f"the local Prefect server did not answer within {timeout_s:.0f} s (log: "
+                                   f"{log_path}); start one with `perfalign ui` and export PREFECT_API_URL")
+        time.sleep(0.5)
+
+
+def _flush_run_logs() -> None:
+    """Ship the run logs still queued before the server goes."""
+    try:
+        from prefect.logging.handlers import APILogWorker
+
+        APILogWorker.drain_all(timeout=5)
+    except Exception:  # noqa: BLE001 - logs are best effort at shutdown
+        pass

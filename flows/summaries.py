@@ -90,9 +90,10 @@ def headline(stage: str, summary: dict) -> str:
         if stage == "synthetic":
             return f"{s.get('total_kept', s.get('kept', 0))} pairs kept, {s.get('total_rejected', s.get('rejected', 0))} rejected"
         if stage == "triplets":
-            tri = s.get("stats", {}).get("triplets", {})
-            n = sum(v for v in tri.values() if isinstance(v, int)) if isinstance(tri, dict) else tri
-            return f"{n} triplets"
+            totals = s.get("stats", {}).get("totals", {})
+            extra = s.get("stats", {}).get("controlled_task", {}).get("added_rows")
+            return (f"{totals.get('triplets', '?')} triplets, {totals.get('sft_prompts', '?')} SFT prompts"
+                    + (f" (+{extra} controlled-task rows)" if extra else ""))
         if stage == "align":
             parts = []
             for name, r in s.items():
@@ -122,14 +123,22 @@ def artifact_key(*parts: str) -> str:
     return re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", "-".join(parts).lower())).strip("-")
 
 
+def _in_run() -> bool:
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    return bool(FlowRunContext.get() or TaskRunContext.get())
+
+
 def publish_stage(run: str, stage: str, summary: dict, seconds: float | None) -> None:
     """A table artifact of the stage's summary (key ``<run>-<stage>``), plus one per list of
-    rows in it (e.g. the evaluation's scores). Never fails the stage."""
+    rows in it (e.g. the evaluation's scores); inside a Prefect run only. Never fails the stage."""
+    if not _in_run():
+        return
     try:
         from prefect.artifacts import create_table_artifact
 
         s = jsonable(summary)
-        log.info("%s / %s: %s", run, stage, headline(stage, s))
+        log.info("%s / %s: %s\n%s", run, stage, headline(stage, s), readable(s))  # the run's log in the UI
         rows = [{"setting": "seconds", "value": "" if seconds is None else f"{seconds:.1f}"},
                 {"setting": "result", "value": headline(stage, s)}]
         tables = {}
@@ -150,6 +159,8 @@ def publish_stage(run: str, stage: str, summary: dict, seconds: float | None) ->
 
 def publish_markdown(run: str, name: str, path: str | Path) -> None:
     """A markdown artifact (key ``<run>-<name>``) of a report file. Never fails the caller."""
+    if not _in_run():
+        return
     try:
         from prefect.artifacts import create_markdown_artifact
 
@@ -165,7 +176,7 @@ STAGE_DIRS = ("codecontests_perf", "synthetic", "triplets", "align", "evaluate")
 def run_label(out: str | Path) -> str:
     """The run a stage's output folder belongs to: the run directory's name for a pipeline
     stage (``runs/embedded/evaluate`` -> ``embedded``), else the folder's own name."""
-    p = Path(out)
+    p = Path(out).resolve()
     return p.parent.name if p.name in STAGE_DIRS and p.parent.name else p.name
 
 

@@ -6,7 +6,7 @@ with the reference's call) and a FLOP count the harness owns.
   mode V validates two calls at two small sizes (one odd, so blocking remainders are exercised),
   mode T times calls at the problem size, compared call by call too (a third size).
 - ``2mm``, ``syrk``, ``jacobi-2d``: PolyBench/C 4.2.1 kernels loaded from a checkout path
-  (``evaluation.polybench_suite``: its SMALL dataset validates, MEDIUM/LARGE is timed).
+  (``evaluation.tasks.polybench``: its SMALL dataset validates, MEDIUM/LARGE is timed).
 
 FLOP counts are the algorithmic counts of the kernels' definitions (multiply and add each one
 flop; the scalar alpha/beta scalings are lower-order and not counted, as in the usual 2n^3 of
@@ -151,7 +151,7 @@ _FLOPS = {
 def polybench_task(polybench_dir: str | Path, name: str, profile: str = "embedded", threads: int = 1) -> GrpoTask:
     """A PolyBench/C kernel from a checkout (never copied here); raises FileNotFoundError when
     the path is not a checkout and ValueError for a kernel without a FLOP model."""
-    from perfalign.evaluation.polybench_suite import DATASETS, PolyBenchCheckout
+    from perfalign.evaluation.tasks.polybench import DATASETS, PolyBenchCheckout
 
     if name not in _FLOPS:
         raise ValueError(f"no FLOP model for PolyBench kernel {name!r}; supported: {', '.join(_FLOPS)}")

@@ -41,6 +41,9 @@ _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_
 
 @dataclass
 class GrpoRunConfig:
+    """One GRPO run. Defaults: the tiny local model, the controlled spec family, DGEMM n=256, 2
+    one-core Dask workers; the production profile (flows/profiles/production.toml) holds what differs."""
+
     out_dir: str
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"
     seed: int = 0
@@ -74,22 +77,6 @@ class GrpoRunConfig:
     # CPU threads of training (embedded: 1; measured here, 2 threads on a loaded 2-core machine
     # made a warm-up step 8x slower than 1); None leaves torch's default
     torch_threads: int | None = 1
-
-    @classmethod
-    def embedded(cls, out_dir: str, **kw) -> "GrpoRunConfig":
-        """Tiny local model, controlled spec family, DGEMM n=256, 2 one-core Dask workers."""
-        return cls(out_dir=out_dir, **kw)
-
-    @classmethod
-    def production(cls, out_dir: str, model: str = "Qwen/Qwen2.5-Coder-14B-Instruct", **kw) -> "GrpoRunConfig":
-        """The paper's setting on GPUs: a 14B (or 6.7B) coder writes free C for DGEMM and the
-        PolyBench kernels, bf16 on the accelerator, benchmark workers on a real Dask cluster."""
-        base = dict(profile="production", mode="code", model=model, tasks=("dgemm", "2mm", "syrk", "jacobi-2d"),
-                    num_generations=8, prompts_per_step=2, learning_rate=1e-6, beta=0.04, temperature=0.8,
-                    max_completion_length=2048, warmup_steps=0, steps_per_stage=50, bf16=True, use_cpu=False,
-                    cpus_per_worker=8, torch_threads=None, measure=MeasureSettings(peak_n=2048, target_s=0.5, validate_time_s=60.0))
-        base.update(kw)
-        return cls(out_dir=out_dir, **base)
 
     def stages(self) -> list[Stage]:
         if self.arm == "sqd":

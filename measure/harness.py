@@ -143,6 +143,7 @@ class ProbeSession:
                    Limits(time_s=cpu_limit, memory_mb=p.memory_mb, output_mb=32, processes=128),
                    keep_output=True, compile_flags=p.compile_flags, env=p.env,
                    extra_sources={"candidate.cpp": p.candidate_source(code, mode)}, cpus=p.threads,
+                   exports={"candidate.cpp": (p.signature.name,)},
                    toolchain=p.toolchain)
 
     def run(self, code: str, mode: str, calls: int, seed: int, time_s: float) -> RunResult:

@@ -1,7 +1,7 @@
 """A suite problem as the probe harness runs it: two translation units per program (the trusted
 driver and the untrusted candidate), the modes it runs in and how its outputs are compared.
 
-Suites (pareval_suite, polybench_suite) build ``ProbeProblem`` objects from a user's checkout;
+Suites (evaluation.tasks.pareval, evaluation.tasks.polybench) build ``ProbeProblem`` objects from a user's checkout;
 harness.py runs and scores them. Everything here is plain data plus source text.
 """
 from __future__ import annotations

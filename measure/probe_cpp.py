@@ -1,7 +1,9 @@
 """C++ text of the probe: what the trusted driver translation unit adds around a suite's own driver.
 
 The candidate is compiled as its own translation unit (``sandbox.Job.extra_sources``); nothing
-here is in its scope. The driver TU calls the candidate through an *observer* (one per suite
+here is in its scope, and nothing it defines but its own function reaches the driver or the
+libraries (``sandbox.Job.exports``, sandbox/privatelink.py): a candidate's ``printf``,
+``getrusage``, ``opendir``, ``operator new``... stay its own, so every libc call below is libc's. The driver TU calls the candidate through an *observer* (one per suite
 function, generated from its signature) that, after every call, prints a fingerprint of the
 call's outputs on one transcript line. The host compares each line with the line the reference
 implementation printed for the same call on the same secret-seeded inputs (transcript.py). The

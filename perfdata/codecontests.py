@@ -22,6 +22,7 @@ import math
 import os
 import re
 import shutil
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,6 +217,7 @@ class Problem:
     cf_rating: int = 0
     cf_tags: list[str] = field(default_factory=list)
     held_out: bool = False
+    origin: str = ""  # its source file, relative to the source (ErrorRecord.source)
 
     @property
     def tests(self) -> Tests:
@@ -497,8 +499,12 @@ def iter_source_rows(source: str) -> Iterator[tuple[str, str, int, Any]]:
                 yield label, split, i, row
                 del row
                 i += 1
-        except (OSError, ValueError, pa.ArrowException) as e:  # the rest of the file is lost: say so
+        except _UNREADABLE as e:  # the rest of the file is lost: say so
             yield label, split, -1, _BadRow(_unreadable(e, i), whole_file=True)
+
+
+# what reading a damaged file raises: I/O, bad JSON / UTF-8, a cut-off gzip stream, bad Parquet
+_UNREADABLE = (OSError, ValueError, EOFError, zlib.error, pa.ArrowException)
 
 
 def _unreadable(e: BaseException, rows_read: int = 0) -> str:
@@ -537,7 +543,7 @@ def check_source_files(source: str) -> list[str]:
             else:
                 with open(f, "rb") as fh:
                     fh.read(1)
-        except (OSError, ValueError, pa.ArrowException) as e:
+        except _UNREADABLE as e:
             bad.append(f"{label}: {_unreadable(e)}")
     return bad
 
@@ -663,6 +669,7 @@ def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | E
             row = None
             yield ErrorRecord(where, split, i, name, f"unreadable row: {type(e).__name__}: {str(e)[:300]}")
             continue
+        problem.origin = where
         for idx, reason in sub_errors:
             yield ErrorRecord(where, split, i, problem.name, reason, submission_index=idx)
         yield problem

@@ -8,7 +8,9 @@ Orchestration (Prefect, Dask) lives in flows/ and only moves batches around.
 
 Nothing a single row or submission does sinks the build: malformed rows are `errors`
 records, a submission whose run keeps failing in the sandbox is a `rejects` record with cause
-``sandbox_error`` (re-measured on the next run), and corrupt shards are quarantined.
+``sandbox_error`` (re-measured on the next run), and corrupt shards are quarantined. A source
+*file* that cannot be read stops the build (``SourceUnreadable``: its name and why, in one
+line) unless ``allow_partial``, which goes on without it and says so in every summary.
 """
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ from perfalign.sandbox import languages
 from perfalign.common.concurrency import bounded_map
 
 from . import shards
-from .codecontests import ErrorRecord, Problem, SpooledTests, Submission, Tests, iter_problems
+from .codecontests import (
+    ErrorRecord, Problem, SourceUnreadable, SpooledTests, Submission, Tests, check_source_files, iter_problems,
+)
 from .dataset_card import write_dataset_card
 from .schema import arrow_schema, card_schema, conform
 
@@ -62,11 +66,11 @@ _PROBLEM_FLUSH_BYTES = 64 << 20
 class BuildSettings:
     """Measurement settings: part of every submission's key (change them, re-measure)."""
 
-    repeats: int = 3
-    backend: str = "auto"
-    time_limit_factor: float = 1.0
-    max_tests: int | None = None  # None: all tests (public + private + generated)
-    batch_size: int = 8
+    repeats: int = 3                # runs per test, median kept, all stored (paper §IV-A)
+    backend: str = "auto"           # sandbox backend
+    time_limit_factor: float = 1.0  # multiply each problem's time limit
+    max_tests: int | None = None    # cap tests per problem; None: all (public + private + generated)
+    batch_size: int = 8             # submissions per Prefect task
 
     def __post_init__(self) -> None:
         if self.repeats < 1:
@@ -185,6 +189,7 @@ class BuildPlan:
     recorded: int = 0     # written without running (incorrect / unsupported)
     remeasuring: int = 0  # earlier rejects measured again (--remeasure-rejects, sandbox errors)
     quarantined: list[str] = field(default_factory=list)  # one message per corrupt shard moved aside
+    skipped_files: list[str] = field(default_factory=list)  # "file: reason" left out under allow_partial
     lock: shards.BuildLock | None = field(default=None, repr=False)
 
     def release(self) -> None:
@@ -211,7 +216,17 @@ def repair(out_dir: Path) -> list[str]:
     for m in msgs:
         log.warning(m)
     _drop_orphan_rejects(out_dir)
+    _drop_absolute_error_sources(out_dir)
     return msgs
+
+
+def _drop_absolute_error_sources(out_dir: Path) -> None:
+    """`errors` rows of older versions named the source by its absolute path; every run streams
+    the whole source again and records its errors under names relative to it."""
+    for f, t in shards.iter_shards(out_dir, "errors", ["source"]):
+        if any(s and s.startswith("/") for s in t.column("source").to_pylist()):
+            shards.rewrite_shard(f, arrow_schema("errors"), lambda t: t.filter(
+                pc.invert(pc.fill_null(pc.starts_with(t.column("source"), "/"), False))))
 
 
 def _upgrade_legacy(out_dir: Path) -> list[str]:
@@ -317,17 +332,23 @@ def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
 
 # --------------------------------------------------------------------------- planning
 def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
-               plan: BuildPlan | None = None, remeasure_rejects: bool = False) -> Iterator[Batch]:
+               plan: BuildPlan | None = None, remeasure_rejects: bool = False,
+               allow_partial: bool = False) -> Iterator[Batch]:
     """Yield batches of correct submissions that still need measuring.
 
     Side effects (all idempotent, atomic shards): the start-up ``repair``; problems, errors and
     the not-run rows (incorrect or unsupported-language submissions) are committed as they
     stream past. Rejects whose cause is ``sandbox_error`` are measured again on every run,
     those caused by time too with ``remeasure_rejects``. Holds the output folder's build lock
-    until ``plan.release()``.
+    until ``plan.release()``. A source file that cannot be read raises ``SourceUnreadable``
+    (before anything runs when its damage shows at opening), unless ``allow_partial``: then it
+    is left out, logged as a warning and listed in ``plan.skipped_files``.
     """
     out_dir = Path(out_dir)
     plan = plan or BuildPlan(out_dir, settings)
+    unreadable = check_source_files(source)
+    if unreadable and not allow_partial:
+        raise SourceUnreadable(unreadable)
     plan.lock = plan.lock or shards.BuildLock(out_dir)
     plan.quarantined += repair(out_dir)
     done = _done_index(out_dir, remeasure_rejects)
@@ -354,6 +375,12 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
 
     for item in iter_problems(source, limit=limit_problems):
         if isinstance(item, ErrorRecord):
+            if item.unreadable_file:
+                if not allow_partial:
+                    flush(force=True)  # what was read is kept: a rerun resumes
+                    raise SourceUnreadable([f"{item.source}: {item.reason}"])
+                plan.skipped_files.append(f"{item.source}: {item.reason}")
+                log.warning("SKIPPED (allow_partial): source file %s: %s", item.source, item.reason)
             error(item)
             continue
         p = item
@@ -363,7 +390,7 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
             try:
                 prob_tables.append(_problem_table(p, limits, tests))
             except (pa.ArrowException, OverflowError) as e:  # e.g. tests beyond 2 GB of text
-                error(ErrorRecord(source, p.split, -1, p.name, f"problem row not writable: {type(e).__name__}: {e}"))
+                error(ErrorRecord(p.origin, p.split, -1, p.name, f"problem row not writable: {type(e).__name__}: {e}"))
                 continue
             done_problems.add((p.problem_id, p.content_hash))
             plan.problems_new += 1
@@ -565,9 +592,37 @@ class BuildSummary:
     unsupported_share: float = 0.0
     unsupported_reasons: dict[str, int] = field(default_factory=dict)
     quarantined: list[str] = field(default_factory=list)
+    # malformed records grouped by reason, most frequent first: {reason, count, example}
+    error_reasons: list[dict] = field(default_factory=list)
+    unreadable_files: list[str] = field(default_factory=list)  # "file: reason" (allow_partial builds)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def error_lines(error_reasons: list[dict], unreadable_files: list[str], limit: int = 5) -> list[str]:
+    """The malformed records for a reader (terminal, Prefect run log, dataset card): the
+    skipped files first, then the first ``limit`` reasons grouped with their counts."""
+    lines = [f"SKIPPED source file (--allow-partial): {f}" for f in unreadable_files]
+    for g in error_reasons[:limit]:
+        lines.append(f"{g['count']} x {_md(g['reason'])} (e.g. {g['example']})")
+    if len(error_reasons) > limit:
+        rest = sum(g["count"] for g in error_reasons[limit:])
+        lines.append(f"... {rest} more in {len(error_reasons) - limit} other reasons (table `errors`)")
+    return lines
+
+
+def _error_groups(errs: pa.Table) -> tuple[list[dict], list[str]]:
+    groups: dict[str, dict] = {}
+    files = []
+    for source, row, name, reason in zip(*(errs.column(c).to_pylist() for c in
+                                           ("source", "row_index", "problem_name", "reason"))):
+        g = groups.setdefault(reason, {"reason": reason, "count": 0,
+                                       "example": source if row < 0 else f"{source} row {row}"})
+        g["count"] += 1
+        if row < 0 and name is None:
+            files.append(f"{source}: {reason}")
+    return sorted(groups.values(), key=lambda g: (-g["count"], g["reason"])), sorted(files)
 
 
 def summarize(out_dir: Path) -> BuildSummary:
@@ -575,7 +630,7 @@ def summarize(out_dir: Path) -> BuildSummary:
     subs = shards.read_table(out_dir, "submissions", arrow_schema("submissions"),
                              ["status", "language", "split", "is_correct", "reject_cause", "remeasured",
                               "compile_message", "test_cpu_repeats_s"])
-    errs = shards.read_table(out_dir, "errors", arrow_schema("errors"), ["error_key"])
+    errs = shards.read_table(out_dir, "errors", arrow_schema("errors"), ["source", "row_index", "problem_name", "reason"])
     col = {c: subs.column(c).to_pylist() for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured")}
     status = collections.Counter(col["status"])
     by_lang: dict[str, dict[str, int]] = {}
@@ -589,6 +644,7 @@ def summarize(out_dir: Path) -> BuildSummary:
     correct = sum(bool(c) for c in col["is_correct"])
     execs = sum(sum(len(r) for r in (reps or [])) for reps in subs.column("test_cpu_repeats_s").to_pylist())
     ids = probs.column("problem_id").to_pylist()
+    error_reasons, unreadable_files = _error_groups(errs)
     return BuildSummary(
         problems=len(set(ids)),
         held_out_problems=len({p for p, h in zip(ids, probs.column("held_out").to_pylist()) if h}),
@@ -602,6 +658,8 @@ def summarize(out_dir: Path) -> BuildSummary:
         remeasured=sum(bool(r) for r in col["remeasured"]),
         unsupported_share=round(status.get("unsupported", 0) / correct, 4) if correct else 0.0,
         unsupported_reasons=dict(reasons),
+        error_reasons=error_reasons,
+        unreadable_files=unreadable_files,
     )
 
 
@@ -646,6 +704,9 @@ def _summary_markdown(s: BuildSummary) -> str:
     lines = ["## Build summary", "",
              f"{s.problems} problems ({s.held_out_problems} held out), {s.submissions} submissions, "
              f"{s.errors} malformed source rows/items (table `errors`).", "",
+             *([f"**Partial build**: {len(s.unreadable_files)} source file(s) could not be read and were left "
+                "out (`--allow-partial`); their rows are missing from every table.", ""] if s.unreadable_files else []),
+             *([f"- {line}" for line in error_lines(s.error_reasons, s.unreadable_files)] + [""] if s.errors else []),
              "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
     for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):
         d = s.by_split[split]
@@ -694,7 +755,7 @@ def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
 
 def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
           workers: int = 1, on_batch: Callable[[BatchReport], None] | None = None,
-          remeasure_rejects: bool = False) -> BuildSummary:
+          remeasure_rejects: bool = False, allow_partial: bool = False) -> BuildSummary:
     """Single-process build (no Prefect): for library users and tests. The flow
     `build_codecontests_perf` does the same through Prefect tasks."""
     import time
@@ -703,7 +764,7 @@ def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: i
     plan = BuildPlan(Path(out_dir), settings)
     try:
         with Sandbox(backend=settings.backend, workers=workers) as sb:
-            batches = plan_build(source, out_dir, settings, limit_problems, plan, remeasure_rejects)
+            batches = plan_build(source, out_dir, settings, limit_problems, plan, remeasure_rejects, allow_partial)
             # bounded in flight: the plan streams, never all in memory; closed before the sandbox
             with closing(bounded_map(lambda b: run_batch(b, settings, out_dir, sb), batches, workers)) as done:
                 for _, fut in done:

@@ -101,7 +101,7 @@ COLUMN_DOCS = {
 class TripletConfig:
     """Knobs of the recipe; defaults are the paper's (§VII-B, λ from §VII-C2)."""
 
-    seed: int = 0
+    seed: int = 0                         # random seed (splits, choices)
     held_out_count: int | None = None     # None or 0: exactly the held_out=True problems
     sft_fraction: float = 0.40            # D_SFT share of D
     reward_fraction: float = 0.66         # D_reward share of D_align (D_RL gets the rest)
@@ -112,8 +112,8 @@ class TripletConfig:
     incorrect_fraction: float = 0.05      # contest triplets whose d_s becomes incorrect code
     max_margin: float = DEFAULT_MAX_MARGIN  # lambda of Eq. 3
     triplets_per_group: int = 2           # triplets per (problem, language)
-    min_group_solutions: int = 10         # smaller groups give near-tie pairs ...
-    small_groups: str = "exclude"         # ... "exclude" their triplets, or "flag" them
+    min_group_solutions: int = 10         # correct solutions a (problem, language) group needs (fewer: near-tie pairs)
+    small_groups: str = "exclude"         # smaller groups: "exclude" their triplets, or "flag" them
     sft_prompts_per_group: int = 1        # prompts of each kind per (problem, language)
     languages: tuple[str, ...] = ("cpp", "python3", "java")
 

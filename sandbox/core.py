@@ -213,7 +213,7 @@ class Sandbox:
             os.chmod(box, 0o755)
             try:
                 prog_dir, info = self._compile(job.source, lang, job.limits, slot, box, tuple(job.compile_flags),
-                                               dict(job.extra_sources), job.toolchain)
+                                               dict(job.extra_sources), job.toolchain, dict(job.exports))
             except SandboxError as e:
                 return result(Verdict.SANDBOX_ERROR, CompileInfo(ok=False, message=str(e)), message=str(e))
             if not info.ok:
@@ -232,15 +232,18 @@ class Sandbox:
                     slot.cgroup.set_cpus(None)
                 _unlock(box / "in")
         res = result(overall_verdict(tests), info, tests)
-        res.flags = how + flags
+        res.flags = how + flags + sorted({f for t in tests for f in t.flags})  # "fast_repeat": see TestResult
         return res
 
     def _compile(self, source: str, lang: Language, limits: Limits, slot: Slot, box: Path,
                  extra_flags: tuple[str, ...] = (), extra_sources: dict[str, str] | None = None,
-                 toolchain: str = "default") -> tuple[Path, CompileInfo]:
-        extra_sources = extra_sources or {}
+                 toolchain: str = "default", exports: dict[str, tuple[str, ...]] | None = None
+                 ) -> tuple[Path, CompileInfo]:
+        extra_sources, exports = extra_sources or {}, exports or {}
         if extra_sources and lang is not Language.CPP:
             raise ValueError("extra_sources are for C++ jobs only")
+        if set(exports) - set(extra_sources):
+            raise ValueError(f"exports name units that are not extra sources: {sorted(set(exports) - set(extra_sources))}")
         for name in extra_sources:
             if not _SOURCE_NAME.match(name) or name == "main.cpp":
                 raise ValueError(f"extra source name {name!r} is not allowed (plain file names ending in "
@@ -249,7 +252,10 @@ class Sandbox:
         pch = pch_dir() if lang is Language.CPP and not extra_flags else None
         argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags, toolchain)
         units = [f"/box/src/{n}" for n in sorted(extra_sources) if not n.endswith((".h", ".hpp"))]
-        if argv is not None and units:
+        if argv is not None and exports:  # some units may export only the functions named
+            argv = languages.private_link_argv(argv, [("/box/src/main.cpp", None)] + [
+                (u, tuple(exports[u.rsplit("/", 1)[1]]) if u.rsplit("/", 1)[1] in exports else None) for u in units])
+        elif argv is not None and units:
             at = argv.index("/box/src/main.cpp") + 1
             argv = argv[:at] + units + argv[at:]
         if argv is None:  # interpreted: the "program" is the source file

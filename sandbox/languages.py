@@ -6,9 +6,11 @@ goes to /box/out, and a compiled program is mounted read-only at /box/prog.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import environments
 from .types import Language
@@ -78,6 +80,22 @@ def compile_argv(language: Language, source: str, pch_dir: str | None, extra_fla
         name = source_filename(language, source)
         return ["/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", "-nowarn", "-d", "/box/out", f"/box/src/{name}"]
     return None
+
+
+PRIVATE_LINK = Path(__file__).with_name("privatelink.py")
+
+
+def private_link_argv(argv: list[str], units: list[tuple[str, tuple[str, ...] | None]]) -> list[str]:
+    """The C++ build of ``compile_argv``'s command as privatelink.py runs it: every unit compiled
+    on its own, a unit with exports (not None) confined to them, linked in the order given (the
+    trusted units first: their COMDAT copies win) with full RELRO (the GOT is read-only once
+    the program runs). ``argv`` is ``[g++, flags..., -o, out, main.cpp, libs...]``."""
+    at = argv.index("-o")
+    compiler, out, libs = argv[:at], argv[at + 1], argv[at + 3:]
+    spec = {"units": [[u, list(e) if e is not None else None] for u, e in units], "compile": compiler,
+            "link": [*compiler, "-Wl,-z,relro,-z,now"], "libs": libs, "output": out,
+            "nm": "/usr/bin/nm", "cxxfilt": "/usr/bin/c++filt", "objcopy": "/usr/bin/objcopy"}
+    return [PYTHON3, "-I", "-S", "-c", PRIVATE_LINK.read_text(), json.dumps(spec)]
 
 
 def run_program(language: Language, source: str, memory_mb: int, toolchain: str = "default") -> Program:

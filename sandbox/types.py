@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from perfalign.common.languages import Language  # noqa: F401  (re-exported: sandbox.types.Language)
+from perfalign.common.plausibility import repeats_as_set
 
 from .checker import DEFAULT_TOLERANCE
 
@@ -79,8 +80,10 @@ class CompileInfo:
 @dataclass
 class TestResult:
     verdict: Verdict
-    cpu_time_s: float | None = None   # median of cpu_times_s (user+sys of the program itself)
-    wall_time_s: float | None = None  # median of wall_times_s
+    # the repeats judged as a set (common.plausibility.repeats_as_set): their median, or the slowest
+    # when one repeat was far faster than another (flag "fast_repeat"); every repeat is kept below
+    cpu_time_s: float | None = None   # of cpu_times_s (user+sys of the program itself)
+    wall_time_s: float | None = None  # of wall_times_s
     max_rss_kb: int | None = None     # max over repeats
     cpu_times_s: list[float] = field(default_factory=list)
     wall_times_s: list[float] = field(default_factory=list)
@@ -88,16 +91,22 @@ class TestResult:
     signal: int | None = None
     message: str = ""
     output: str | None = None  # the program's stdout (first repeat), when asked for
+    flags: list[str] = field(default_factory=list)  # "fast_repeat"
 
     @classmethod
     def from_repeats(cls, verdict: Verdict, cpu: list[float], wall: list[float], rss: list[int], **kw: Any) -> "TestResult":
+        # judged on the CPU times (the label's clock: wall times also move with the host's load);
+        # a flagged set's wall time is its slowest too
+        cpu_s, flags = repeats_as_set(cpu)
+        wall_s = (max(wall) if flags else statistics.median(wall)) if wall else None
         return cls(
             verdict=verdict,
-            cpu_time_s=statistics.median(cpu) if cpu else None,
-            wall_time_s=statistics.median(wall) if wall else None,
+            cpu_time_s=cpu_s,
+            wall_time_s=wall_s,
             max_rss_kb=max(rss) if rss else None,
             cpu_times_s=list(cpu),
             wall_times_s=list(wall),
+            flags=flags,
             **kw,
         )
 
@@ -166,6 +175,10 @@ class Job:
     # C++ only: more translation units (file name -> source), each compiled on its own with the
     # same flags and linked with ``source``; headers (.h/.hpp) are only made includable.
     extra_sources: dict[str, str] = field(default_factory=dict)
+    # C++ only: extra source name -> the functions it may define for the other units (by name, at
+    # global scope); every other global definition of that unit stays private to it (renamed
+    # before the link: it cannot replace printf, operator new... for the trusted units).
+    exports: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Confine every run to this many CPUs (a cpuset); None: all of them.
     cpus: int | None = None
     # How the program is built and launched: "default", or "mpi" / "mpi:N" (Open MPI, N ranks);

@@ -111,7 +111,7 @@ def test_the_checker_sees_imports():
     graph = import_graph()
     assert "perfalign.sandbox.core" in graph["perfalign.sandbox"]
     assert "perfalign.common.equations" in graph["perfalign.perfdata.triplets"]
-    assert "perfalign.evaluation.contests" in graph["perfalign.evaluation.loading"]
+    assert "perfalign.evaluation.tasks.codecontests" in graph["perfalign.evaluation.tasks.registry"]
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
 
 

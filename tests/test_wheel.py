@@ -28,6 +28,33 @@ def _run(cmd: list[str], cwd: Path, env: dict | None = None, timeout: int = 300)
     return p
 
 
+def _isolation() -> list[str]:
+    """``--no-build-isolation`` when this venv has setuptools >= 77 (pyproject's build-system)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("setuptools").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        return []
+    return ["--no-build-isolation"] if major >= 77 else []
+
+
+def _console_scripts(bindir: Path, py: Path) -> None:
+    """What pip writes for each installed distribution's console_scripts, for the borrowed ones."""
+    from importlib.metadata import distributions
+
+    for dist in distributions():
+        if (dist.metadata["Name"] or "").lower() == "perfalign":
+            continue
+        for ep in dist.entry_points:
+            script = bindir / ep.name
+            if ep.group != "console_scripts" or script.exists():
+                continue
+            script.write_text(f"#!{py}\nimport importlib, sys\nobj = importlib.import_module({ep.module!r})\n"
+                              f"for part in {ep.attr!r}.split('.'):\n    obj = getattr(obj, part)\nsys.exit(obj())\n")
+            script.chmod(0o755)
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     t0 = time.monotonic()
@@ -39,9 +66,9 @@ def installed(tmp_path_factory):
         if (ROOT / rel).is_file():  # a tracked file another change deleted is not there
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, src / rel)
-    # no build isolation: the project venv has setuptools, and a CI machine needs no index for this
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(base / "dist"),
-          str(src)], cwd=base)
+    # without build isolation where this venv has the build backend (fast, no package index needed)
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", *_isolation(), "-q", "-w", str(base / "dist"), str(src)],
+         cwd=base)
     wheel = next((base / "dist").glob("perfalign-*.whl"))
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=base)
@@ -49,9 +76,12 @@ def installed(tmp_path_factory):
     site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=base).stdout.strip()).resolve()
     _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q", str(wheel)],
          cwd=base)
-    # third-party packages from the project venv, after the new venv's own site-packages
+    # third-party packages from the project venv, after the new venv's own site-packages, and
+    # their console scripts (`perfalign ui` runs `prefect server start` from the venv's bin/)
     (site / "_project_deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    _console_scripts(venv / "bin", py)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PREFECT_", "PERFALIGN_HOME"))}
+    env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "600"  # a loaded CI machine starts it slowly
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     work = base / "work"
     work.mkdir()

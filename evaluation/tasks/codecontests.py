@@ -13,11 +13,10 @@ import statistics
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
-
 from perfalign.common.prompts import instruction_prompt
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
 
 from ..sandbox_jobs import Measurement, score_jobs
 from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped

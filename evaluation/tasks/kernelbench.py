@@ -25,8 +25,7 @@ from perfalign.common.prompts import optimization_prompt
 from perfalign.kernelenv import Problem, ProblemError, find_candidate, load_problems, reference_candidate
 from perfalign.sandbox.environments import torch_site
 
-from .base import BaselineResult, EvalPrompt, EvalTask, Responses, SampleResult, Scored, ScoreRun, Skipped, \
-    new_sample
+from .base import BaselineResult, EvalPrompt, EvalTask, Responses, SampleResult, Scored, ScoreRun, Skipped, new_sample
 
 if TYPE_CHECKING:
     from ..config import EvalConfig

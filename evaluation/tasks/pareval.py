@@ -240,16 +240,17 @@ def build_problem(co: ParEvalCheckout, name: str, model: str, profile: str = "em
         '#line 1 "cpu.cc"', cpu_body,
         '#line 1 "perfalign-main.cpp"',
         probe_cpp.main_source(
-            validate="        Context* perfalign_ctx = init();\n        const bool perfalign_ok = validate(perfalign_ctx);\n"
-                     "        destroy(perfalign_ctx);",
-            timed_call=_timed_call(_body(cpu, "reset")) + ("\n            MPI_Barrier(MPI_COMM_WORLD);" if mpi else ""),
+            validate="        Context* perfalign_ctx = init();\n"
+                     "        const bool perfalign_ok = validate(perfalign_ctx);\n        destroy(perfalign_ctx);",
+            timed_call=_timed_call(_body(cpu, "reset"))
+            + ("\n            MPI_Barrier(MPI_COMM_WORLD);" if mpi else ""),
             mpi=mpi, omp_threads=threads if model == "omp" else None),
     ])
 
     # --- candidate TU: ParEval's headers, then the prompt's types, then the code
     headers = "\n".join([f"#include <{h}>" for h in CANDIDATE_HEADERS] + ([extra] if extra else []))
-    ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))", "namespace perfalign_ref {",
-                                              baseline_text, "}"])
+    ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))",
+                                              "namespace perfalign_ref {", baseline_text, "}"])
     reference, slow = _controls(sig, f"perfalign_ref::{ref_fn}", ref_head)
     flags = ("-O3", "-std=c++17") + (("-fopenmp",) if model == "omp" else ())
     return ProbeProblem(

@@ -31,15 +31,15 @@ class SynthConfig:
     or a path to a local directory of source files.
     """
 
-    n: int = 100
+    n: int = 100                          # pairs to generate (the paper: 10k)
     backend: str = "gemini"
     model: str | None = None               # None: the backend's default model
     seeds: str | None = None
     api_key: str | None = None             # None: read from the backend's env variables
-    base_url: str | None = None            # e.g. http://localhost:8000/v1 for vLLM
+    base_url: str | None = None            # endpoint for backend openai, e.g. http://localhost:8000/v1 (vLLM)
     api_version: str | None = None         # Gemini only: "v1" or "v1beta"; None: the SDK's default
-    concurrency: int = 4
-    requests_per_minute: float | None = 60.0  # None: unlimited
+    concurrency: int = 4                  # requests in flight
+    requests_per_minute: float | None = 60.0  # request-rate limit; None: unlimited
     max_retries: int = 6
     backoff_base_s: float = 2.0
     backoff_max_s: float = 60.0
@@ -47,9 +47,9 @@ class SynthConfig:
     temperature: float = 1.0
     max_output_tokens: int = 8192
     languages: tuple[str, ...] = LANGUAGES  # sample i is written in languages[i % len]
-    seed: int = 0
+    seed: int = 0                           # random seed (seed selection, language alternation)
     seed_pool_size: int = 2000              # files read from a streamed HF dataset
-    min_speedup: float = 1.2
+    min_speedup: float = 1.2                # keep a pair only if fast is at least this much faster (CPU time)
     repeats: int = BuildSettings.repeats    # runs per input when verifying (as CodeContests-Perf)
     time_limit_s: float = 2.0
     generator_time_limit_s: float = 10.0

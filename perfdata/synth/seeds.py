@@ -6,11 +6,15 @@ first seeds unchanged.
 """
 from __future__ import annotations
 
+import logging
 import random
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfalign.common.paths import BUNDLED_DATA, bundled
+
+log = logging.getLogger("perfalign.perfdata.synth.seeds")
 
 BUNDLED_SEEDS = BUNDLED_DATA / "stack_seeds"
 SOURCE_SUFFIXES = {
@@ -55,17 +59,26 @@ def _read_directory(root: Path, source: str) -> list[SourceFile]:
     if not root.is_dir():
         raise ValueError(f"seed directory {root} does not exist")
     out = []
+    unused: Counter = Counter()  # source files left out of the pool, by why: said, not silent
     for p in sorted(root.rglob("*")):  # sorted: the pool order is part of determinism
         if not p.is_file() or p.suffix.lower() not in SOURCE_SUFFIXES:
             continue
         if p.stat().st_size > MAX_FILE_BYTES:
+            unused[f"larger than {MAX_FILE_BYTES} bytes"] += 1
             continue
         try:
             text = p.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue  # binary or unreadable: not a seed
+        except UnicodeDecodeError:
+            unused["not UTF-8 text"] += 1
+            continue
+        except OSError as e:
+            unused[f"unreadable ({type(e).__name__})"] += 1
+            continue
         if text.strip():
             out.append(SourceFile(source, p.relative_to(root).as_posix(), text))
+    if unused:
+        log.warning("seed directory %s: %d source files not used: %s", root, sum(unused.values()),
+                    ", ".join(f"{n} {why}" for why, n in unused.most_common()))
     return out
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import abc
+import functools
+import hashlib
 import json
 import os
 import signal
@@ -11,7 +13,22 @@ from pathlib import Path
 
 from ..cgroups import CgroupSlot
 
-RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
+_PACKAGED_RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
+
+
+@functools.cache
+def runner_path() -> Path:
+    """runner.py where the sandbox's unprivileged uids can read it: a copy under the cache root
+    (world-traversable, common.paths), named by its content. The package's own file may sit
+    where they cannot reach it (a venv under /root, a 0700 temporary folder)."""
+    from perfalign.common.fileio import atomic_write_bytes
+    from perfalign.common.paths import cache_root
+
+    data = _PACKAGED_RUNNER.read_bytes()
+    path = cache_root() / "runner" / f"runner-{hashlib.sha256(data).hexdigest()[:16]}.py"
+    if path.is_file() and path.read_bytes() == data:
+        return path
+    return atomic_write_bytes(path, data, mode=0o644)
 
 
 class BackendUnavailable(RuntimeError):

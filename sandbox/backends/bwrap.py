@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from .. import seccomp
-from .base import RUNNER, Backend, BackendUnavailable, Mount, ProcessHandle, RunnerHandle, Slot
+from .base import Backend, BackendUnavailable, Mount, ProcessHandle, RunnerHandle, Slot, runner_path
 
 # System directories the programs need, read-only. /etc is NOT bound whole (shadow, secrets):
 # only what the toolchains read.
@@ -94,7 +94,7 @@ class BwrapBackend(Backend):
         tmp_bytes = int(spec.pop("tmp_bytes"))
         # Every writable mount is a size-capped tmpfs (the root and /dev are remounted read-only).
         extra = ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm",
-                 "--ro-bind", str(RUNNER), "/run/runner.py"]
+                 "--ro-bind", str(runner_path()), "/run/runner.py"]
         for m in mounts:
             extra += ["--bind" if m.writable else "--ro-bind", str(m.host), m.guest]
         if slot.cgroup:

@@ -9,8 +9,8 @@ The same guarantees as the bwrap backend, in Docker's terms:
 - memory, pids and cpuset limits of the container = the slot's (sandbox.cgroups sets them per
   job on the host; read back here); without host cgroups, caps from the job's rlimits, which
   the runner then enforces as hard limits, as bwrap does without cgroups;
-- a seccomp profile equivalent to sandbox/seccomp.py (same denied families, foreign ABIs
-  refused), plus no new namespaces (clone flags), as bwrap's --disable-userns;
+- the seccomp policy of sandbox/seccomp.py as a profile (default deny, the same allowlist and
+  argument checks, no new namespaces through clone's flags, foreign ABIs refused);
 - read-only root, size-capped tmpfs /tmp and /dev/shm, no network, no capabilities,
   no-new-privileges, a per-slot unprivileged uid, an environment holding only GUEST_ENV;
 - files come in as bind mounts (read-only unless writable): the engine must be on this host.
@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from .. import seccomp
-from .base import RUNNER, Backend, BackendUnavailable, Mount, RunnerHandle, Slot
+from .base import Backend, BackendUnavailable, Mount, RunnerHandle, Slot, runner_path
 from .bwrap import GUEST_ENV
 
 DEFAULT_IMAGE = os.environ.get("PERFALIGN_DOCKER_IMAGE", "perfalign/sandbox:latest")
@@ -34,8 +34,6 @@ DOCKERFILE = Path(__file__).resolve().parent.parent / "docker" / "Dockerfile"
 RUNNER_GUEST = "/run/perfalign/runner.py"
 MB = 1024 * 1024
 _ARCH = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
-# CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
-_NS_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 _EPERM, _ENOSYS = 1, 38
 
 
@@ -49,18 +47,24 @@ def _client():
 
 @functools.lru_cache(maxsize=1)
 def seccomp_profile() -> str:
-    """Docker's JSON form of the sandbox's seccomp policy (sandbox/seccomp.py's DENIED)."""
-    denied = sorted({name for names in seccomp.DENIED.values() for name in names})
-    rules = [{"names": denied, "action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM}]
-    # No new namespaces (bwrap: --disable-userns). clone3 passes its flags in memory a filter
-    # cannot read: ENOSYS makes libc fall back to clone, whose flags are checked.
-    rules += [{"names": ["clone"], "action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM,
-               "args": [{"index": 0, "value": f, "valueTwo": f, "op": "SCMP_CMP_MASKED_EQ"}]} for f in _NS_FLAGS]
-    rules.append({"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": _ENOSYS})
-    # Only the native ABI is listed: i386 / x32 system calls are refused.
+    """Docker's JSON form of the sandbox's seccomp policy (sandbox/seccomp.py's rules(), the same
+    that builds bwrap's filter): default deny (ENOSYS), the allowlist with its argument checks,
+    EPERM for the denied families; only the native ABI is listed (i386 / x32 calls are refused)."""
+    actions = {"allow": {"action": "SCMP_ACT_ALLOW"}, "eperm": {"action": "SCMP_ACT_ERRNO", "errnoRet": _EPERM},
+               "enosys": {"action": "SCMP_ACT_ERRNO", "errnoRet": _ENOSYS}}
+    grouped: dict[tuple, list[str]] = {}
+    for action, name, conds in seccomp.rules():
+        grouped.setdefault((action, conds), []).append(name)
+    rules = []
+    for (action, conds), names in grouped.items():
+        rule = {"names": names, **actions[action]}
+        if conds:  # (arg & value) == valueTwo for MASKED_EQ
+            rule["args"] = [{"index": c[0], "value": c[2], "valueTwo": c[3] if c[1] == "masked_eq" else 0,
+                             "op": "SCMP_CMP_MASKED_EQ" if c[1] == "masked_eq" else "SCMP_CMP_EQ"} for c in conds]
+        rules.append(rule)
     arch = _ARCH.get(os.uname().machine)
-    return json.dumps({"defaultAction": "SCMP_ACT_ALLOW", "architectures": [arch] if arch else [],
-                       "syscalls": rules})
+    return json.dumps({"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": _ENOSYS,
+                       "architectures": [arch] if arch else [], "syscalls": rules})
 
 
 class DockerBackend(Backend):
@@ -101,7 +105,7 @@ class DockerBackend(Backend):
 
         tmp_bytes = int(spec.pop("tmp_bytes"))
         memory, pids, cpus = _limits(spec, slot)
-        binds = [DockerMount(RUNNER_GUEST, str(RUNNER), type="bind", read_only=True)]
+        binds = [DockerMount(RUNNER_GUEST, str(runner_path()), type="bind", read_only=True)]
         binds += [DockerMount(m.guest, str(m.host), type="bind", read_only=not m.writable) for m in mounts]
         host_config = self._api.create_host_config(
             mounts=binds, read_only=True, network_mode="none", cap_drop=["ALL"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 import tempfile
 
-from .base import RUNNER, Backend, Mount, ProcessHandle, RunnerHandle, Slot
+from .base import Backend, Mount, ProcessHandle, RunnerHandle, Slot, runner_path
 from .bwrap import GUEST_ENV
 
 
@@ -34,4 +34,4 @@ class LocalUnsafeBackend(Backend):
         spec["output_dir"] = scratch.name
         spec["clean_dirs"] = [scratch.name]
         spec["env"] = {**(spec.get("env") or {}), **GUEST_ENV, "HOME": scratch.name}
-        return ProcessHandle([sys.executable, "-I", "-S", str(RUNNER), "-"], spec, on_close=scratch.cleanup)
+        return ProcessHandle([sys.executable, "-I", "-S", str(runner_path()), "-"], spec, on_close=scratch.cleanup)

@@ -9,6 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
+from perfalign.flows.config import preset
 from perfalign.alignment.controlled import (BIG_NS, CORRECT_KINDS, build_controlled_task, classify_samples, instances,
                                   load_controlled_task, quick_instances)
 from perfalign.common.prompts import format_response
@@ -63,11 +64,10 @@ def test_samples_are_classified_by_execution(task, sandbox):
 
 @pytest.mark.timing
 def test_evaluation_task_group_scores_the_held_out_prompts(task, tmp_path):
-    from perfalign.evaluation import EvalConfig
     from perfalign.evaluation.evaluate import evaluate
 
-    cfg = EvalConfig.embedded(models=["fast=oracle:fast", "slow=oracle:slow"], tasks=("controlled",),
-                              controlled_dir=str(task.root), controls=False)
+    cfg = preset("eval", models=["fast=oracle:fast", "slow=oracle:slow"], tasks=("controlled",),
+                 controlled_dir=str(task.root), controls=False, num_samples=2)
     report = evaluate(cfg, tmp_path / "eval")
     scores = {s.model: s for s in report.scores if s.task == "controlled"}
     assert {m: s.prompts for m, s in scores.items()} == {"fast": 2, "slow": 2}
@@ -105,11 +105,11 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     sft = load_sft_rows(out, "train")
     assert sum(r["problem_id"].startswith("ctl_") for r in sft) == 54 and not held & {r["prompt"] for r in sft}
     rl = rl_prompts(load_triplet_rows(out, ("rl_train",)))
-    cfg = stage_configs("embedded", str(out), str(tmp_path / "work"), None)["rlpf"]
+    cfg = stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"]
     assert cfg.codecontests_dir == [str(controlled_dir(out) / "codecontests")]
     ids = {p.problem_id for p in rl if p.source == "contest"}
     assert len(ids) == 6 and ids <= set(load_contest_problems(cfg.codecontests_dir))
     # a rerun without the task drops its shards
     triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
     assert not list((out / "data").glob("*-controlled.parquet")) and not controlled_dir(out).exists()
-    assert stage_configs("embedded", str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None
+    assert stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None

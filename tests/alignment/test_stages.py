@@ -278,7 +278,6 @@ def test_performance_reward_eq4_batched_and_cached(monkeypatch):
 
 def test_eq4_is_measured_like_the_labels():
     """Issue 14 (3): the dataset's repeats, the host calibration, and common.plausibility."""
-    from perfalign.alignment.data import load_contest_problems
     from perfalign.common.plausibility import SpeedupPolicy
 
     c = PromptInfo("P", "p", "python3", "contest")

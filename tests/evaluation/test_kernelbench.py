@@ -10,9 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from perfalign.evaluation import EvalConfig, ModelSpec, evaluate
-from perfalign.evaluation.execution import execute_kernels
-from perfalign.evaluation.kernelbench import NO_DIR_REASON, load_kernel_prompts
-from perfalign.evaluation.loading import load_tasks
+from perfalign.evaluation.tasks.base import ScoreRun
+from perfalign.evaluation.tasks.kernelbench import NO_DIR_REASON, KernelBenchTask
+from perfalign.evaluation.tasks.registry import load_tasks
+from perfalign.flows.config import preset
 from perfalign.sandbox.environments import TorchSite, torch_site
 
 KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"
@@ -32,7 +33,7 @@ class HostileGenerator:
 
         out = []
         for p in prompts:
-            src = load_problem(p.runner.path).source
+            src = load_problem(p.spec.path).source
             out.append([f"```python\n{REFERENCE_OP.format(source=src)}```", f"```python\n{WRONG}```"][:n])
         return out
 
@@ -40,22 +41,22 @@ class HostileGenerator:
 def _config(**kw) -> EvalConfig:
     base = dict(models=["ref=oracle:reference"], tasks=("kernelbench",), kernelbench_dir=str(KB),
                 max_prompts_per_task=2, num_samples=2, controls=False)
-    return EvalConfig.embedded(**{**base, **kw})
+    return preset("eval", **{**base, **kw})
 
 
 def test_without_a_folder_every_prompt_is_skipped_with_the_reason(tmp_path):
-    cfg = EvalConfig.embedded(models=["oracle:reference"], tasks=("kernelbench",))
+    cfg = preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",))
     cfg.validate()  # no folder is not a configuration error: the group is skipped, saying why
-    prompts, skipped = load_kernel_prompts(cfg)
+    prompts, skipped = KernelBenchTask().load(cfg)
     assert prompts == [] and [(s.task, s.reason) for s in skipped] == [("kernelbench", NO_DIR_REASON)]
     assert "kernelbench_dir" in NO_DIR_REASON and "../shared/external/kernelbench" in NO_DIR_REASON
     with pytest.raises(ValueError, match="kernelbench_dir"):
         load_tasks(cfg)  # nothing else selected: the empty task set names the reason
     with pytest.raises(FileNotFoundError, match="kernelbench_dir .*does not exist"):
-        EvalConfig.embedded(models=["oracle:reference"], tasks=("kernelbench",),
+        preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",),
                             kernelbench_dir=str(tmp_path / "missing")).validate()
     with pytest.raises(ValueError, match="kernelbench_levels"):
-        EvalConfig.embedded(models=["oracle:reference"], tasks=("kernelbench",), kernelbench_dir=str(tmp_path),
+        preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",), kernelbench_dir=str(tmp_path),
                             kernelbench_levels=(0,)).validate()
 
 
@@ -79,24 +80,24 @@ def test_prompts_load_sorted_and_limited_with_oracles():
     assert p.task == "kernelbench" and p.language == "python3" and p.timing == "cpu"
     assert "ModelNew" in p.text and "load_cpp" in p.text and p.text.endswith("### Response:\n")
     assert "```python\nimport torch" in p.text and "return torch.matmul(A, B)" in p.text
-    assert p.runner.path.endswith("1_Square_matrix_multiplication_.py")
+    assert p.spec.path.endswith("1_Square_matrix_multiplication_.py")
     assert p.references["reference"].rstrip().endswith("ModelNew = Model")
     for mode in ("reference", "slow"):  # the task's own reference-calling oracles, and nothing else
-        assert p.runner.is_reference_program("\n" + p.references[mode] + "\n")
-    assert not p.runner.is_reference_program(REFERENCE_OP.format(source=p.references["reference"]))
-    every, _ = load_kernel_prompts(_config(kernelbench_levels=(1,)))
+        assert p.spec.is_reference_program("\n" + p.references[mode] + "\n")
+    assert not p.spec.is_reference_program(REFERENCE_OP.format(source=p.references["reference"]))
+    every, _ = KernelBenchTask().load(_config(kernelbench_levels=(1,)))
     swish = next(q for q in every if q.prompt_id == "level1/25_Swish")
     assert "load_cpp" in swish.references["fast"] and swish.expected_speedup["fast"] is None  # kernelenv/oracles
 
 
 def test_no_torch_in_the_sandbox_excludes_the_prompts_with_the_reason(monkeypatch):
-    from perfalign.evaluation.kernelbench import TASK
-    from perfalign.evaluation.kernelspec import KernelSpec
-    from perfalign.evaluation.tasks import EvalPrompt
+    from perfalign.evaluation.tasks.base import EvalPrompt
+    from perfalign.evaluation.tasks.kernelbench import TASK, KernelSpec
 
     monkeypatch.setattr("perfalign.kernelenv.score.environments.torch_site", lambda: TorchSite(None, reason="no torch here"))
     p = EvalPrompt(TASK, "level1/x", "...", "python3", "cpu", KernelSpec("/nowhere/x.py", "level1/x"))
-    samples, baselines = execute_kernels([p], {"m": [["```python\nclass ModelNew: pass\n```", "  \n"]]}, None)
+    run = ScoreRun(None, preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",)))
+    samples, baselines, _ = KernelBenchTask().score([p], {"m": [["```python\nclass ModelNew: pass\n```", "  \n"]]}, run)
     assert baselines["level1/x"].verdict == "UNUSABLE" and "no torch here" in baselines["level1/x"].message
     assert [s.verdict for s in samples] == ["EXCLUDED", "NO_CODE"]
     assert not any(s.correct for s in samples)

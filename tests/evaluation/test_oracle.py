@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from perfalign.evaluation import EvalConfig, ModelSpec, evaluate, models_from_run_dir
+from perfalign.flows.config import preset
+from perfalign.evaluation import ModelSpec, evaluate, models_from_run_dir
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]
@@ -30,8 +31,8 @@ def ccperf(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def oracle_report(ccperf, tmp_path_factory):
-    cfg = EvalConfig.embedded(models=ORACLES, codecontests_dir=str(ccperf), max_prompts_per_task=2, num_samples=2,
-                              contest_repeats=3)
+    cfg = preset("eval", models=ORACLES, codecontests_dir=str(ccperf), max_prompts_per_task=2, num_samples=2,
+                 contest_repeats=3, tasks=("codecontests", "pareval", "polybench"))
     out = tmp_path_factory.mktemp("oracle-eval")
     return evaluate(cfg, out), out
 
@@ -88,8 +89,8 @@ def test_tiny_models_end_to_end(ccperf, tmp_path):
     (run / "sft" / "stage_config.json").write_text(json.dumps({"stage": "SFTStageConfig",
                                                                 "model_name_or_path": "embedded"}))
     (run / "sft" / "metrics.json").write_text(json.dumps({"eval_perplexity": 3.25}))
-    cfg = EvalConfig.embedded(models=models_from_run_dir(run), codecontests_dir=str(ccperf), max_prompts_per_task=1,
-                              max_new_tokens=32, pareval_models=("omp",))
+    cfg = preset("eval", models=models_from_run_dir(run), codecontests_dir=str(ccperf), max_prompts_per_task=1,
+                 max_new_tokens=32, pareval_models=("omp",), num_samples=2, tasks=("codecontests", "pareval", "polybench"))
     report = evaluate(cfg, tmp_path / "eval")
     assert [m["label"] for m in report.models] == ["base", "+SFT", "control:reference", "control:slow"]
     assert [m["kind"] for m in report.models] == ["hf", "hf", "control", "control"]

@@ -13,8 +13,8 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 from perfalign.evaluation.plots import plot_code_generation, plot_polybench  # noqa: E402
 from perfalign.evaluation.report import EvalReport  # noqa: E402
-from perfalign.evaluation.scoring import PromptScore, TaskScore  # noqa: E402
-from perfalign.evaluation.tasks import TASK_LABELS  # noqa: E402
+from perfalign.evaluation.task_scores import PromptScore, TaskScore  # noqa: E402
+from perfalign.evaluation.tasks.registry import TASK_LABELS  # noqa: E402
 
 
 def _score(model: str, task: str, speedups: list[float]) -> TaskScore:

@@ -27,7 +27,7 @@ def _score(tmp_path, code: str, *args: str) -> tuple[int, dict | str]:
     f = tmp_path / "cand.cpp"
     f.write_text(code)
     # the bands below are wide; the noise gate (--max-rel-se) is tested in measure/test_hostile_candidates.py
-    res = CliRunner().invoke(app, ["eval", "score", *args, "--code", str(f), "--repeats", "2", "--max-rel-se", "10",
+    res = CliRunner().invoke(app, ["eval", "score", *args, "--code", str(f), "--timing-repeats", "2", "--max-rel-se", "10",
                                    "--json"])
     if res.exit_code != 0:
         return res.exit_code, res.output
@@ -69,7 +69,7 @@ def test_score_pareval_contract_and_exit_codes(tmp_path):
 @needs_suites
 @pytest.mark.timing
 def test_score_polybench(tmp_path):
-    from perfalign.evaluation.polybench_suite import PolyBenchCheckout
+    from perfalign.evaluation.tasks.polybench import PolyBenchCheckout
 
     kernel = PolyBenchCheckout(POLYBENCH).problem("atax").prompt  # the original kernel, as a model would copy it
     code, out = _score(tmp_path, kernel, "--suite", "polybench", "--problem", "atax", "--polybench-dir", str(POLYBENCH))

@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from perfalign.flows.config import preset
 from perfalign.common.prompts import RESPONSE_MARKER
 from perfalign.evaluation import EvalConfig, ModelSpec, load_report, write_report
 from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
 from perfalign.evaluation.drivers import DriverSpec, normalize_candidate
-from perfalign.evaluation.execution import BaselineResult, SampleResult, extract_candidate
 from perfalign.evaluation.report import EvalReport
-from perfalign.evaluation.scoring import score
-from perfalign.evaluation.stages import finetune_metrics, models_from_run_dir
-from perfalign.evaluation.loading import load_tasks
+from perfalign.evaluation.run_models import finetune_metrics, models_from_run_dir
+from perfalign.evaluation.task_scores import task_scores
+from perfalign.evaluation.tasks.base import BaselineResult, SampleResult, extract_candidate
+from perfalign.evaluation.tasks.registry import load_tasks
 from perfalign.sandbox import CompileInfo, Language, RunResult, Verdict
 from perfalign.sandbox import TestResult as _TestResult
 
@@ -23,8 +24,8 @@ ORACLE = [ModelSpec("o", "oracle:reference")]
 
 
 def _config(**kw) -> EvalConfig:
-    base = {"models": ORACLE, "tasks": ("pareval", "polybench"), "max_prompts_per_task": None}
-    return EvalConfig.embedded(**{**base, **kw})
+    base = {"models": ORACLE, "tasks": ("pareval", "polybench"), "max_prompts_per_task": None, "num_samples": 2}
+    return preset("eval", **{**base, **kw})
 
 
 def test_bundled_tasks_load_with_prompts_and_references():
@@ -39,12 +40,12 @@ def test_bundled_tasks_load_with_prompts_and_references():
         assert p.text.startswith("### Instruction:") and p.text.endswith(RESPONSE_MARKER)
         assert set(p.references) == {"reference", "slow", "fast"}
         assert p.timing == ("wall" if p.task == "pareval-omp" else "cpu")
-        assert p.runner.parallel == (p.task == "pareval-omp")
+        assert p.spec.parallel == (p.task == "pareval-omp")
     omp = by_task["pareval-omp"][0]
     assert "#include <omp.h>" in omp.text and "Use OpenMP" in omp.text
-    assert omp.runner.job("x").env == {"OMP_NUM_THREADS": "2"} and omp.runner.job("x").compile_flags == ("-fopenmp",)
+    assert omp.spec.job("x").env == {"OMP_NUM_THREADS": "2"} and omp.spec.job("x").compile_flags == ("-fopenmp",)
     serial = by_task["pareval-serial"][0]
-    assert "OpenMP" not in serial.text and serial.runner.job("x").compile_flags == ()
+    assert "OpenMP" not in serial.text and serial.spec.job("x").compile_flags == ()
     gemm = next(p for p in by_task["polybench"] if p.prompt_id == "gemm")
     assert "Optimize the following C++ solution" in gemm.text and "kernel_gemm" in gemm.text
     assert "perfalign_copy_C" in gemm.references["slow"]  # the in-out array is copied for the first call
@@ -53,27 +54,27 @@ def test_bundled_tasks_load_with_prompts_and_references():
 def test_limits_and_omp_threads_are_configurable():
     prompts, skipped = load_tasks(_config(max_prompts_per_task=2, omp_threads=3, pareval_models=("omp",)))
     assert [p.task for p in prompts].count("pareval-omp") == 2 and [p.task for p in prompts].count("polybench") == 2
-    assert all(p.runner.threads == 3 for p in prompts if p.task == "pareval-omp")
+    assert all(p.spec.threads == 3 for p in prompts if p.task == "pareval-omp")
     assert any("max_prompts_per_task" in s.reason for s in skipped)
 
 
 def test_input_errors_are_clear(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a model directory"):
-        EvalConfig.embedded(models=[ModelSpec("m", str(tmp_path / "missing-model"))], tasks=("pareval",)).validate()
+        preset("eval", models=[ModelSpec("m", str(tmp_path / "missing-model"))], tasks=("pareval",)).validate()
     with pytest.raises(ValueError, match="models is empty"):
-        EvalConfig.embedded(tasks=("pareval",)).validate()
+        preset("eval", tasks=("pareval",)).validate()
     with pytest.raises(ValueError, match="unknown oracle mode"):
-        EvalConfig.embedded(models=[ModelSpec("o", "oracle:nope")], tasks=("pareval",)).validate()
+        preset("eval", models=[ModelSpec("o", "oracle:nope")], tasks=("pareval",)).validate()
     with pytest.raises(ValueError, match="codecontests_dir"):
-        EvalConfig.embedded(models=ORACLE, tasks=("codecontests",)).validate()
+        preset("eval", models=ORACLE, tasks=("codecontests",)).validate()
     with pytest.raises(ValueError, match="unknown or no tasks"):
-        EvalConfig.embedded(models=ORACLE, tasks=("humaneval",)).validate()
+        preset("eval", models=ORACLE, tasks=("humaneval",)).validate()
     with pytest.raises(ValueError, match="empty task set"):
-        load_tasks(EvalConfig.embedded(models=ORACLE, tasks=("pareval",), pareval_models=("mpi",)))
+        load_tasks(preset("eval", models=ORACLE, tasks=("pareval",), pareval_models=("mpi",)))
     with pytest.raises(FileNotFoundError, match="no ParEval tasks"):
-        load_tasks(EvalConfig.embedded(models=ORACLE, tasks=("pareval",), pareval_dir=str(tmp_path)))
+        load_tasks(preset("eval", models=ORACLE, tasks=("pareval",), pareval_dir=str(tmp_path)))
     with pytest.raises(FileNotFoundError, match="no problems table"):
-        load_tasks(EvalConfig.embedded(models=ORACLE, tasks=("codecontests",), codecontests_dir=str(tmp_path)))
+        load_tasks(preset("eval", models=ORACLE, tasks=("codecontests",), codecontests_dir=str(tmp_path)))
     assert ModelSpec.parse("DS+SFT=runs/sft") == ModelSpec("DS+SFT", "runs/sft")
     assert ModelSpec.parse("embedded") == ModelSpec("embedded", "embedded")
     assert EvalConfig(models=["DS=embedded", "oracle:slow"], tasks=["pareval"]).models == [
@@ -118,7 +119,7 @@ def _sample(model, pid, i, correct, speedup, task="polybench", verdict=None):
 
 
 def test_scoring_by_hand():
-    from perfalign.evaluation.tasks import EvalPrompt
+    from perfalign.evaluation.tasks.base import EvalPrompt
 
     prompts = [EvalPrompt("polybench", pid, "", "cpp", "cpu", None) for pid in ("a", "b", "c")]
     samples = [_sample("m", "a", 0, True, 2.0), _sample("m", "a", 1, False, 0.0),
@@ -127,7 +128,7 @@ def test_scoring_by_hand():
     baselines = {"a": BaselineResult("a", "polybench", "cpu", 1.0, "OK", "measured"),
                  "b": BaselineResult("b", "polybench", "cpu", 1.0, "OK", "measured"),
                  "c": BaselineResult("c", "polybench", "cpu", None, "RUNTIME_ERROR", "measured")}
-    scores, excluded = score(prompts, samples, baselines, (1, 2))
+    scores, excluded = task_scores(prompts, samples, baselines, (1, 2))
     assert [e["prompt_id"] for e in excluded] == ["c"]  # no baseline: no made-up speedup
     (s,) = scores
     assert s.prompts == 2 and s.samples == 4
@@ -163,7 +164,7 @@ def test_stage_metrics_and_run_dir(tmp_path):
 
 
 def test_report_renders_from_json(tmp_path):
-    from perfalign.evaluation.scoring import PromptScore, TaskScore
+    from perfalign.evaluation.task_scores import PromptScore, TaskScore
 
     per = [PromptScore(k, 2, 1, {"1": 0.5}, {"1": s}, 0.01, [2 * s, 0.0], {"OK": 1, "WRONG_ANSWER": 1})
            for k, s in (("gemm", 1.5), ("2mm", 0.5))]

@@ -1,70 +1,161 @@
-"""The one typed configuration (flows/config.py): types checked, origins recorded, flags over
---set over the profile over the file; the file holds every default; and the two bugs of the
-old dict config (the embedded model under the production profile; [sandbox] never reaching RLPF)."""
+"""The one typed configuration (flows/config.py): each table is a stage library's dataclass
+(its defaults), profiles are files holding only what differs, --set and flags go on top; types,
+ranges and choices are checked where values enter; origins recorded; no default written twice."""
 from __future__ import annotations
 
-import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
-from perfalign.flows.config import TABLES, ConfigError, PerfalignConfig, load_config
+from perfalign.flows.config import (
+    DEFAULT_PROFILE,
+    LINKS,
+    PROFILES_DIR,
+    TABLES,
+    ConfigError,
+    PerfalignConfig,
+    defaults,
+    flatten,
+    load_config,
+    settings,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_values_are_typed_and_remember_their_origin(tmp_path):
+def test_values_are_typed_and_remember_their_origin():
     cfg = load_config(profile="embedded", overrides=["perf.repeats=5", "eval.tasks=['pareval']"],
                       flags={"sandbox.workers": 3, "perf.source": None})
     assert cfg.perf.repeats == 5 and cfg.eval.tasks == ("pareval",) and cfg.sandbox.worker_count() == 3
     assert isinstance(cfg.perf.time_limit_factor, float)
     assert cfg.origins["perf.repeats"] == "--set" and cfg.origins["sandbox.workers"] == "--workers"
     assert cfg.origins["synth.n"] == "profile embedded" and "perf.batch_size" not in cfg.origins
-    assert cfg.explain()["perf"]["batch_size"] == {"value": 8, "from": "file"}
-    # a relative flag path is the shell's, a relative file path the config's
+    explained = cfg.explain()
+    assert explained["perf"]["batch_size"] == {"value": 8, "from": "default"}
+    # linked settings follow their source, for every stage alike
+    assert explained["synth"]["repeats"] == {"value": 5, "from": "= perf.repeats"} and cfg.synth.repeats == 5
+    assert cfg.rlpf.sandbox_workers == cfg.eval.workers == cfg.synth.verify_workers == 3
+    assert cfg.sft.model_name_or_path == cfg.reward.model_name_or_path == "embedded"
+    # a relative flag path is the shell's; "none" unsets an optional setting
     assert load_config(flags={"perf.source": "rel/dir"}).perf.source == str(Path.cwd() / "rel" / "dir")
+    assert load_config(overrides=["eval.max_prompts_per_task=none"]).eval.max_prompts_per_task is None
     # round trip through a flow parameter / the run state
     assert PerfalignConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
 
 
 @pytest.mark.parametrize("override, message", [
     ("perf.repeats=three", "expected int"),
+    ("perf.repeats=0", "repeats must be >= 1"),
+    ("perf.repeats=-3", "repeats must be >= 1"),
+    ("sandbox.backend=nonsense", "unknown sandbox backend"),
+    ("sandbox.workers=-1", "workers must be >= 0"),
+    ("eval.tasks=['humaneval']", "unknown or no tasks"),
+    ("eval.top_p=1.5", "top_p in"),
+    ("triplets.sft_fraction=1.5", r"must be in \[0, 1\]"),
+    ("triplets.small_groups='drop'", "small_groups"),
+    ("synth.backend='claude'", "backend must be one of"),
+    ("align.stages=['sft','ppo']", "unknown or no stages"),
+    ("rlpf.kl_estimator='k2'", "kl_estimator"),
+    ("kernel.device='tpu'", "device must be cpu or cuda"),
     ("triplets.controlled_task=1", "expected bool"),
-    ("eval.tasks='pareval'", "list of strings"),
+    ("eval.tasks='pareval'", "list of strs"),
     ("perf.nope=1", "unknown setting"),
+    ("synth.repeats=2", r"set by perf\.repeats"),       # a linked setting has one home
+    ("sft.output_dir='x'", "unknown setting"),           # a run's path is not a setting
     ("nope", "table.key=value"),
 ])
-def test_bad_values_are_clear_errors(override, message):
-    with pytest.raises(ConfigError, match=message):
+def test_bad_values_are_one_line_errors_where_they_enter(override, message):
+    with pytest.raises(ConfigError, match=message) as e:
         load_config(overrides=[override])
+    assert "\n" not in str(e.value)
 
 
-def test_a_copy_of_the_file_must_hold_every_setting(tmp_path):
-    f = tmp_path / "mine.toml"
-    f.write_text((ROOT / "flows" / "perfalign.toml").read_text().replace("repeats = 3\n", ""))
-    with pytest.raises(ConfigError, match=r"\[perf\] misses repeats"):
-        load_config(f)
-    f.write_text((ROOT / "flows" / "perfalign.toml").read_text() + "\n[extra]\nx = 1\n")
-    with pytest.raises(ConfigError, match="unknown tables"):
-        load_config(f)
+def test_profiles_are_files_and_unknown_ones_are_refused(tmp_path):
+    assert {"embedded", "production"} <= {p.stem for p in PROFILES_DIR.glob("*.toml")}
+    with pytest.raises(ConfigError, match="unknown profile 'laptop'"):
+        load_config(profile="laptop")
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[perf]\nrepeats = 7\nsource = 'src'\n")
+    cfg = load_config(mine)
+    assert cfg.perf.repeats == 7 and cfg.origins["perf.repeats"] == str(mine)
+    assert cfg.perf.source == str(tmp_path / "src")  # a file's relative path is the file's
+    mine.write_text("[extra]\nx = 1\n")
+    with pytest.raises(ConfigError, match="unknown table"):
+        load_config(mine)
 
 
-def test_settings_have_no_defaults_of_their_own():
-    # the config file is the one place for the pipeline's defaults
-    for cls in TABLES.values():
-        assert all(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-                   for f in dataclasses.fields(cls)), cls
+@pytest.mark.parametrize("profile", sorted(p.stem for p in PROFILES_DIR.glob("*.toml")))
+def test_a_profile_holds_only_what_differs_from_the_dataclasses(profile):
+    values = tomllib.loads((PROFILES_DIR / f"{profile}.toml").read_text())
+    for table, kv in values.items():
+        assert table in TABLES, table
+        known, dflt = settings(table), defaults(table)
+        for key, value in flatten(kv).items():
+            assert key in known, f"{profile}: {table}.{key} is not a setting"
+            if key in dflt:
+                v = list(value) if isinstance(value, (list, tuple)) else value
+                assert v != dflt[key], f"{profile}: {table}.{key} = {value!r} repeats the dataclass default"
 
 
-def test_the_file_agrees_with_the_evaluation_presets():
-    # eval.threads and the sample counts once disagreed (4 vs 8, 4 vs 2)
-    from perfalign.evaluation import EvalConfig
+def test_production_is_the_library_defaults():
+    prod = load_config(profile="production")
+    from perfalign.alignment.sft import SFTStageConfig
+    from perfalign.evaluation.config import EvalConfig
 
-    assert load_config().eval.threads == EvalConfig.production().omp_threads
-    assert load_config().eval.n_samples == EvalConfig.production().num_samples
+    assert prod.sft.learning_rate == SFTStageConfig.learning_rate and prod.sft.bf16
+    assert prod.eval.num_samples == EvalConfig.num_samples == 20 and prod.eval.omp_threads == 8
+    assert all(o.startswith("profile production") for k, o in prod.origins.items())
+    # only the paper's 10k Stack pairs and GRPO's GPU run (its defaults are the tiny CPU run) differ
+    assert {k.split(".")[0] for k in prod.origins} == {"synth", "grpo"}
+
+
+def test_embedded_profile_keeps_the_values_the_python_presets_had():
+    """The values of the removed SFT/Reward/RLPF/DPA/EvalConfig ``.embedded()`` presets (and of the
+    old perfalign.toml's embedded profile), now in flows/profiles/embedded.toml."""
+    cfg = load_config(profile="embedded")
+    for s in ("sft", "reward", "rlpf", "dpa"):
+        c = getattr(cfg, s)
+        assert (c.bf16, c.use_cpu, c.activation_checkpointing, c.max_length, c.torch_threads) \
+            == (False, True, False, 512, 1)
+    assert (cfg.sft.learning_rate, cfg.sft.per_device_train_batch_size, cfg.sft.warmup_steps, cfg.sft.eval_before) \
+        == (2e-3, 8, 0.05, True)
+    assert (cfg.reward.learning_rate, cfg.reward.num_train_epochs) == (1e-3, 3.0)
+    assert (cfg.rlpf.learning_rate, cfg.rlpf.num_mini_batches, cfg.rlpf.response_length,
+            cfg.rlpf.per_device_eval_batch_size, cfg.rlpf.eval_samples_per_prompt) == (3e-5, 2, 96, 16, 4)
+    assert (cfg.dpa.learning_rate, cfg.dpa.per_device_train_batch_size, cfg.dpa.beta) == (1e-4, 4, 0.6)
+    e = cfg.eval
+    assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.timing_repeats,
+            e.contest_repeats, e.profile_name) == (4, 4, 192, 2, 3, 1, "embedded")
+    assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 32 and cfg.synth.seeds is None
+
+
+def test_repeats_has_one_default():
+    """perf.repeats (runs per test, median kept) is written once: BuildSettings; everything that
+    means the same refers to it. (Timed rounds of the harness are another setting.)"""
+    # a default: an annotated field or parameter, a CLI option's default (not a call's argument)
+    pattern = re.compile(r"\b(contest_)?repeats\s*:[^=]*=\s*\d|Option\(\d+,\s*\"--repeats\"")
+    files = [p for top in ("flows", "perfdata", "alignment") for p in (ROOT / top).rglob("*.py")]
+    files += [ROOT / "evaluation" / "config.py"]  # (profiles hold values, not defaults: tested above)
+    hits = [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text().splitlines(), 1)
+            if pattern.search(line.split("#")[0])]
+    assert hits == ["perfdata/perf.py:" + hits[0].split(":")[1]] and len(hits) == 1, hits
+    assert DEFAULT_PROFILE == "embedded"
+
+
+def test_sandbox_settings_reach_every_stage(tmp_path):
+    """Regression: the [sandbox] table never reached RLPF (its reward hard-coded "auto")."""
+    from perfalign.flows.align import stage_configs
+
+    cfg = load_config(overrides=["sandbox.backend='docker'", "sandbox.workers=3"])
+    rlpf = stage_configs(cfg, str(tmp_path / "t"), str(tmp_path / "w"), None)["rlpf"]
+    assert (rlpf.sandbox_backend, rlpf.sandbox_workers) == ("docker", 3)
+    assert cfg.perf.build_settings().backend == cfg.synth.sandbox == cfg.eval.backend == "docker"
+    assert all(LINKS[k][0].split(".")[0] in TABLES for k in LINKS)
 
 
 def test_production_profile_with_the_embedded_model_trains_the_embedded_model(tmp_path):
@@ -73,39 +164,65 @@ def test_production_profile_with_the_embedded_model_trains_the_embedded_model(tm
     from perfalign.alignment.models import EMBEDDED, PRODUCTION_BASE_MODEL
     from perfalign.flows.align import stage_configs
 
-    configs = stage_configs("production", str(tmp_path / "t"), str(tmp_path / "w"), None, base_model="embedded")
+    cfg = load_config(profile="production", overrides=["align.base_model='embedded'"])
+    configs = stage_configs(cfg, str(tmp_path / "t"), str(tmp_path / "w"), None)
     assert configs["sft"].model_name_or_path == EMBEDDED and configs["reward"].model_name_or_path == EMBEDDED
-    assert stage_configs("production", str(tmp_path / "t"), str(tmp_path / "w"), None)["sft"].model_name_or_path \
-        == PRODUCTION_BASE_MODEL
+    prod = stage_configs(load_config(profile="production"), str(tmp_path / "t"), str(tmp_path / "w"), None)
+    assert prod["sft"].model_name_or_path == PRODUCTION_BASE_MODEL
+    assert prod["rlpf"].model_name_or_path == str(tmp_path / "w" / "sft")
 
 
-def test_sandbox_settings_reach_rlpf(tmp_path, monkeypatch):
-    """Regression: the [sandbox] table never reached RLPF (its reward hard-coded "auto")."""
-    import perfalign.flows.align
-    from perfalign.flows.pipeline import stage_align
-    from perfalign.flows.runstate import RunState
-
-    cfg = load_config(profile="embedded", overrides=["sandbox.backend='docker'", "sandbox.workers=3"])
-    seen = {}
-
-    def fake_align(*args, **kwargs):
-        seen["rlpf"] = perfalign.flows.align.stage_configs(cfg.align.profile, args[0], args[1], args[2], args[4],
-                                                 sandbox_backend=kwargs["sandbox_backend"],
-                                                 workers=kwargs["workers"])["rlpf"]
-        return {}
-
-    monkeypatch.setattr(perfalign.flows.align, "align", fake_align)
-    stage_align(cfg, RunState(tmp_path / "run"))
-    assert seen["rlpf"].sandbox_backend == "docker" and seen["rlpf"].sandbox_workers == 3
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
 
 
-def test_config_command_shows_values_and_origins():
-    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "config", "--json", "--set", "perf.repeats=2"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+def test_config_command_shows_every_stage_and_refuses_bad_values():
+    p = _cli("config", "--json", "--set", "perf.repeats=2")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert out["profile"] == "embedded"  # the same default profile as `perfalign pipeline`
-    assert out["settings"]["perf"]["repeats"] == {"value": 2, "from": "--set"}
-    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "config", "--set", "perf.repeats=x"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 2 and "expected int" in p.stderr
+    assert out["profile"] == "embedded"  # the same default profile as every command
+    s = out["settings"]
+    assert s["perf"]["repeats"] == {"value": 2, "from": "--set"}
+    assert set(s) == set(TABLES) and s["sft"]["learning_rate"] == {"value": 2e-3, "from": "profile embedded"}
+    assert s["dpa"]["beta"] == {"value": 0.6, "from": "default"} and "trials" in s["kernel"]
+    for bad, msg in (("perf.repeats=x", "expected int"), ("perf.repeats=0", "repeats must be >= 1"),
+                     ("sandbox.backend=nonsense", "unknown sandbox backend")):
+        p = _cli("config", "--set", bad)
+        assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_options_read_from_source_agree_with_the_dataclasses():
+    """The CLI reads option types from the dataclasses' source (to start without torch); they must
+    be the settings load_config accepts, with the same types."""
+    import typing
+
+    from perfalign.flows import cli  # noqa: F401 - registers the commands' options
+    from perfalign.flows.config import _scalar
+    from perfalign.flows.options import GENERATED, static_setting
+
+    assert {"perf.repeats", "sandbox.backend", "eval.tasks", "grpo.tiers.ok_reward", "kernel.trials"} <= GENERATED
+    for key in GENERATED:
+        table, name = key.split(".", 1)
+        assert name in settings(table), key
+        kind, optional = _scalar(settings(table)[name])
+        static, static_optional, _ = static_setting(key)
+        assert (tuple if typing.get_origin(kind) is tuple else kind) == static and optional == static_optional, key
+
+
+def test_the_cli_starts_without_the_stage_libraries():
+    code = "import sys, perfalign.flows.cli; print(sorted(m for m in ('torch', 'prefect', 'pyarrow') if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
+
+
+def test_cli_options_come_from_the_dataclasses_and_show_their_key():
+    from typer.testing import CliRunner
+
+    from perfalign.flows.cli import app
+
+    res = CliRunner().invoke(app, ["perf", "build", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0 and "[perf.repeats]" in res.output and "[sandbox.backend]" in res.output
+    assert "--sandbox-backend" in res.output and not re.search(r"\s\.\s*│", res.output)
+    res = CliRunner().invoke(app, ["synth", "generate", "--help"], env={"COLUMNS": "200"})
+    assert "--sandbox-backend" in res.output and "--sandbox " not in res.output

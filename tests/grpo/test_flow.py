@@ -12,7 +12,7 @@ def test_grpo_command_runs_the_flow(prefect_server, tmp_path):
 
     out = tmp_path / "grpo"
     report = grpo_command(out=str(out), seeds=[0], arms=["sqd", "control"], schedule="none;all", steps_per_stage=1,
-                          num_generations=4, workers=1, warmup_steps=20)
+                          num_generations=4, n_workers=1, warmup_steps=20)
     assert set(report["arms"]) == {"sqd", "control"}
     for arm in ("sqd", "control"):
         rows = read_rollouts(out / f"{arm}-seed0").to_pylist()

@@ -11,7 +11,7 @@ from perfalign.grpo.train import GrpoRunConfig, run_grpo
 def test_embedded_grpo_end_to_end(tmp_path):
     from perfalign.grpo.measure import MeasureSettings
 
-    cfg = GrpoRunConfig.embedded(str(tmp_path / "run"), arm="sqd", schedule="none:1;all:2", num_generations=4,
+    cfg = GrpoRunConfig(out_dir=str(tmp_path / "run"), arm="sqd", schedule="none:1;all:2", num_generations=4,
                                  warmup_steps=30, n_workers=1,
                                  measure=MeasureSettings(repeats=2, max_repeats=2, target_s=0.05, peak_seconds=0.1,
                                                          peak_n=256))

@@ -315,12 +315,14 @@ HACKS.update(PROTOCOL_HACKS)
 # Honest twins of the protocol attacks: the same machinery (listing fds, writing deep JSON to a pipe
 # of their own) around a correct computation: they must still score correct and earn a reward.
 HONEST_TWINS = {
-    "twin_own_pipe": PROTO + """
+    "twin_own_pipe": HEAD + """
+import os
 _r, _w = os.pipe()
-_write_all(_w, b'[' * 30000 + b'\\n')
-_seen = _fds()
+os.write(_w, b'[' * 30000 + b'\\n')
 class ModelNew(nn.Module):
     def forward(self, x):
+        os.write(_w, b'{"ok": true}\\n')
+        os.read(_r, 1 << 16)
         return %s
 """ % HONEST,
 }

@@ -186,7 +186,7 @@ def test_reward_function_for_grpo(scorer):
     rewards = fn(prompts=["p", "p"], completions=[good, "I cannot write kernels."], problem=["relu", "relu"])
     # the plumbing: no code earns the format tier, a correct kernel a speedup (>= 0, above every
     # failure tier). Not its accuracy: at these tiny scales the reference read 0.16-1.08x itself on
-    # this VM (blocks of eager then candidate, not interleaved; README, known limits)
+    # this VM (blocks of eager then candidate, not interleaved; docs/limitations.md)
     assert rewards[1] == -1.0 and rewards[0] > 0, rewards
 
 

@@ -18,6 +18,7 @@ Rows of issue 12's table and what each must get:
 | num_threads(16) with a budget of 2 | OVER_BUDGET (score 0) |
 | hard-codes the problem size / the expected value | WRONG_ANSWER (validated at two sizes, random inputs) |
 | interposes rand(), clock_gettime(), getrusage() | its true speedup (the driver uses none of them for scores) |
+| defines printf, putchar (weak), operator new, memcpy, opendir (asm label), getrusage (top-level asm), printf (.symver) | OK at its true speedup: the build keeps every definition but the function private to the candidate's unit |
 """
 from __future__ import annotations
 
@@ -151,10 +152,53 @@ extern "C" int clock_gettime(clockid_t, struct timespec* t) { t->tv_sec = 0; t->
 """ + HONEST,
 }
 
+# Issue 22: the candidate's TU defines functions the trusted driver calls by name. Each variant
+# would visibly break (or cheapen) the driver's own per-call work if its definition reached the
+# driver: no transcript (printf, putchar), a failed allocation (operator new), no thread count
+# (opendir: t=0) or a zero clock. Confined to its own unit (sandbox/privatelink.py), each is the
+# honest gemm and must score like it, with the driver's real thread count.
+INTERPOSERS = {
+    "defines_printf": 'extern "C" int printf(const char*, ...) { return 0; }\n' + HONEST,
+    "weak_putchar": 'extern "C" __attribute__((weak)) int putchar(int c) { return c; }\n'
+                    'extern "C" __attribute__((weak)) int puts(const char*) { return 0; }\n' + HONEST,
+    "operator_new": """#include <new>
+#include <cstdlib>
+void* operator new(std::size_t) { throw std::bad_alloc(); }
+void* operator new[](std::size_t) { throw std::bad_alloc(); }
+void operator delete(void*) noexcept {}
+void operator delete(void*, std::size_t) noexcept {}
+""" + HONEST,
+    "asm_label_opendir": """#include <dirent.h>
+extern "C" DIR* perfalign_no_dir(const char*) asm("opendir");
+extern "C" DIR* perfalign_no_dir(const char*) { return nullptr; }
+""" + HONEST,
+    "toplevel_asm_symbols": 'asm(".globl getrusage\\n.type getrusage,@function\\ngetrusage:\\n xor %eax,%eax\\n ret\\n"\n'
+                            '    ".globl clock_gettime\\n.type clock_gettime,@function\\nclock_gettime:\\n'
+                            ' xor %eax,%eax\\n ret\\n");\n' + HONEST,
+    "symver_printf": """#include <cstdarg>
+extern "C" int perfalign_quiet(const char*, ...) { return 0; }
+asm(".symver perfalign_quiet, printf@@GLIBC_2.2.5");
+""" + HONEST,
+    "memcpy_and_memset": """#include <cstddef>
+extern "C" void* memcpy(void* d, const void*, std::size_t) { return d; }
+extern "C" void* memset(void* d, int, std::size_t) { return d; }
+""" + HONEST,
+    # the issue's attack: the driver's per-call work (thread count, clocks) made cheap, output intact
+    "cheap_driver_calls": """#include <dirent.h>
+#include <cstring>
+#include <ctime>
+#include <sys/resource.h>
+extern "C" DIR* opendir(const char*) { return nullptr; }
+extern "C" int getrusage(int, struct rusage* u) { std::memset(u, 0, sizeof *u); return 0; }
+extern "C" int clock_gettime(clockid_t, struct timespec* t) { t->tv_sec = 0; t->tv_nsec = 0; return 0; }
+""" + HONEST,
+}
+HOSTILE.update(INTERPOSERS)
+
 
 @pytest.fixture(scope="module")
 def gemm_serial(sandbox):
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
     scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow, **HOSTILE}, FAST)
@@ -167,7 +211,7 @@ def test_controls_score_their_true_speedups(sandbox):
     # bursts of 1 s and more in which its CPU runs at half speed (the same gemm binary: 49 us per
     # call, then 75-98 us for four runs in a row), and with FAST's noise gate off a burst that hits
     # the reference's copies unevenly reads as a false speedup (1.25-1.69x seen)
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
     scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow}, FAST)
@@ -200,7 +244,7 @@ def test_tricks_outside_the_function_gain_nothing(gemm_serial, name):
 
 
 def test_openmp_budget_and_honest_parallel_code(sandbox):
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "omp", threads=2)
     omp = f"#include <omp.h>\n{GEMM_SIG} {{\n#pragma omp parallel for schedule(static)\n" \
@@ -219,7 +263,7 @@ def test_openmp_budget_and_honest_parallel_code(sandbox):
 
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="Open MPI is not installed (scripts/setup.sh installs it)")
 def test_mpi_problems_run_through_the_sandbox(sandbox):
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("27_reduce_average", "mpi", ranks=2)
     mpi = """#include <mpi.h>
@@ -261,7 +305,7 @@ POLY_LOOP = """
 
 @pytest.mark.timing
 def test_polybench_kernel_controls_and_cheats(sandbox):
-    from perfalign.evaluation.polybench_suite import PolyBenchCheckout
+    from perfalign.evaluation.tasks.polybench import PolyBenchCheckout
 
     p = PolyBenchCheckout(POLYBENCH).problem("gemm")
     ikj = POLY_LOOP  # the original loop order: a faithful rewrite
@@ -285,7 +329,7 @@ def test_polybench_kernel_controls_and_cheats(sandbox):
 def test_integer_outputs_are_fingerprinted_exactly(sandbox):
     """ParEval's integer transforms: inputs from the fast fill, outputs hashed as one block of
     bytes: an honest rewrite passes, one element left untouched (of a million) does not."""
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("56_transform_negate_odds")
     honest = ("void negateOddsAndHalveEvens(std::vector<int> &x) {\n"
@@ -303,7 +347,7 @@ def test_integer_outputs_are_fingerprinted_exactly(sandbox):
 def test_noisy_speedups_are_not_reported(sandbox):
     """A speedup less precise than max_rel_se (here: any) is not reported: the candidate is
     correct, the speedup None with flag unmeasurable and the reason, the estimate kept."""
-    from perfalign.evaluation.pareval_suite import ParEvalCheckout
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
 
     p = ParEvalCheckout(PAREVAL).problem("41_sort_k-th_smallest_element")
     scores, info = score_problem(sandbox, p, {"reference": p.reference},
@@ -313,3 +357,40 @@ def test_noisy_speedups_are_not_reported(sandbox):
     assert s.verdict == "OK" and s.correct and s.speedup is None and "unmeasurable" in s.flags, s
     assert "uncertain by" in s.message and s.rel_se > 1e-6 and 0.5 < s.raw_speedup < 2.0, s
     assert s.baseline_s and s.runtime_s and info["reference_rel_se"] is not None
+
+
+@pytest.mark.parametrize("name", sorted(INTERPOSERS))
+def test_definitions_of_the_drivers_functions_stay_in_the_candidate(gemm_serial, name):
+    s, ref = gemm_serial[0][name], gemm_serial[0]["reference"]
+    assert s.verdict == "OK" and s.correct, (name, s)  # the driver printed, allocated, copied for real
+    assert s.max_threads and s.max_threads >= 1, (name, s)  # the real opendir counted the thread
+    assert s.inprocess_runtime_s and s.inprocess_runtime_s > 0, (name, s)  # the real clocks ran
+    assert s.speedup <= max(1.3, math.exp(3 * s.rel_se)) * max(ref.speedup, 1.0), (name, s)
+
+
+def test_private_link_keeps_only_the_function(tmp_path):
+    """The build step itself (sandbox/privatelink.py, run here directly): the confined unit's
+    definitions of libc names reach neither the other unit nor libc's callers; the function does."""
+    import json
+    import subprocess
+    import sys
+
+    from perfalign.sandbox import languages
+
+    (tmp_path / "main.cpp").write_text(
+        '#include <cstdio>\n#include <dirent.h>\nint work(int);\n'
+        'int main() { DIR* d = opendir("/"); std::printf("%d %d\\n", work(20), d != nullptr); }\n')
+    (tmp_path / "unit.cpp").write_text(
+        '#include <dirent.h>\nextern "C" int printf(const char*, ...) { return 0; }\n'
+        'extern "C" DIR* opendir(const char*) { return nullptr; }\n'
+        'extern "C" int perfalign_q(const char*, ...) { return 0; }\nasm(".symver perfalign_q, puts@@GLIBC_2.2.5");\n'
+        'int work(int x) { return x + 1; }\n')
+    argv = ["/usr/bin/g++", "-O2", "-o", str(tmp_path / "prog"), str(tmp_path / "main.cpp")]
+    build = languages.private_link_argv(argv, [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))])
+    spec = json.loads(build[-1])
+    assert spec["units"][1][1] == ["work"] and "-Wl,-z,relro,-z,now" in spec["link"]
+    p = subprocess.run([sys.executable, *build[1:]], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "kept private" in p.stderr and "printf" in p.stderr and "opendir" in p.stderr
+    assert subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True).stdout == "21 1\n"
+    assert not (tmp_path / ".objects").exists()

@@ -10,7 +10,7 @@ from llm_servers import Action, OpenAIServer
 from perfalign.perfdata.synth import SynthConfig, generate_synthetic
 from perfalign.perfdata.synth.sample_pairs import load_sample_pairs
 
-sandbox = pytest.importorskip("sandbox", reason="the sandbox package is not available")
+sandbox = pytest.importorskip("perfalign.sandbox", reason="the sandbox package is not available")
 
 
 @pytest.fixture(scope="module")

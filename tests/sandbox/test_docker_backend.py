@@ -66,13 +66,19 @@ def test_memory_limit_is_the_jobs(docker_sandbox):
     assert big.verdict is Verdict.MEMORY_LIMIT_EXCEEDED, big.tests[0].message
 
 
-def test_seccomp_profile_denies_what_the_bwrap_filter_denies():
+def test_seccomp_profile_is_the_bwrap_filters_policy():
     profile = json.loads(seccomp_profile())
-    assert profile["defaultAction"] == "SCMP_ACT_ALLOW"
+    assert profile["defaultAction"] == "SCMP_ACT_ERRNO" and profile["defaultErrnoRet"] == 38  # default deny
     denied = {n for rule in profile["syscalls"] if rule["action"] == "SCMP_ACT_ERRNO" and "args" not in rule
               for n in rule["names"]}
     assert {n for names in seccomp.DENIED.values() for n in names} <= denied
-    assert any(r["names"] == ["clone"] and r["args"][0]["value"] == 0x10000000 for r in profile["syscalls"])
+    allowed = {n for rule in profile["syscalls"] if rule["action"] == "SCMP_ACT_ALLOW" and "args" not in rule
+               for n in rule["names"]}
+    assert allowed == seccomp.allowed_names() and not allowed & set(seccomp.DENIED["page cache"])
+    clone = [r for r in profile["syscalls"] if r["names"] == ["clone"]]
+    assert clone[0]["args"] == [{"index": 0, "value": sum(seccomp.NS_FLAGS), "valueTwo": 0, "op": "SCMP_CMP_MASKED_EQ"}]
+    madvise = {r["args"][0]["value"] for r in profile["syscalls"] if r["names"] == ["madvise"]}
+    assert madvise == set(seccomp.MADV_OK) and 21 not in madvise  # never MADV_PAGEOUT
 
 
 def test_unreachable_engine_is_a_clear_reason(monkeypatch, tmp_path):

@@ -1,0 +1,65 @@
+"""Ctrl-C on `perfalign perf build ... | tee log` in a terminal ends the flow run Crashed (issue
+24: with stdout on a pipe the run stayed "Running" in the UI for good; on a TTY it crashed).
+
+Without PREFECT_API_URL, Prefect's temporary server was a child in the command's process group
+writing to its stdout: Ctrl-C (and SIGPIPE from the dead `tee`) took it down before the command
+could report the crash. The command now runs its own local server (flows.server.local_api)."""
+import os
+import pty
+import select
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _read(fd: int, buf: list[bytes], wait: float) -> bool:
+    r, _, _ = select.select([fd], [], [], wait)
+    if r:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        buf.append(data)
+    return True
+
+
+def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed(tmp_path):
+    out = tmp_path / "demo" / "codecontests_perf"
+    cmd = (f"{sys.executable} -m perfalign.flows.cli perf build --out {out} --limit-problems 4 --repeats 5 "
+           f"| tee {tmp_path / 'log'}")
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="100")
+    pid, fd = pty.fork()
+    if pid == 0:  # the shell of a terminal: the pipeline is its foreground process group
+        os.chdir(ROOT)
+        os.execve("/bin/bash", ["bash", "-c", cmd], env)
+    buf: list[bytes] = []
+    try:
+        deadline = time.monotonic() + 600
+        while not (out.is_dir() and any(out.iterdir())):  # the flow has started writing
+            assert _read(fd, buf, 1.0), b"".join(buf).decode(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, "the build did not start"
+        t = time.monotonic()
+        while time.monotonic() - t < 5:
+            _read(fd, buf, 0.5)
+        os.write(fd, b"\x03")  # Ctrl-C: SIGINT to the foreground process group (perfalign and tee)
+        deadline = time.monotonic() + 300
+        while _read(fd, buf, 1.0) and time.monotonic() < deadline:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                break
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+    text = b"".join(buf).decode(errors="replace")
+    db = tmp_path / "home" / "prefect" / "prefect.db"
+    with sqlite3.connect(db) as c:
+        runs = c.execute("select name, state_type from flow_run").fetchall()
+    assert runs == [("demo/codecontests_perf", "CRASHED")], (runs, text[-3000:])
+    assert "Crash detected" in text and text.count("Crash detected") == 1  # printed once

@@ -1,0 +1,166 @@
+"""What the UI and the terminal show of a run (issue 24): summaries as readable text and plain
+JSON (no Python reprs), named flow runs and tasks, named artifacts, `perfalign status` with
+profile, durations and results, each library warning printed once through the bars' console."""
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from perfalign.flows.runstate import RunState
+from perfalign.flows.status import status_table
+from perfalign.flows.summaries import artifact_key, jsonable, readable, run_label
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class _Prompt:
+    prompt_id: str
+    speedup: float
+
+
+@dataclass
+class _Score:
+    model: str
+    task: str
+    pass_at: dict
+    speedup_at: dict
+    per_prompt: list = field(default_factory=list)
+
+
+def test_stage_summary_is_plain_json_and_readable_text(tmp_path):
+    run = RunState(tmp_path / "myrun")
+    scores = [_Score("base", "pareval", {"1": 0.25}, {"1": 1.5}, [_Prompt("p1", 1.5), _Prompt("p2", 0.0)])]
+    summary = run.run_stage("evaluate", "h1", "input", lambda: {"report": tmp_path / "report.md", "scores": scores,
+                                                                "tasks": ("pareval",)})
+    text = (tmp_path / "myrun" / "stages.json").read_text()
+    assert "_Prompt(" not in text and "_Score(" not in text  # before: json.dumps(default=str) stored reprs
+    rec = json.loads(text)["stages"]["evaluate"]
+    assert rec["summary"]["scores"][0]["per_prompt"][1] == {"prompt_id": "p2", "speedup": 0.0}
+    assert summary == rec["summary"]
+    assert rec["headline"].startswith("1 model x task scores; best pass@1 0.250 (base/pareval")
+    assert json.loads(text)["updated"] >= rec["finished"]  # 'updated' moves with every change
+    log = (tmp_path / "myrun" / "logs" / "evaluate.log").read_text()
+    assert "stage evaluate completed" in log and "  scores: 1 rows" in log and "  tasks: [pareval]" in log
+    assert "{" not in log.split("completed", 1)[1]  # readable lines, not a JSON dump
+
+
+def test_jsonable_and_labels():
+    assert jsonable({"p": Path("/a"), "s": {2, 1}, "t": (1, 2)}) == {"p": "/a", "s": [1, 2], "t": [1, 2]}
+    assert "more" in readable({f"k{i}": i for i in range(60)})
+    assert run_label("runs/embedded/evaluate") == "embedded" and run_label("/tmp/report") == "report"
+    assert artifact_key("Embedded", "codecontests_perf") == "embedded-codecontests-perf"
+
+
+def test_evaluation_task_is_named_readably():
+    from types import SimpleNamespace
+
+    from perfalign.flows.evaluate import _evaluation_name
+
+    cfg = SimpleNamespace(tasks=("codecontests", "pareval"), models=["a", "b"])
+    assert _evaluation_name({"config": cfg}) == "evaluate codecontests, pareval (2 models)"  # not a tuple repr
+
+
+def test_status_shows_profile_durations_results_and_latest_update(tmp_path):
+    from perfalign.flows.runstate import list_runs
+
+    d = tmp_path / "runs" / "embedded"
+    d.mkdir(parents=True)
+    (d / "stages.json").write_text(json.dumps({
+        "run": "embedded", "created": "2026-01-01T00:00:00+00:00", "updated": "2026-01-01T00:00:01+00:00",
+        "config": {"_meta": {"profile": "embedded"}},
+        "stages": {"codecontests_perf": {"state": "completed", "started": "2026-01-01T00:00:01+00:00",
+                                         "finished": "2026-01-01T00:10:00+00:00", "seconds": 599.0,
+                                         "summary": {"status": {"measured": 40, "rejected": 2}, "submissions": 50,
+                                                     "problems": 5}},
+                   "synthetic": {"state": "skipped", "seconds": 12.34, "skipped_at": "2026-01-02T00:00:00+00:00",
+                                 "headline": "32 pairs kept, 0 rejected"}}}))
+    console = Console(record=True, width=250)
+    console.print(status_table(list_runs(tmp_path / "runs")))
+    out = console.export_text()
+    assert "profile embedded" in out
+    assert "updated 2026-01-02 00:00:00 UTC" in out  # the latest change, not the stale 'updated'
+    assert "10.0 min" in out and "12.3 s (earlier)" in out
+    assert "40 measured, 2 rejected, 0 unsupported of 50 submissions (5 problems)" in out
+    assert "32 pairs kept" in out
+
+
+_PRINT_ONCE = r"""
+import logging, sys
+from perfalign.flows.env import configure_prefect
+configure_prefect()
+import huggingface_hub.utils.logging, datasets.utils.logging  # they add their own stderr handlers
+from perfalign.common.progress import report
+from perfalign.flows.progress import progress_bars
+from perfalign.flows.terminal import CONSOLE, ConsoleLogHandler
+with progress_bars():
+    report("work", 1, 4)
+    huggingface_hub.utils.logging.get_logger("huggingface_hub.utils._http").warning("HUB-RETRY-MARK")
+    logging.getLogger("datasets.load").warning("DATASETS-MARK")
+    logging.getLogger("perfalign.perfdata").warning("PERFALIGN-MARK")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("prefect.flow_runs").error("CRASH-MARK", exc_info=True)
+    report("work", 4, 4)
+handlers = [h for h in logging.getLogger().handlers if isinstance(h, ConsoleLogHandler)]
+assert len(handlers) == 1 and handlers[0].console is CONSOLE, logging.getLogger().handlers
+"""
+
+
+def test_each_warning_printed_once_through_the_bars_console(tmp_path):
+    env = dict(os.environ, PERFALIGN_HOME=str(tmp_path), COLUMNS="200")
+    p = subprocess.run([sys.executable, "-c", _PRINT_ONCE], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    err = p.stderr
+    for mark in ("HUB-RETRY-MARK", "DATASETS-MARK", "PERFALIGN-MARK", "CRASH-MARK"):
+        assert err.count(mark) == 1, (mark, err)  # before: hub and datasets lines came twice
+    assert "Traceback" not in err and "ValueError: boom" in err  # one line, the cause kept
+    assert "work" in err and "HUB-RETRY-MARK" not in p.stdout  # bars and logs share stderr
+
+
+async def _flow_run(run_id):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+    async with get_client() as client:
+        fr = await client.read_flow_run(run_id)
+        arts = await client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
+        return fr, arts
+
+
+def test_flow_runs_named_after_the_run_and_stage_with_artifacts(prefect_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("PREFECT_API_URL", prefect_server)
+    from prefect import flow
+    from prefect.context import get_run_context
+
+    from perfalign.flows.summaries import flow_run_name, publish_markdown, publish_stage
+
+    run = f"run{uuid.uuid4().hex[:6]}"
+    (tmp_path / run / "evaluate").mkdir(parents=True)
+    report = tmp_path / run / "evaluate" / "report.md"
+    report.write_text("# Evaluation report\n\n| model | pass@1 |\n|---|---|\n| base | 0.25 |\n")
+
+    @flow(name="evaluate-probe", flow_run_name=flow_run_name("evaluate"))
+    def probe(out: str):
+        publish_stage(run_label(out), "evaluate", {"scores": [{"model": "base", "pass@1": 0.25}], "n": 3}, 1.5)
+        publish_markdown(run_label(out), "evaluation-report", report)
+        return get_run_context().flow_run.id
+
+    run_id = probe(str(tmp_path / run / "evaluate"))
+    fr, arts = asyncio.run(_flow_run(run_id))
+    assert fr.name == f"{run}/evaluate"
+    by_key = {a.key: a for a in arts}
+    assert {f"{run}-evaluate", f"{run}-evaluate-scores", f"{run}-evaluation-report"} <= set(by_key), by_key
+    assert by_key[f"{run}-evaluate"].type == "table" and by_key[f"{run}-evaluation-report"].type == "markdown"
+    assert "| base | 0.25 |" in by_key[f"{run}-evaluation-report"].data
+    rows = by_key[f"{run}-evaluate"].data
+    rows = json.loads(rows) if isinstance(rows, str) else rows
+    assert {"setting": "n", "value": "3"} in rows and {"setting": "seconds", "value": "1.5"} in rows
