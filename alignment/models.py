@@ -170,6 +170,8 @@ def packaged_gguf(name: str) -> Path:
     f = importlib.resources.files(importlib.util.module_from_spec(found)) / spec.filename
     if not f.is_file():
         raise ModelUnavailable(f"{name}: {spec.filename} is missing from package {spec.package} ({spec.install})")
+    if importlib.util.find_spec("gguf") is None:  # transformers' GGUF reader
+        raise ModelUnavailable(f"{name}: the gguf package is not installed ({spec.install})")
     return Path(str(f))
 
 

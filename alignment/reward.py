@@ -185,7 +185,8 @@ class PerformanceReward:
                             stop_on_failure=True))
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
-            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s, dict(getattr(res, "calibration", None) or {}),
+            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s,
+                                     dict(getattr(res, "calibration", None) or {}),
                                      flags=tuple(f for f in getattr(res, "flags", ()) if f == "fast_repeat"))
             self.counts["sandbox_runs"] += 1
         return out

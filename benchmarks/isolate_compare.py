@@ -39,7 +39,7 @@ from sandbox_bench import TRIVIAL_CPP, WORK_CPP, cv  # noqa: E402
 HOW_TO_BUILD = ("isolate not found on PATH; nothing compared. Build isolate 1.x (cgroup v1) from "
                 "ioi/isolate: apt-get install libcap-dev; make isolate; install -m 4755 isolate "
                 "/usr/local/bin/; write /usr/local/etc/isolate (box_root, cg_root = /sys/fs/cgroup, "
-                "first_uid, first_gid, num_boxes) -- see docs/results.md, "Sandbox".")
+                "first_uid, first_gid, num_boxes) -- see docs/results.md, 'Sandbox'.")
 LIMITS = Limits()  # perfalign's defaults; isolate gets the same numbers below
 
 

@@ -11,7 +11,7 @@ configure_prefect()
 
 from prefect import flow, task  # noqa: E402
 
-from .summaries import flow_run_name, publish_markdown, publish_stage, run_label  # noqa: E402
+from .summaries import flow_run_name, headline, publish_markdown, publish_stage, run_label  # noqa: E402
 
 
 def _evaluation_name(parameters: dict) -> str:
@@ -38,7 +38,7 @@ def evaluate(config, out: str) -> dict:
     result = run_evaluation(config, out)
     run = run_label(out)
     publish_stage(run, "evaluate", {**result, "scores": [_headline_score(s) for s in result["scores"]]},
-                  time.monotonic() - t0)
+                  time.monotonic() - t0, line=headline("evaluate", result))
     publish_markdown(run, "evaluation-report", result["report"])
     return result
 

@@ -1,4 +1,5 @@
-"""`perfalign ui`: the local Prefect server as a child that never outlives the command.
+"""Local Prefect servers as children that never outlive their command: `perfalign ui`'s, and
+the one a command that runs flows starts when no PREFECT_API_URL is set (``local_api``).
 
 The server (``prefect server start`` and the uvicorn and service processes it starts) runs in
 a process group of its own; SIGTERM, SIGINT or SIGHUP to the command stops the whole group
@@ -27,12 +28,15 @@ class _Stop(Exception):
     pass
 
 
+try:  # looked up here: the child between fork and exec must not load libraries (other threads' locks)
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+except (OSError, AttributeError):
+    _PRCTL = None
+
+
 def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    if _PRCTL is not None:
+        _PRCTL(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG: SIGTERM when the command dies
 
 
 def stop_group(proc: subprocess.Popen, grace_s: float = GRACE_S) -> None:

@@ -92,8 +92,10 @@ def headline(stage: str, summary: dict) -> str:
         if stage == "triplets":
             totals = s.get("stats", {}).get("totals", {})
             extra = s.get("stats", {}).get("controlled_task", {}).get("added_rows")
+            if isinstance(extra, dict):
+                extra = ", ".join(f"{v} {k}" for k, v in extra.items())
             return (f"{totals.get('triplets', '?')} triplets, {totals.get('sft_prompts', '?')} SFT prompts"
-                    + (f" (+{extra} controlled-task rows)" if extra else ""))
+                    + (f" (controlled task: +{extra})" if extra else ""))
         if stage == "align":
             parts = []
             for name, r in s.items():
@@ -129,26 +131,27 @@ def _in_run() -> bool:
     return bool(FlowRunContext.get() or TaskRunContext.get())
 
 
-def publish_stage(run: str, stage: str, summary: dict, seconds: float | None) -> None:
+def publish_stage(run: str, stage: str, summary: dict, seconds: float | None, line: str | None = None) -> None:
     """A table artifact of the stage's summary (key ``<run>-<stage>``), plus one per list of
-    rows in it (e.g. the evaluation's scores); inside a Prefect run only. Never fails the stage."""
+    rows in it (e.g. the evaluation's scores); inside a Prefect run only. ``line``: the result
+    in one line when the summary shown is not the one ``headline`` reads. Never fails the stage."""
     if not _in_run():
         return
     try:
         from prefect.artifacts import create_table_artifact
 
         s = jsonable(summary)
-        log.info("%s / %s: %s\n%s", run, stage, headline(stage, s), readable(s))  # the run's log in the UI
+        line = line or headline(stage, s)
+        log.info("%s / %s: %s\n%s", run, stage, line, readable(s))  # the run's log in the UI
         rows = [{"setting": "seconds", "value": "" if seconds is None else f"{seconds:.1f}"},
-                {"setting": "result", "value": headline(stage, s)}]
+                {"setting": "result", "value": line}]
         tables = {}
         for k, v in flatten(s):
             if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
                 tables[k] = v
             else:
                 rows.append({"setting": k, "value": _fmt(v)})
-        create_table_artifact(table=rows, key=artifact_key(run, stage),
-                              description=f"**{run} / {stage}**: {headline(stage, s)}")
+        create_table_artifact(table=rows, key=artifact_key(run, stage), description=f"**{run} / {stage}**: {line}")
         for k, table in tables.items():
             flat = [{c: _fmt(x) for c, x in flatten(r) if not isinstance(x, list) or len(str(x)) < 200}
                     for r in table]

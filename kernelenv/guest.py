@@ -720,7 +720,7 @@ class _Driver:
             raise _ReferenceFailed(f"{type(e).__name__}: {e}") from None
 
     def _serve(self, server) -> None:
-        job, rep, torch = self.job, self.report, self.torch
+        job, rep = self.job, self.report
         src = job["candidate"] if job["role"] == "candidate" else self.source
         server.send({"role": job["role"], "source": src, "init_inputs": self.init_inputs,
                      "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],

@@ -617,11 +617,12 @@ def _error_groups(errs: pa.Table) -> tuple[list[dict], list[str]]:
     files = []
     for source, row, name, reason in zip(*(errs.column(c).to_pylist() for c in
                                            ("source", "row_index", "problem_name", "reason"))):
+        if row < 0 and name is None:  # a whole file: listed as skipped, not among the rows' reasons
+            files.append(f"{source}: {reason}")
+            continue
         g = groups.setdefault(reason, {"reason": reason, "count": 0,
                                        "example": source if row < 0 else f"{source} row {row}"})
         g["count"] += 1
-        if row < 0 and name is None:
-            files.append(f"{source}: {reason}")
     return sorted(groups.values(), key=lambda g: (-g["count"], g["reason"])), sorted(files)
 
 
@@ -704,8 +705,9 @@ def _summary_markdown(s: BuildSummary) -> str:
     lines = ["## Build summary", "",
              f"{s.problems} problems ({s.held_out_problems} held out), {s.submissions} submissions, "
              f"{s.errors} malformed source rows/items (table `errors`).", "",
-             *([f"**Partial build**: {len(s.unreadable_files)} source file(s) could not be read and were left "
-                "out (`--allow-partial`); their rows are missing from every table.", ""] if s.unreadable_files else []),
+             *([f"**Partial build** (`--allow-partial`): {len(s.unreadable_files)} source file(s) could not be read "
+                "to the end; their rows from the damage on (all of them when it shows at opening) are missing "
+                "from every table.", ""] if s.unreadable_files else []),
              *([f"- {line}" for line in error_lines(s.error_reasons, s.unreadable_files)] + [""] if s.errors else []),
              "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
     for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):

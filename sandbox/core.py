@@ -243,7 +243,8 @@ class Sandbox:
         if extra_sources and lang is not Language.CPP:
             raise ValueError("extra_sources are for C++ jobs only")
         if set(exports) - set(extra_sources):
-            raise ValueError(f"exports name units that are not extra sources: {sorted(set(exports) - set(extra_sources))}")
+            raise ValueError(f"exports name units that are not extra sources: "
+                             f"{sorted(set(exports) - set(extra_sources))}")
         for name in extra_sources:
             if not _SOURCE_NAME.match(name) or name == "main.cpp":
                 raise ValueError(f"extra source name {name!r} is not allowed (plain file names ending in "

@@ -13,7 +13,8 @@ kernel log), the compilers, the runner and real programs: the bundled samples (C
 Python 2, Java), the ParEval (serial, OpenMP, MPI) and PolyBench probe harness runs and the
 KernelBench model server (torch); the logging build adds what a run needed beyond the base set
 (so far: sendmmsg and mknodat by Open MPI's orterun, mbind by torch's OpenMP runtime). No real
-program reached for the page-cache calls (the logging build logs them instead of refusing). Families that must never be allowed fail with EPERM
+program reached for the page-cache calls (the logging build logs them instead of refusing).
+Families that must never be allowed fail with EPERM
 (``DENIED``), among them:
 
 - other processes: ptrace, process_vm_readv/writev, process_madvise, kcmp, pidfd_getfd;
@@ -185,8 +186,8 @@ def _build(out: str, trace: bool) -> None:
     for action, name, conds in rules():
         if trace and name in DENIED["page cache"]:
             continue  # the logging build shows which real programs reach for the page cache
-        args = [seccomp.Arg(c[0], seccomp.EQ, c[2]) if c[1] == "eq" else seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3])
-                for c in conds]
+        args = [seccomp.Arg(c[0], seccomp.EQ, c[2]) if c[1] == "eq"
+                else seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3]) for c in conds]
         try:
             f.add_rule(actions[action], name, *args)
         except (RuntimeError, ValueError, OSError):

@@ -5,7 +5,8 @@
 #   bash scripts/ui_screenshot.sh [WORKDIR]        (default: /tmp/perfalign-ui-shot)
 #   FULL=1 bash scripts/ui_screenshot.sh            the whole `perfalign pipeline` instead of the small run
 #
-# Needs chromium (`apt-get install -y chromium`). Writes WORKDIR/runs.png, WORKDIR/artifacts.png,
+# Needs chromium (`apt-get install -y chromium`). Writes WORKDIR/runs.png, WORKDIR/artifacts.png, the
+# artifact pages WORKDIR/artifact-perf-table.png and WORKDIR/artifact-report.png,
 # WORKDIR/flow-run.png and the run itself under WORKDIR/runs/demo.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -50,3 +51,5 @@ shot "$UI_URL/artifacts" "$WORK/artifacts.png"
 RUN_ID="$(curl -sf -X POST "$PREFECT_API_URL/flow_runs/filter" -H 'Content-Type: application/json' \
   -d '{"sort": "START_TIME_DESC", "limit": 1}' | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')"
 shot "$UI_URL/runs/flow-run/$RUN_ID?tab=Artifacts" "$WORK/flow-run.png"
+shot "$UI_URL/artifacts/key/demo-codecontests-perf" "$WORK/artifact-perf-table.png"
+shot "$UI_URL/artifacts/key/demo-evaluation-report" "$WORK/artifact-report.png"

@@ -164,3 +164,15 @@ def test_flow_runs_named_after_the_run_and_stage_with_artifacts(prefect_server, 
     rows = by_key[f"{run}-evaluate"].data
     rows = json.loads(rows) if isinstance(rows, str) else rows
     assert {"setting": "n", "value": "3"} in rows and {"setting": "seconds", "value": "1.5"} in rows
+
+
+def test_closing_summary_has_stage_durations_and_results(tmp_path):
+    from perfalign.flows.status import closing_table
+
+    result = {"states": {"codecontests_perf": "skipped", "evaluate": "completed"},
+              "seconds": {"codecontests_perf": 61.0, "evaluate": 4000.0},
+              "headlines": {"evaluate": "1 model x task scores; best pass@1 0.250"}}
+    console = Console(record=True, width=250)
+    console.print(closing_table(result, tmp_path))
+    out = console.export_text()
+    assert "61.0 s (earlier)" in out and "66.7 min" in out and "best pass@1 0.250" in out

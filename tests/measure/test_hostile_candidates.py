@@ -386,7 +386,8 @@ def test_private_link_keeps_only_the_function(tmp_path):
         'extern "C" int perfalign_q(const char*, ...) { return 0; }\nasm(".symver perfalign_q, puts@@GLIBC_2.2.5");\n'
         'int work(int x) { return x + 1; }\n')
     argv = ["/usr/bin/g++", "-O2", "-o", str(tmp_path / "prog"), str(tmp_path / "main.cpp")]
-    build = languages.private_link_argv(argv, [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))])
+    units = [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))]
+    build = languages.private_link_argv(argv, units)
     spec = json.loads(build[-1])
     assert spec["units"][1][1] == ["work"] and "-Wl,-z,relro,-z,now" in spec["link"]
     p = subprocess.run([sys.executable, *build[1:]], capture_output=True, text=True)

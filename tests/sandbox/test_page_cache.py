@@ -16,7 +16,7 @@ import pytest
 
 from perfalign.common.plausibility import FAST_REPEAT_RATIO, repeats_as_set
 from perfalign.sandbox import Limits, TestCase, Verdict, seccomp
-from perfalign.sandbox.types import TestResult
+from perfalign.sandbox import types as sandbox_types
 
 ATTACK = r"""
 #include <bits/stdc++.h>
@@ -141,7 +141,8 @@ def test_policy_never_allows_page_cache_control():
     assert not allowed & set(seccomp.DENIED["page cache"])
     assert not allowed & {n for names in seccomp.DENIED.values() for n in names}
     kind, index, advice = seccomp.ARGUMENTS["madvise"]
-    assert kind == "in" and index == 2 and not set(advice) & {3, 9, 20, 21, 22, 23}  # WILLNEED REMOVE COLD PAGEOUT POPULATE_*
+    # never WILLNEED, REMOVE, COLD, PAGEOUT, POPULATE_READ/WRITE
+    assert kind == "in" and index == 2 and not set(advice) & {3, 9, 20, 21, 22, 23}
     for name in ("preadv2", "pwritev2"):
         assert seccomp.ARGUMENTS[name] == ("clear", 5, seccomp.RWF_NOWAIT)
     assert "preadv2" not in allowed and "madvise" not in allowed  # only through their argument rules
@@ -160,24 +161,26 @@ def test_a_far_faster_repeat_is_flagged_and_the_cold_run_counts():
 
 
 def test_test_result_keeps_every_repeat_and_the_flag():
-    t = TestResult.from_repeats(Verdict.OK, [0.22, 0.0017, 0.0017], [0.23, 0.002, 0.002], [1000, 1000, 1000])
+    t = sandbox_types.TestResult.from_repeats(Verdict.OK, [0.22, 0.0017, 0.0017], [0.23, 0.002, 0.002], [1, 1, 1])
     assert t.cpu_times_s == [0.22, 0.0017, 0.0017] and t.wall_times_s == [0.23, 0.002, 0.002]
     assert t.cpu_time_s == 0.22 and t.wall_time_s == 0.23 and t.flags == ["fast_repeat"]
-    honest = TestResult.from_repeats(Verdict.OK, [0.21, 0.2, 0.22], [0.21, 0.2, 0.22], [1, 1, 1])
+    honest = sandbox_types.TestResult.from_repeats(Verdict.OK, [0.21, 0.2, 0.22], [0.21, 0.2, 0.22], [1, 1, 1])
     assert honest.cpu_time_s == 0.21 and honest.flags == []
 
 
 def test_run_result_and_reward_carry_the_flag(sandbox):
-    """Through the real sandbox: the flag reaches RunResult.flags (labels: perfdata's sandbox_flags)
-    and the RLPF reward's details."""
-    import dataclasses
-
+    """The flag reaches RunResult.flags (the labels' record: perfdata's sandbox_flags) and the RLPF
+    reward's details, whose runtime is the cold run's."""
     from perfalign.alignment import reward as rw
+    from perfalign.alignment.data import ContestProblem
 
     res = sandbox.run(ATTACK, "cpp", [TestCase("honest 1\n")], LIMITS, repeats=2)
-    assert res.ok and "fast_repeat" not in res.flags
-    forged = dataclasses.replace(res, tests=[TestResult.from_repeats(Verdict.OK, [0.3, 0.01], [0.3, 0.01], [1, 1])])
-    forged.flags = res.flags + sorted({f for t in forged.tests for f in t.flags})
-    assert "fast_repeat" in forged.flags and forged.mean_cpu_time_s == 0.3
-    m = rw._Measured("OK", forged.mean_cpu_time_s, {}, flags=tuple(f for f in forged.flags if f == "fast_repeat"))
-    assert m.flags == ("fast_repeat",)
+    assert res.ok and "fast_repeat" not in res.flags and len(res.tests[0].cpu_times_s) == 2  # honest: no flag
+    t = sandbox_types.TestResult.from_repeats(Verdict.OK, [0.3, 0.01], [0.3, 0.01], [1, 1])
+    judged = sandbox_types.RunResult(Verdict.OK, res.backend, res.language, True, res.compile, [t])
+    assert judged.mean_cpu_time_s == 0.3  # the label: the slowest repeat, not a median of 0.155
+    problem = ContestProblem("p", ["1"], ["1"], 1.0, 256, {"cpp": 0.3})
+    pr = rw.PerformanceReward({"p": problem}, sandbox=sandbox)
+    m = rw._Measured("OK", judged.mean_cpu_time_s, {}, flags=("fast_repeat",))
+    detail = pr._detail(("p", "cpp", "code"), m)
+    assert "fast_repeat" in detail.flags and detail.runtime_s == 0.3 and detail.reward == pytest.approx(0.0, abs=1e-9)
