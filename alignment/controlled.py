@@ -417,10 +417,12 @@ def sample_and_classify(task: ControlledTask, model_dir: str | Path, problems: l
                         seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96, sandbox=None) -> SampleReport:
     """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
     from .models import load_causal_lm, load_tokenizer
+    from .prompting import model_prompt
     from .scoring import sample_completions
 
     tok = load_tokenizer(str(model_dir))
     model = load_causal_lm(str(model_dir), tokenizer=tok)
-    outs = sample_completions(model, tok, [i.prompt for i in problems], max_new_tokens=max_new_tokens,
+    prompts = [model_prompt(tok, i.prompt) for i in problems]  # the chat template of an instruct model
+    outs = sample_completions(model, tok, prompts, max_new_tokens=max_new_tokens,
                               temperature=temperature, num_samples=samples_per_prompt, seed=seed)
     return classify_samples(task, {i.problem_id: o for i, o in zip(problems, outs)}, sandbox)

@@ -70,7 +70,8 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
                             processing_class=tokenizer, peft_config=cfg.peft_config("SEQ_CLS"))
     report_steps(trainer, "reward")
     bs = cfg.per_device_eval_batch_size
-    metrics: dict = {"train_samples": len(train), "eval_samples": len(evals), "dropped_long_rows": dropped + dropped_eval}
+    metrics: dict = {"train_samples": len(train), "eval_samples": len(evals),
+                     "dropped_long_rows": dropped + dropped_eval}
     if trainer.accelerator.num_processes == 1:
         metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs, cfg.max_length)["accuracy"]
     out = trainer.train()

@@ -26,8 +26,8 @@ from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, 
 
 from perfalign.common.equations import kl_penalized_objective
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
-from .prompting import PromptTooLong, model_prompt
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
+from .prompting import PromptTooLong, model_prompt
 from .reward import PerformanceReward, PromptInfo, RewardAdapter
 
 PINNED_TRL = "1.12"  # PPOTrainer left TRL in 1.13

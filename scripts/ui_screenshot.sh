@@ -51,5 +51,10 @@ shot "$UI_URL/artifacts" "$WORK/artifacts.png"
 RUN_ID="$(curl -sf -X POST "$PREFECT_API_URL/flow_runs/filter" -H 'Content-Type: application/json' \
   -d '{"sort": "START_TIME_DESC", "limit": 1}' | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')"
 shot "$UI_URL/runs/flow-run/$RUN_ID?tab=Artifacts" "$WORK/flow-run.png"
-shot "$UI_URL/artifacts/key/demo-codecontests-perf" "$WORK/artifact-perf-table.png"
-shot "$UI_URL/artifacts/key/demo-evaluation-report" "$WORK/artifact-report.png"
+artifact_id() {  # KEY -> the id of its latest version (the page that shows its content)
+  curl -sf -X POST "$PREFECT_API_URL/artifacts/filter" -H 'Content-Type: application/json' \
+    -d "{\"artifacts\": {\"key\": {\"any_\": [\"$1\"]}}, \"sort\": \"CREATED_DESC\", \"limit\": 1}" \
+    | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])'
+}
+shot "$UI_URL/artifacts/artifact/$(artifact_id demo-codecontests-perf)" "$WORK/artifact-perf-table.png"
+shot "$UI_URL/artifacts/artifact/$(artifact_id demo-evaluation-report)" "$WORK/artifact-report.png"

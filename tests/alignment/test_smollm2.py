@@ -25,7 +25,8 @@ except models.ModelUnavailable as e:
     MISSING = str(e)
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"SmolLM2 wheel absent: {MISSING}")
 
-SLOW_CODE = "#include <cstdio>\nint main(){long n,s=0;scanf(\"%ld\",&n);for(long i=1;i<=n;i++)s+=i;printf(\"%ld\\n\",s);}"
+SLOW_CODE = ("#include <cstdio>\nint main(){long n,s=0;scanf(\"%ld\",&n);"
+             "for(long i=1;i<=n;i++)s+=i;printf(\"%ld\\n\",s);}")
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +68,8 @@ def test_pad_is_not_eos_and_the_eos_stays_in_the_sft_labels(smol, tmp_path):
             {"prompt": instruction_prompt("Print the sum of two integers a and b read from stdin.", "python3"),
              "completion": format_response("a, b = map(int, input().split())\nprint(a + b)", "python3")}]
     rows, dropped = fit_rows(tok, rows, 256)
-    args = SFTConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, report_to="none", per_device_train_batch_size=2,
-                     completion_only_loss=True, max_length=256)
+    args = SFTConfig(output_dir=str(tmp_path), use_cpu=True, bf16=False, report_to="none", max_length=256,
+                     per_device_train_batch_size=2, completion_only_loss=True, activation_checkpointing=False)
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(rows), processing_class=tok)
     batch = next(iter(trainer.get_train_dataloader()))
     assert dropped == 0 and (batch["input_ids"] == tok.pad_token_id).any()  # rows of unequal length: padded
@@ -166,7 +167,8 @@ def test_sft_steps_with_lora_save_a_merged_model(toy, tmp_path, smol):
     _, base = smol
     sft = models.load_causal_lm(str(r.run_dir), tokenizer=models.load_tokenizer(str(r.run_dir)))
     mine, theirs = dict(sft.named_parameters()), dict(base.named_parameters())
-    assert (mine["model.layers.0.self_attn.q_proj.weight"] - theirs["model.layers.0.self_attn.q_proj.weight"]).abs().max() > 0
+    q = "model.layers.0.self_attn.q_proj.weight"
+    assert (mine[q] - theirs[q]).abs().max() > 0
     assert torch.equal(mine["model.norm.weight"], theirs["model.norm.weight"])  # not a LoRA target
     print("\nSmolLM2 SFT (LoRA r=8) step seconds:", r.metrics["step_seconds"])
 
@@ -180,7 +182,8 @@ def test_reward_model_steps_with_the_adaptive_margin(toy, tmp_path):
 
     r = train_reward_model(RewardStageConfig(model_name_or_path=SMOL, data_path=str(toy.data_dir),
                                              output_dir=str(tmp_path / "rm"), use_margin=True, **CPU))
-    assert r.metrics["train_steps"] == 2 and math.isfinite(r.metrics["eval_loss"]) and 0 <= r.metrics["eval_accuracy"] <= 1
+    assert r.metrics["train_steps"] == 2 and math.isfinite(r.metrics["eval_loss"])
+    assert 0 <= r.metrics["eval_accuracy"] <= 1
     check_saved(r)
     print("\nSmolLM2 reward model (LoRA r=8) step seconds:", r.metrics["step_seconds"])
 
