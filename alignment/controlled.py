@@ -36,12 +36,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from perfalign.common.prompts import extract_code, format_response, instruction_prompt
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import read_parquet, write_parquet
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
-
-from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
-from perfalign.common.prompts import extract_code, format_response, instruction_prompt
 
 LANG = "python3"
 CORRECT_KINDS = ("fast", "medium", "slow")
@@ -190,7 +189,8 @@ class ControlledTask:
         return statistics.median(self.runtimes[problem_id][k] for k in CORRECT_KINDS)
 
 
-def measure_references(instances_: list[Instance], sandbox=None, repeats: int = BuildSettings.repeats) -> dict[str, dict[str, float]]:
+def measure_references(instances_: list[Instance], sandbox=None,
+                       repeats: int = BuildSettings.repeats) -> dict[str, dict[str, float]]:
     """CPU time (mean over tests of the median over repeats) of every correct reference program."""
     from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 
@@ -215,7 +215,8 @@ def _write(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Non
 
 
 def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: dict[str, dict[str, float]],
-                       heldout_ids: set[str] = frozenset(), repeats: int = BuildSettings.repeats, calibration: dict | None = None) -> Path:
+                       heldout_ids: set[str] = frozenset(), repeats: int = BuildSettings.repeats,
+                       calibration: dict | None = None) -> Path:
     """The instances as a CodeContests-Perf folder (problems + measured submissions), readable by
     perfdata.triplets and alignment.data like the real dataset."""
     import platform
@@ -287,7 +288,8 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                 for c in range(copies if split == "train" else 1):
                     sft.append(dict(sample_id=f"{inst.problem_id}/{kind}/{c}", unit_id=inst.problem_id,
                                     problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
-                                    prompt=inst.prompt, completion=format_response(inst.program(kind), LANG), split=split))
+                                    prompt=inst.prompt, completion=format_response(inst.program(kind), LANG),
+                                    split=split))
     for inst in train:
         pairs = preference_pairs(inst, runtimes[inst.problem_id])
         triplets += [dict(p, split="reward_train") for p in pairs]
@@ -371,12 +373,13 @@ class SampleReport:
                 "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
 
 
-def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None, repeats: int = BuildSettings.repeats) -> SampleReport:
+def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+                     repeats: int = BuildSettings.repeats) -> SampleReport:
     """Run every sample (once per distinct program) on its instance's tests with the references'
     repeats: incorrect, or correct and fast (under ``threshold_s``), and its speedup over the
     references' median through common.plausibility (incorrect samples count 0, as speedup_n@k)."""
-    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
     from perfalign.common.plausibility import speedup_ratio
+    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 
     sb = sandbox or Sandbox(backend="auto", workers=2)
     by_id = {i.problem_id: i for i in task.train + task.heldout}
@@ -414,7 +417,8 @@ def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbo
 
 
 def sample_and_classify(task: ControlledTask, model_dir: str | Path, problems: list[Instance], samples_per_prompt: int,
-                        seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96, sandbox=None) -> SampleReport:
+                        seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96,
+                        sandbox=None) -> SampleReport:
     """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
     from .models import load_causal_lm, load_tokenizer
     from .prompting import model_prompt

@@ -8,13 +8,12 @@ from statistics import median
 
 import pyarrow as pa
 
+from perfalign.common.equations import adaptive_margin
+from perfalign.common.prompts import format_response
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
-
-from perfalign.common.equations import adaptive_margin
-from perfalign.common.prompts import format_response
 
 SFT_REQUIRED = ("prompt", "completion", "split")
 TRIPLET_REQUIRED = ("triplet_id", "problem_id", "source", "language", "prompt", "fast", "slow",
@@ -68,7 +67,8 @@ class ContestProblem:
     calibration_cpu_s: float | None = None
 
 
-def load_contest_problems(codecontests_dir: str | Path | list, problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
+def load_contest_problems(codecontests_dir: str | Path | list,
+                          problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
     """Problems with tests from CodeContests-Perf (one folder or several, e.g. the dataset and the
     controlled task), with per-language medians over the correct, measured submissions
     (perfdata.submissions) and their measurement settings."""
@@ -92,7 +92,8 @@ def load_contest_problems(codecontests_dir: str | Path | list, problem_ids: set[
         used = [s for rows in measured.get(pid, {}).values() for s in rows]
         reps = [s["repeats"] for s in used if s.get("repeats")]
         cals = [s["calibration_cpu_s"] for s in used if s.get("calibration_cpu_s")]
-        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256), meds,
+        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256),
+                                  meds,
                                   repeats=int(median(reps)) if reps else DATASET_REPEATS,
                                   hosts=frozenset(s["host"] for s in used if s.get("host")),
                                   calibration_cpu_s=median(cals) if cals else None)

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 import torch
 
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
+
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from perfalign.common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
 from .models import check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
 

@@ -19,12 +19,12 @@ from types import SimpleNamespace
 import torch
 from torch import nn
 
-from perfalign.sandbox.calibration import host_scale
+from perfalign.common.equations import INCORRECT_REWARD, performance_reward
 from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
+from perfalign.common.prompts import extract_code
+from perfalign.sandbox.calibration import host_scale
 
 from .data import ContestProblem
-from perfalign.common.equations import INCORRECT_REWARD, performance_reward
-from perfalign.common.prompts import extract_code
 from .scoring import reward_scores
 
 log = logging.getLogger("perfalign.alignment.reward")

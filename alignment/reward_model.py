@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 import torch
 
+from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
+
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
-from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
 from .scoring import reward_scores
@@ -73,7 +74,8 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     metrics: dict = {"train_samples": len(train), "eval_samples": len(evals),
                      "dropped_long_rows": dropped + dropped_eval}
     if trainer.accelerator.num_processes == 1:
-        metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs, cfg.max_length)["accuracy"]
+        metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs,
+                                                                cfg.max_length)["accuracy"]
     out = trainer.train()
     metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step))
     metrics.update({f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "accuracy").items()})

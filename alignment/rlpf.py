@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
-from .data import load_contest_problems, load_triplet_rows
+from perfalign.common.equations import kl_penalized_objective
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 
-from perfalign.common.equations import kl_penalized_objective
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
+from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
 from .prompting import PromptTooLong, model_prompt
@@ -221,7 +221,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     train, evals = fit_prompts(tokenizer, train, budget), fit_prompts(tokenizer, evals, budget)
     policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
     ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
-    rm = load_sequence_classifier(cfg.reward_model_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer) if needs_rm else None
+    rm = (load_sequence_classifier(cfg.reward_model_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
+          if needs_rm else None)
     value = load_sequence_classifier(value_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
                                policy=cfg.speedup_policy(), max_length=cfg.max_length)
@@ -263,7 +264,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     metrics["train_reward_kinds"] = dict(Counter(d.kind for d in adapter.history))
     metrics["train_reward_flags"] = dict(Counter(f for d in adapter.history for f in d.flags))
     if trainer.accelerator.num_processes == 1:
-        ev = evaluate_policy(trainer.accelerator.unwrap_model(trainer.model).policy, ref, tokenizer, evals, reward, **eval_kw)
+        ev = evaluate_policy(trainer.accelerator.unwrap_model(trainer.model).policy, ref, tokenizer, evals, reward,
+                             **eval_kw)
         metrics.update({f"eval_{k}": v for k, v in ev.items()})
     else:  # sharded policy: the last training batch's statistics stand in
         metrics.update(eval_mean_reward=logged.get("objective/scores"), eval_kl=logged.get("objective/kl"))

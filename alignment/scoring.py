@@ -71,7 +71,8 @@ def reward_scores(reward_model, tokenizer, prompts: list[str], completions: list
         for j, ids in enumerate(enc):
             input_ids[j, :len(ids)] = torch.tensor(ids)
             attn[j, :len(ids)] = 1
-        out.append(reward_model(input_ids=input_ids.to(device), attention_mask=attn.to(device)).logits[:, 0].float().cpu())
+        logits = reward_model(input_ids=input_ids.to(device), attention_mask=attn.to(device)).logits
+        out.append(logits[:, 0].float().cpu())
     return torch.cat(out) if out else torch.zeros(0)
 
 

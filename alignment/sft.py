@@ -6,9 +6,10 @@ import math
 import time
 from dataclasses import dataclass
 
+from perfalign.common.equations import perplexity
+
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_sft_rows
-from perfalign.common.equations import perplexity
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import fit_rows
 from .scoring import completion_logprobs
@@ -67,7 +68,8 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
     metrics: dict = {"train_samples": len(train_rows), "eval_samples": len(eval_rows),
                      "dropped_long_rows": dropped + dropped_eval}
     if cfg.eval_before:
-        metrics["eval_perplexity_before"] = evaluate_perplexity(model, tokenizer, eval_rows, cfg.per_device_eval_batch_size,
+        metrics["eval_perplexity_before"] = evaluate_perplexity(model, tokenizer, eval_rows,
+                                                                cfg.per_device_eval_batch_size,
                                                                 cfg.max_length)["perplexity"]
     train_ds = Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]} for r in train_rows])
     trainer = SFTTrainer(model=model, args=cfg.trl_args(), train_dataset=train_ds, processing_class=tokenizer,

@@ -21,8 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "fixtures"), str(ROOT / "benchmarks")]
 
-from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
 from sandbox_bench import TRIVIAL_CPP, TRIVIAL_PY, WORK_CPP, cv, sandbox_rate  # noqa: E402
+
+from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
 
 
 def per_submission_ms(sb: Sandbox, src: str, lang: str, n: int) -> float:
@@ -58,7 +59,8 @@ def compare(tests: int = 200, submissions: int = 20) -> dict:
             cpu = {"bwrap": [], "docker": []}
             for _ in range(6):
                 for name, sb in (("bwrap", bw), ("docker", dk)):
-                    cpu[name] += sb.run(WORK_CPP, "cpp", [TestCase()], Limits(time_s=10), repeats=5).tests[0].cpu_times_s
+                    res = sb.run(WORK_CPP, "cpp", [TestCase()], Limits(time_s=10), repeats=5)
+                    cpu[name] += res.tests[0].cpu_times_s
             out["cpu_cv"] = {k: cv(v) for k, v in cpu.items()}
             print(f"(c) ~{statistics.median(cpu['docker']) * 1000:.0f} ms C++ program, 30 runs: CPU-time CV "
                   f"bwrap {cv(cpu['bwrap']):.2%} | docker {cv(cpu['docker']):.2%} | median CPU docker/bwrap "

@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
 from perfalign.evaluation.tasks.pareval import ParEvalCheckout  # noqa: E402
 from perfalign.evaluation.tasks.polybench import PolyBenchCheckout  # noqa: E402
+from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
@@ -108,10 +108,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pareval-dir", default=str(EXTERNAL / "pareval"))
     ap.add_argument("--polybench-dir", default=str(EXTERNAL / "polybench"))
-    ap.add_argument("--problems", default=None, help="comma-separated ParEval problems (default: a sample of 5; \"\": none)")
-    ap.add_argument("--kernels", default=None, help="comma-separated PolyBench kernels (default: a sample of 3; \"\": none)")
+    ap.add_argument("--problems", default=None,
+                    help="comma-separated ParEval problems (default: a sample of 5; \"\": none)")
+    ap.add_argument("--kernels", default=None,
+                    help="comma-separated PolyBench kernels (default: a sample of 3; \"\": none)")
     ap.add_argument("--models", default="serial", help="ParEval models: serial,omp,mpi")
-    ap.add_argument("--all", action="store_true", help="every ParEval problem and PolyBench kernel (except a suite named empty by --problems/--kernels \"\")")
+    ap.add_argument("--all", action="store_true",
+                    help="every ParEval problem and PolyBench kernel "
+                         "(except a suite named empty by --problems/--kernels \"\")")
     ap.add_argument("--profile", default="embedded", choices=("embedded", "production"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
@@ -140,8 +144,8 @@ def main() -> int:
         for suite, name, model in work:
             t0 = time.time()
             try:
-                p = pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks) if suite == "pareval" \
-                    else pb.problem(name, args.profile)
+                p = (pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks)
+                     if suite == "pareval" else pb.problem(name, args.profile))
                 scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
             except ProblemUnusable as e:
                 rows.append({"suite": suite, "problem": name, "model": model, "unusable": str(e)[:300]})
@@ -160,10 +164,13 @@ def main() -> int:
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
             _save(args.json, rows)
-            f = (lambda v, d=2: "—" if v is None else f"{v:.{d}f}")
+            def f(v, d=2):
+                return "—" if v is None else f"{v:.{d}f}"
+
             verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
             verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))
-            print(f"{suite:9} {name:40} {model:6} {p.clock:5} {row['calls']:>5} {f(ref.speedup):>6} {f(slow.speedup):>6} "
+            print(f"{suite:9} {name:40} {model:6} {p.clock:5} {row['calls']:>5} "
+                  f"{f(ref.speedup):>6} {f(slow.speedup):>6} "
                   f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
                   f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)
     print()

@@ -20,7 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from perfalign.kernelenv import ScoreConfig, Scorer, load_problem, load_problems, reference_candidate, summarize  # noqa: E402
+from perfalign.kernelenv import (  # noqa: E402
+    ScoreConfig,
+    Scorer,
+    load_problem,
+    load_problems,
+    reference_candidate,
+    summarize,
+)
 from perfalign.kernelenv.evaluate import markdown, write_report  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 

@@ -88,7 +88,8 @@ def bench_problem(path: Path, args) -> dict:
     med = {n: statistics.median(v) for n, v in times.items()}
     out.update({"calls_per_block": calls, "rounds": args.rounds,
                 "ms": {n: round(m, 4) for n, m in med.items()},
-                "spread": {n: round(statistics.median(abs(x - med[n]) for x in v) / med[n], 4) for n, v in times.items()},
+                "spread": {n: round(statistics.median(abs(x - med[n]) for x in v) / med[n], 4)
+                           for n, v in times.items()},
                 "speedup_vs_eager": {n: round(med["eager"] / m, 3) for n, m in med.items() if n != "eager"},
                 "seconds": round(time.perf_counter() - t0, 1)})
     if "triton" in med and "compile" in med:

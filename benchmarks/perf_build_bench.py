@@ -88,9 +88,9 @@ def main() -> None:
         r_b = statistics.mean([e_b1 / s_b1, e_b2 / s_b2]) / args.workers
         print(f"problems: {len(problems)}, workers: {args.workers}, repeats: {args.repeats}")
         print(f"1. sandbox alone: {r_sb:.1f} test executions/s/core | through the build (Prefect flow): "
-              f"{r_b:.1f} /s/core | ratio {r_b / r_sb:.1%}  (build wall {s_b1:.1f}/{s_b2:.1f} s incl. planning and Parquet)")
+              f"{r_b:.1f} /s/core | ratio {r_b / r_sb:.1%}  "
+              f"(build wall {s_b1:.1f}/{s_b2:.1f} s incl. planning and Parquet)")
 
-        n_subs = sum(sum(s.is_correct for s in p.submissions) for p in problems)
         tests = args.tests_per_submission or statistics.mean(len(p.tests) for p in problems)
         sec_per_exec = 1.0 / r_b
         core_hours = PAPER_SUBMISSIONS * tests * args.repeats * sec_per_exec / 3600

@@ -53,6 +53,11 @@ def _test_input(rng, mb: float) -> tuple[str, str]:
     return digits.tobytes().decode("ascii"), f"{lines * per_line}\n"
 
 
+def _tests_slice(ins: tuple[str, ...], outs: tuple[str, ...], a: int, b: int) -> dict[str, list[str]]:
+    """Tests ``a:b`` in the CodeContests column layout."""
+    return {"input": list(ins[a:b]), "output": list(outs[a:b])}
+
+
 def generate(path: Path, problems: int, tests: int, input_mb: float, row_group_rows: int, plain: bool = False) -> None:
     """A CodeContests-schema Parquet file, written one problem at a time (bounded memory), with
     pyarrow's default encoding (dictionary first, as `datasets` writes), or ``plain``."""
@@ -65,16 +70,18 @@ def generate(path: Path, problems: int, tests: int, input_mb: float, row_group_r
     schema = pa.schema([("name", pa.string()), ("description", pa.string()), ("public_tests", tests_t),
                         ("private_tests", tests_t), ("generated_tests", tests_t), ("source", pa.int64()),
                         ("difficulty", pa.int64()), ("solutions", sols_t), ("incorrect_solutions", sols_t),
-                        ("cf_tags", pa.list_(pa.string())), ("time_limit", pa.struct([("seconds", pa.int64()), ("nanos", pa.int64())])),
+                        ("cf_tags", pa.list_(pa.string())),
+                        ("time_limit", pa.struct([("seconds", pa.int64()), ("nanos", pa.int64())])),
                         ("memory_limit_bytes", pa.int64())])
     rng = np.random.default_rng(0)
     with pq.ParquetWriter(path, schema, compression="zstd", use_dictionary=not plain) as w:
         rows = []
         for p in range(problems):
             ins, outs = zip(*(_test_input(rng, input_mb if i >= 2 else 0.001) for i in range(tests)))
-            part = lambda a, b: {"input": list(ins[a:b]), "output": list(outs[a:b])}  # noqa: E731
             rows.append({"name": f"{1000 + p}_A. Count Numbers {p}", "description": "Count the numbers of the input.",
-                         "public_tests": part(0, 2), "private_tests": part(2, 12), "generated_tests": part(12, tests),
+                         "public_tests": _tests_slice(ins, outs, 0, 2),
+                         "private_tests": _tests_slice(ins, outs, 2, 12),
+                         "generated_tests": _tests_slice(ins, outs, 12, tests),
                          "source": 2, "difficulty": 7,
                          "solutions": {"language": [2, 3], "solution": [CPP + f"// {p}\n", PY + f"# {p}\n"]},
                          "incorrect_solutions": {"language": [3], "solution": [WRONG]},
@@ -144,7 +151,8 @@ def main() -> None:
                             str(args.tests), "--input-mb", str(args.input_mb), "--row-group-rows",
                             str(args.row_group_rows)] + (["--plain-source"] if args.plain_source else []),
                            cwd=ROOT, check=True)
-            print(f"generated {n} problem(s): {src.stat().st_size / 1e6:,.0f} MB on disk in {time.perf_counter() - t0:.0f} s",
+            print(f"generated {n} problem(s): {src.stat().st_size / 1e6:,.0f} MB on disk "
+                  f"in {time.perf_counter() - t0:.0f} s",
                   flush=True)
         out = work / f"out{tag}"
         shutil.rmtree(out, ignore_errors=True)
@@ -156,7 +164,8 @@ def main() -> None:
             sys.exit(f"build of {n} problem(s) failed:\n{done.stderr[-3000:]}")
         r = json.loads(done.stdout.strip().splitlines()[-1])
         results.append((n, r))
-        print(f"built {n} problem(s): peak RSS {r['peak_rss_mb']:,.0f} MB, {r['seconds']:.0f} s, {r['status']}", flush=True)
+        print(f"built {n} problem(s): peak RSS {r['peak_rss_mb']:,.0f} MB, {r['seconds']:.0f} s, {r['status']}",
+              flush=True)
     raw_gb = args.tests * args.input_mb / 1000  # GB of test input per problem
     print(f"\n{args.tests} tests x ~{args.input_mb:g} MB input per problem (~{raw_gb:.2f} GB of test input each), "
           f"{args.row_group_rows} problem(s) per source row group, "

@@ -30,7 +30,9 @@ TRIVIAL_PY = "import sys\na, b = map(int, sys.stdin.read().split())\nprint(a + b
 WORK_CPP = r"""
 #include <cstdio>
 #include <cstdint>
-int main(){ uint64_t x = 1, s = 0; for (int i = 0; i < 30000000; i++) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; s += x >> 60; } printf("%llu\n", (unsigned long long)s); }
+int main(){ uint64_t x = 1, s = 0;
+  for (int i = 0; i < 30000000; i++) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; s += x >> 60; }
+  printf("%llu\n", (unsigned long long)s); }
 """
 
 
@@ -63,11 +65,13 @@ def main() -> None:
     sb = Sandbox(backend=args.backend, calibrate=False)
     with tempfile.TemporaryDirectory() as d:
         exe = Path(d) / "trivial"
-        subprocess.run(["g++", "-O2", "-std=gnu++17", "-x", "c++", "-", "-o", str(exe)], input=TRIVIAL_CPP.encode(), check=True)
+        subprocess.run(["g++", "-O2", "-std=gnu++17", "-x", "c++", "-", "-o", str(exe)], input=TRIVIAL_CPP.encode(),
+                       check=True)
         py = Path(d) / "trivial.py"
         py.write_text(TRIVIAL_PY)
         print(f"backend: {sb.name}  tests per measurement: {args.tests}  cpus: {os.cpu_count()}")
-        for lang, src, argv in (("cpp", TRIVIAL_CPP, [str(exe)]), ("python3", TRIVIAL_PY, ["/usr/bin/python3", str(py)])):
+        for lang, src, argv in (("cpp", TRIVIAL_CPP, [str(exe)]),
+                                ("python3", TRIVIAL_PY, ["/usr/bin/python3", str(py)])):
             # interleave to share the machine's noise fairly
             raw, box = [], []
             for _ in range(3):

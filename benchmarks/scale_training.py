@@ -289,7 +289,8 @@ def main() -> int:
     hours = {r["stage"]: tokens[r["stage"]] / r["tokens_per_s"] / recipe.gpus / 3600 for r in results}
     report = {"scale": args.scale, "architecture": {**COMMON, **SCALES[args.scale]}, "device": args.device,
               "torch": torch.__version__, "threads": torch.get_num_threads(),
-              "options": {k: getattr(args, k) for k in ("bf16", "gradient_checkpointing", "lora", "optim", "fsdp", "batch",
+              "options": {k: getattr(args, k) for k in ("bf16", "gradient_checkpointing", "lora", "optim", "fsdp",
+                                                        "batch",
                                                         "seq_len", "rl_prompt_len", "rl_response_len", "ppo_epochs")},
               "results": results, "recipe": asdict(recipe), "recipe_tokens": tokens,
               "projected_hours_on_recipe_gpus": {k: round(v, 2) for k, v in hours.items()},

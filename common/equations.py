@@ -60,7 +60,8 @@ def adaptive_margin(fast_runtime_s: float | None, slow_runtime_s: float | None, 
         raise ValueError("a contest triplet with a correct slow solution needs both runtimes")
     speedup = speedup_ratio(slow_runtime_s, fast_runtime_s)  # the one speedup policy (common.plausibility)
     if speedup.value is None:
-        raise ValueError(f"Eq. 3: runtimes {fast_runtime_s!r} / {slow_runtime_s!r} are not usable ({', '.join(speedup.flags)})")
+        raise ValueError(f"Eq. 3: runtimes {fast_runtime_s!r} / {slow_runtime_s!r} are not usable "
+                         f"({', '.join(speedup.flags)})")
     return float(min(max_margin, speedup.value))
 
 

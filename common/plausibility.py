@@ -82,7 +82,8 @@ def check_speedup(value: float | None, policy: SpeedupPolicy = SpeedupPolicy()) 
     except (TypeError, ValueError):
         return CheckedSpeedup(None, None, ["not_a_number"])
     if not math.isfinite(v) or v < 0:
-        return CheckedSpeedup(None, v if not math.isnan(v) else None, ["not_finite" if not math.isfinite(v) else "negative"])
+        return CheckedSpeedup(None, v if not math.isnan(v) else None,
+                              ["not_finite" if not math.isfinite(v) else "negative"])
     flags = []
     if v > policy.remeasure_above:
         flags.append("implausible")

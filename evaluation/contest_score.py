@@ -19,13 +19,12 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfalign.sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.common.paths import bundled
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.measure.harness import ProbeScore
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
-
-from perfalign.measure.harness import ProbeScore
+from perfalign.sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
 
 
 @dataclass
@@ -44,7 +43,8 @@ class ContestError(ValueError):
 
 
 def _is_perf_folder(root: Path) -> bool:
-    return bool(glob.glob(str(root / "data" / "submissions-*.parquet")) or glob.glob(str(root / "submissions-*.parquet")))
+    return bool(glob.glob(str(root / "data" / "submissions-*.parquet"))
+                or glob.glob(str(root / "submissions-*.parquet")))
 
 
 def contest_names(source: str | Path | None = None) -> list[str]:
@@ -128,7 +128,8 @@ def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: Cont
         r = bad[0]
         t = next((t for t in r.tests if t.verdict is not Verdict.OK), None)
         score.verdict, score.correct, score.speedup = r.verdict.value, False, 0.0
-        score.message = (r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message))[:2000]
+        message = r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message)
+        score.message = message[:2000]
         score.flags = list(r.flags)
         return score, info
     medians = [statistics.median(x for x in ts if x is not None) if any(x is not None for x in ts) else None

@@ -177,7 +177,9 @@ def _controls_table(report: EvalReport) -> list[str]:
     for (model, task), g in sorted(groups.items()):
         meas = sorted(o["measured_speedup"] for o in g if o["measured_speedup"] is not None)
         exp = sorted(o["expected_speedup"] for o in g if o["expected_speedup"] is not None)
-        med = (lambda v: v[len(v) // 2] if v else None)
+        def med(v):
+            return v[len(v) // 2] if v else None
+
         span = f"{_f(med(meas), 2)} [{_f(meas[0], 2)}, {_f(meas[-1], 2)}]" if meas else "—"
         lines.append(f"| {model} | {TASK_LABELS.get(task, task)} | {len(g)} | {sum(o['correct'] for o in g)} | "
                      f"{span} | {_f(med(exp), 2)} |")

@@ -97,7 +97,8 @@ def list_tasks(pareval_dir: str | None = None, polybench_dir: str | None = None,
     if polybench_dir:
         from .tasks.polybench import PolyBenchCheckout
 
-        out["polybench"] = [{"problem": n, "models": ["serial", "omp"]} for n in PolyBenchCheckout(polybench_dir).names()]
+        out["polybench"] = [{"problem": n, "models": ["serial", "omp"]}
+                            for n in PolyBenchCheckout(polybench_dir).names()]
     out["codecontests"] = [{"problem": n, "models": ["cpp", "python3", "java"]} for n in contest_names(codecontests)]
     for key, d in (("pareval", pareval_dir), ("polybench", polybench_dir)):
         if not d:

@@ -30,9 +30,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from perfalign.alignment.controlled import (  # noqa: E402
+    ControlledTask,
+    build_controlled_task,
+    load_controlled_task,
+    sample_and_classify,
+)
 from perfalign.flows.config import preset
-from perfalign.alignment.controlled import (ControlledTask, build_controlled_task, load_controlled_task,  # noqa: E402
-                                  sample_and_classify)
 
 MODELS = ("sft", "dpo", "dpa", "rlpf")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
@@ -69,10 +73,10 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
     from scipy.stats import spearmanr
 
     from perfalign.alignment.controlled import preference_pairs
-    from perfalign.common.equations import reward_accuracy
     from perfalign.alignment.models import load_sequence_classifier, load_tokenizer
-    from perfalign.common.prompts import format_response
     from perfalign.alignment.scoring import reward_scores
+    from perfalign.common.equations import reward_accuracy
+    from perfalign.common.prompts import format_response
 
     tok = load_tokenizer(str(run_dir))
     rm = load_sequence_classifier(str(run_dir), tokenizer=tok)
@@ -141,12 +145,13 @@ def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
     """The Eq. 4 reward of the same correct program measured ``runs`` times (no cache), with 1
     repeat per test and with the labels' 3: the spread a policy update sees for no change."""
     from perfalign.alignment.data import load_contest_problems
-    from perfalign.common.prompts import format_response
     from perfalign.alignment.reward import PerformanceReward, PromptInfo
+    from perfalign.common.prompts import format_response
 
     inst = max(task.heldout, key=lambda i: i.big_n)
     problems = load_contest_problems(task.codecontests_dir, {inst.problem_id})
-    info, text = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest"), format_response(inst.program("fast"), "python3")
+    info = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest")
+    text = format_response(inst.program("fast"), "python3")
     out = {"problem_id": inst.problem_id, "program": "fast"}
     for repeats in (1, 3):
         rewards = [PerformanceReward(problems, sandbox=sandbox, repeats=repeats, cache=False)([info], [text])[0].reward
@@ -209,7 +214,8 @@ def format_summary(s: dict) -> str:
         lines.append("")
     lines += ["reward model | held-out Eq. 5 accuracy | Spearman(gap, log speedup)", "--- | --- | ---"]
     for name, row in s["reward_models"].items():
-        lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | {_fmt(row['gap_speedup_spearman']['mean_ci'])}")
+        lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | "
+                     f"{_fmt(row['gap_speedup_spearman']['mean_ci'])}")
     e = s["eq8_heldout_accuracy"]
     lines.append(f"\nEq. 8 accuracy on the held-out pairs: DPA {_fmt(e['dpa'])}, DPO {_fmt(e['dpo'])}")
     return "\n".join(lines)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -73,20 +72,25 @@ def main() -> None:
     result = {}
     if not args.skip_proof:
         t0 = time.perf_counter()
+
+        def progress(st):
+            reward = st['mean_reward'] if st['mean_reward'] is None else round(st['mean_reward'], 2)
+            print(f"  step {st['step']:3d} {st['stage']:<20} reward {reward}"
+                  f" gflops(all) {st['mean_gflops_all']:.2f} tiers {st['tiers']}", flush=True)
+
         report = run_experiment(base, args.out, [int(s) for s in args.seeds.split(",")], tuple(args.arms.split(",")),
-                                progress=lambda st: print(f"  step {st['step']:3d} {st['stage']:<20} reward "
-                                                          f"{st['mean_reward'] if st['mean_reward'] is None else round(st['mean_reward'], 2)}"
-                                                          f" gflops(all) {st['mean_gflops_all']:.2f} tiers {st['tiers']}",
-                                                          flush=True))
+                                progress=progress)
         result["proof_seconds"] = round(time.perf_counter() - t0, 1)
         for arm, a in report["arms"].items():
             print(f"\n== {arm}: {a['seeds']} seeds")
             print("  GFLOPS (failures=0) first quarter -> last quarter per seed:",
-                  [f"{x:.2f}->{y:.2f}" for x, y in zip(a["gflops_first_quarter_per_seed"], a["gflops_last_quarter_per_seed"])])
+                  [f"{x:.2f}->{y:.2f}"
+                   for x, y in zip(a["gflops_first_quarter_per_seed"], a["gflops_last_quarter_per_seed"])])
             print("  niches filled per seed:", a["niches_filled_per_seed"], "mean", a["niches_filled_mean"],
                   "| with an elite above the naive loop:", a["niches_above_naive_per_seed"])
             print("  naive-loop floor GFLOPS per seed:", [round(x, 2) if x else x for x in a["naive_gflops_per_seed"]],
-                  "| numpy/OpenBLAS peak GFLOPS per seed:", [round(x, 1) if x else x for x in a["peak_gflops_per_seed"]])
+                  "| numpy/OpenBLAS peak GFLOPS per seed:",
+                  [round(x, 1) if x else x for x in a["peak_gflops_per_seed"]])
             print("  best GFLOPS per niche:", json.dumps({k: round(v, 2) for k, v in
                                                          sorted(a["best_per_niche"].get("dgemm", {}).items())}))
             print(f"  reward latency per batch (median) {a['reward_latency_s_median']:.2f} s; "
@@ -99,7 +103,8 @@ def main() -> None:
         tp = throughput(args.throughput_rollouts, MeasureSettings())
         print("\n== Dask benchmark workers, distinct rollouts, no reuse:")
         for w in (1, 2):
-            print(f"  {w} worker(s): {tp[w]['rollouts']} rollouts in {tp[w]['seconds']} s = {tp[w]['rollouts_per_s']}/s")
+            print(f"  {w} worker(s): {tp[w]['rollouts']} rollouts in {tp[w]['seconds']} s = "
+                  f"{tp[w]['rollouts_per_s']}/s")
         print(f"  2 vs 1 workers: x{tp['speedup_2_vs_1']}")
         result["throughput"] = tp
     Path(args.out).mkdir(parents=True, exist_ok=True)

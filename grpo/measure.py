@@ -14,11 +14,11 @@ import os
 import statistics
 import threading
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
+from perfalign.common.plausibility import SpeedupPolicy
 from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.sandbox import Sandbox
-from perfalign.common.plausibility import SpeedupPolicy
 
 from .reward import RewardTiers, gflops, tier_of_verdict, tier_reward
 from .spec import SpecError, expand_dgemm, parse_spec

@@ -2,7 +2,7 @@
 elites of the problem's archive as seeds (this package's wording)."""
 from __future__ import annotations
 
-from .spec import FIELDS, ORDERS, TILES, UNROLLS
+from .spec import ORDERS, TILES, UNROLLS
 from .sqd import QDArchive, Stage
 from .tasks import GrpoTask
 
@@ -28,7 +28,8 @@ def code_prompt(task: GrpoTask, stage: Stage, archive: QDArchive | None, seeds: 
     parts = [task.statement, rules]
     if archive:
         for niche, e in archive.best(stage.permitted, seeds):
-            parts.append(f"A previous program in niche {niche} reached {e.gflops:.1f} GFLOPS:\n```c\n{e.completion}\n```")
+            parts.append(f"A previous program in niche {niche} reached {e.gflops:.1f} GFLOPS:\n"
+                         f"```c\n{e.completion}\n```")
     parts.append("Answer with one ```c code block.")
     return "\n\n".join(parts)
 

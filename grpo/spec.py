@@ -71,7 +71,8 @@ def parse_spec(completion: str) -> Spec:
     if set(fields) != set(FIELDS):
         raise SpecError(f"missing fields: {', '.join(f for f in FIELDS if f not in fields)}")
     try:
-        spec = Spec(fields["order"], int(fields["tile"]), int(fields["simd"]), int(fields["omp"]), int(fields["unroll"]))
+        spec = Spec(fields["order"], int(fields["tile"]), int(fields["simd"]), int(fields["omp"]),
+                    int(fields["unroll"]))
     except ValueError:
         raise SpecError("non-numeric value") from None
     if spec.order not in ORDERS or spec.tile not in TILES or spec.simd not in (0, 1) or spec.omp not in (0, 1) \

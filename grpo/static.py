@@ -66,7 +66,8 @@ def detect_techniques(code: str) -> frozenset[str]:
     text = strip_comments(code)
     found = set()
     if re.search(r"#\s*pragma\s+omp\s+(parallel|for|task|sections|teams|distribute)\b", text) or \
-            re.search(r"\bomp_(set_num_threads|get_thread_num|get_num_threads)\b|\bstd::thread\b|\bpthread_create\b", text):
+            re.search(r"\bomp_(set_num_threads|get_thread_num|get_num_threads)\b"
+                      r"|\bstd::thread\b|\bpthread_create\b", text):
         found.add("openmp")
     if re.search(r"#\s*pragma\s+omp\s+(parallel\s+for\s+)?simd\b|#\s*pragma\s+GCC\s+ivdep\b|"
                  r"<\s*[a-z]*intrin\.h\s*>|\b_mm\d*_\w+|\b__m(128|256|512)d?\b|vector_size\s*\(", text):

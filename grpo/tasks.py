@@ -110,7 +110,8 @@ void perfalign_dgemm_call(int n) {
     ])
     reference = ("void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C) {\n"
                  "    for (int i = 0; i < n; ++i)\n        for (int j = 0; j < n; ++j) {\n"
-                 "            double s = 0;\n            for (int k = 0; k < n; ++k) s += A[i * n + k] * B[k * n + j];\n"
+                 "            double s = 0;\n"
+                 "            for (int k = 0; k < n; ++k) s += A[i * n + k] * B[k * n + j];\n"
                  "            C[i * n + j] = alpha * s + beta * C[i * n + j];\n        }\n}\n")
     slow = reference.replace("void dgemm(", "static void dgemm_once(", 1) + (
         "void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C) {\n"

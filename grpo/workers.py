@@ -64,7 +64,8 @@ class PinCores(WorkerPlugin):
         start = (index * self.cpus) % len(cores)
         mine = {cores[(start + k) % len(cores)] for k in range(self.cpus)}
         if (index + 1) * self.cpus > len(cores):
-            log.warning("worker %s shares cores: %d workers x %d cpus > %d cores", index, index + 1, self.cpus, len(cores))
+            log.warning("worker %s shares cores: %d workers x %d cpus > %d cores", index, index + 1, self.cpus,
+                        len(cores))
         os.environ[_CPUS_ENV] = ",".join(map(str, sorted(mine)))
         _pin_process(mine)
 

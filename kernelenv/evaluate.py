@@ -82,10 +82,12 @@ def _f(v, fmt="{:.2f}") -> str:
 
 
 def markdown(m: Metrics, scores: list[KernelScore], errors: list[dict], config: ScoreConfig) -> str:
+    scale = ('auto (one eager call <= %g ms)' % (config.target_s * 1e3) if config.scale is None
+             else config.scale)
     lines = ["# Kernel evaluation", "",
              f"{m.n} problems, device {config.device}, {config.threads} thread(s), time = median CPU seconds "
              f"per call over fresh inputs (sandbox cgroup accounting); scale "
-             f"{'auto (one eager call <= %g ms)' % (config.target_s * 1e3) if config.scale is None else config.scale}.", "",
+             f"{scale}.", "",
              "| metric | value |", "| --- | --- |",
              f"| correct % | {m.correct_pct:.1f} |",
              *[f"| {k} % | {v:.1f} |" for k, v in m.fast_p.items()],
@@ -100,7 +102,8 @@ def markdown(m: Metrics, scores: list[KernelScore], errors: list[dict], config: 
     for s in scores:
         flags = ", ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
         lines.append(f"| {s.problem} | {s.verdict} | {_f(s.speedup_eager)} | {_f(s.speedup_compile)} | "
-                     f"{_f(s.runtime_s and s.runtime_s * 1e3, '{:.3f}')} | {_f(s.eager_s and s.eager_s * 1e3, '{:.3f}')} | "
+                     f"{_f(s.runtime_s and s.runtime_s * 1e3, '{:.3f}')} | "
+                     f"{_f(s.eager_s and s.eager_s * 1e3, '{:.3f}')} | "
                      f"{_f(s.scale, '{:g}')} | {flags} |")
     if errors:
         lines += ["", "## Not scored", ""] + [f"- `{e['path']}`: {e['error']}" for e in errors]

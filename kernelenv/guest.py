@@ -90,7 +90,8 @@ def rewrite_constants(source: str, values: dict) -> str:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and node.targets[0].id in values):
             v = values[node.targets[0].id]
-            node.value = ast.Tuple([ast.Constant(x) for x in v], ast.Load()) if isinstance(v, tuple) else ast.Constant(v)
+            node.value = (ast.Tuple([ast.Constant(x) for x in v], ast.Load()) if isinstance(v, tuple)
+                          else ast.Constant(v))
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
@@ -624,7 +625,8 @@ class _Driver:
                     v.copy_((~r if r.dtype == torch.bool else r + 1).reshape(-1))
         server.send({"size": self.size, "inputs": specs, "outputs": outs, "trace": trace})
         reply = server.recv(timeout)
-        snaps = [self._view(r.dtype, r.numel(), o["offset"]).clone().view(r.shape) if r.numel() else r.new_empty(r.shape)
+        snaps = [self._view(r.dtype, r.numel(), o["offset"]).clone().view(r.shape) if r.numel()
+                 else r.new_empty(r.shape)
                  for o, r in zip(outs, refs)]
         # -- window closes after the snapshot: everything that produced it is inside
         t1, c1, s1 = time.perf_counter(), self.cpu.read(), _self_cpu()
@@ -783,7 +785,8 @@ class _Driver:
                     x = self.inputs(derive_seed(self.seed, phase, i), varied)
                     refs, _ = self.reference_out(x)
                 except Exception as e:  # noqa: BLE001 - the reference itself rejects these sizes
-                    x, varied, note = None, {}, f"nominal sizes (the reference fails on varied ones: {type(e).__name__})"
+                    x, varied = None, {}
+                    note = f"nominal sizes (the reference fails on varied ones: {type(e).__name__})"
             if x is None:
                 x = self._trusted(self.inputs, derive_seed(self.seed, phase, i), None)
                 refs, _ = self._trusted(self.reference_out, x)

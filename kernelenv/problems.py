@@ -102,7 +102,8 @@ def reference_candidate(problem: Problem) -> str:
 
 def find_candidate(problem: Problem, candidates: Path) -> Path | None:
     """The candidate for ``problem`` in a directory: ``<level dir>/<stem>.py`` or ``<stem>.py``."""
-    for rel in ([f"level{problem.level}/{problem.path.name}"] if problem.level is not None else []) + [problem.path.name]:
+    level_dir = [f"level{problem.level}/{problem.path.name}"] if problem.level is not None else []
+    for rel in level_dir + [problem.path.name]:
         p = candidates / rel
         if p.is_file():
             return p

@@ -19,12 +19,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict
-from perfalign.sandbox import environments
-from perfalign.sandbox.calibration import cpu_model
 from perfalign.common.fileio import atomic_write_json
 from perfalign.common.paths import cache_root
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environments
+from perfalign.sandbox.calibration import cpu_model
 
 from . import static
 from .metrics import NOT_THE_CANDIDATE, kernel_reward  # noqa: F401
@@ -246,7 +245,8 @@ class Scorer:
             out["compile_s"] = _median(compiled["times_cpu_s"])
         else:
             out["message"] = "torch.compile baseline failed: " + str(
-                (compiled or {}).get("message") or (res.tests[1].message if len(res.tests) > 1 else res.message))[-1500:]
+                (compiled or {}).get("message")
+                or (res.tests[1].message if len(res.tests) > 1 else res.message))[-1500:]
         if res.verdict is not Verdict.SANDBOX_ERROR:
             atomic_write_json(path, out)
         return {**out, "cached": False}

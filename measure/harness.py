@@ -46,8 +46,8 @@ import secrets
 import statistics
 from dataclasses import asdict, dataclass, field
 
-from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 
 from .probe import ProbeProblem
 from .transcript import Transcript, compare_calls, parse_transcript
@@ -86,7 +86,8 @@ class ProbeScore:
     label: str
     verdict: str                     # OK, WRONG_ANSWER, TRANSCRIPT_INVALID, OVER_BUDGET, a sandbox verdict
     correct: bool
-    speedup: float | None            # 0.0 when not OK; None when unmeasurable here (flag): too little work, too much noise
+    speedup: float | None            # 0.0 when not OK; None when unmeasurable here (flag):
+                                     # too little work, too much noise
     runtime_s: float | None          # per call, the problem's clock
     baseline_s: float | None
     clock: str

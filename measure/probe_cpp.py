@@ -3,7 +3,8 @@
 The candidate is compiled as its own translation unit (``sandbox.Job.extra_sources``); nothing
 here is in its scope, and nothing it defines but its own function reaches the driver or the
 libraries (``sandbox.Job.exports``, sandbox/privatelink.py): a candidate's ``printf``,
-``getrusage``, ``opendir``, ``operator new``... stay its own, so every libc call below is libc's. The driver TU calls the candidate through an *observer* (one per suite
+``getrusage``, ``opendir``, ``operator new``... stay its own, so every libc call below is libc's.
+The driver TU calls the candidate through an *observer* (one per suite
 function, generated from its signature) that, after every call, prints a fingerprint of the
 call's outputs on one transcript line. The host compares each line with the line the reference
 implementation printed for the same call on the same secret-seeded inputs (transcript.py). The
@@ -212,7 +213,8 @@ template <class V> void perfalign_fp_interior2d(const V& v, size_t N) {
             [&](size_t k) { return (double)v[(k / m + 1) * N + k %% m + 1]; });
     } else {
         uint64_t h = 1469598103934665603ULL;
-        for (size_t r = 1; r <= m; ++r) for (size_t c = 1; c <= m; ++c) { E e = v[r * N + c]; h = perfalign_hash(h, &e, sizeof e); }
+        for (size_t r = 1; r <= m; ++r) for (size_t c = 1; c <= m; ++c) {
+            E e = v[r * N + c]; h = perfalign_hash(h, &e, sizeof e); }
         std::printf(" h:%%zu:%%016llx", m * m, (unsigned long long)h);
     }
 }
@@ -351,7 +353,8 @@ std::vector<size_t> perfalign_dump_marks;
 int perfalign_dump_fprintf(FILE*, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    if (std::strcmp(fmt, DATA_PRINTF_MODIFIER) == 0) perfalign_dump_values.push_back((double)va_arg(ap, %(value_type)s));
+    if (std::strcmp(fmt, DATA_PRINTF_MODIFIER) == 0)
+        perfalign_dump_values.push_back((double)va_arg(ap, %(value_type)s));
     else if (std::strncmp(fmt, "begin dump:", 11) == 0) perfalign_dump_marks.push_back(perfalign_dump_values.size());
     va_end(ap);
     return 0;

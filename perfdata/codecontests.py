@@ -99,7 +99,8 @@ class Tests(Sequence):
 
     @classmethod
     def of(cls, inputs: list[str], outputs: list[str]) -> "Tests":
-        return cls(pa.chunked_array([pa.array(inputs, pa.string())]), pa.chunked_array([pa.array(outputs, pa.string())]))
+        return cls(pa.chunked_array([pa.array(inputs, pa.string())]),
+                   pa.chunked_array([pa.array(outputs, pa.string())]))
 
     @classmethod
     def concat(cls, parts: Sequence["Tests"]) -> "Tests":
@@ -270,7 +271,8 @@ def _string_array(values: Any, what: str) -> pa.Array:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         if pa.types.is_string(values.type):
             return values
-        if pa.types.is_large_string(values.type) or pa.types.is_binary(values.type) or pa.types.is_large_binary(values.type):
+        if (pa.types.is_large_string(values.type) or pa.types.is_binary(values.type)
+                or pa.types.is_large_binary(values.type)):
             try:
                 return values.cast(pa.string())
             except (pa.ArrowInvalid, pa.ArrowCapacityError) as e:
@@ -326,7 +328,8 @@ def _has(value: Any, name: str) -> bool:
     return name in value.type.names if isinstance(value, pa.StructScalar) else name in value
 
 
-def _submissions(row: dict, key: str, problem_id: str, correct: bool, errors: list[tuple[int, str]]) -> list[Submission]:
+def _submissions(row: dict, key: str, problem_id: str, correct: bool,
+                 errors: list[tuple[int, str]]) -> list[Submission]:
     value = row.get(key)
     if isinstance(value, pa.Scalar):
         value = value.as_py()  # solutions are small next to tests
@@ -383,7 +386,8 @@ def _time_limit(row: dict) -> float:
     if tl is None or tl == {}:
         return DEFAULT_TIME_LIMIT_S
     if isinstance(tl, dict):
-        secs = _number(tl.get("seconds") or 0, "time_limit.seconds") + _number(tl.get("nanos") or 0, "time_limit.nanos") / 1e9
+        secs = (_number(tl.get("seconds") or 0, "time_limit.seconds")
+                + _number(tl.get("nanos") or 0, "time_limit.nanos") / 1e9)
     elif isinstance(tl, (int, float)) and not isinstance(tl, bool):  # a bare number of seconds is unambiguous
         secs = _number(tl, "time_limit")
     else:  # e.g. "2 seconds": which unit? The schema says {seconds, nanos}
@@ -602,7 +606,8 @@ def _iter_hub(spec: str) -> Iterator[tuple[str, int, Any]]:
 
 def _is_data_file(p: Path) -> bool:
     n = p.name
-    return p.is_file() and (n.endswith(".parquet") or n.endswith(".jsonl") or n.endswith(".jsonl.gz") or n.endswith(".json"))
+    return p.is_file() and (n.endswith(".parquet") or n.endswith(".jsonl") or n.endswith(".jsonl.gz")
+                            or n.endswith(".json"))
 
 
 def _split_of(p: Path) -> str:
@@ -658,16 +663,16 @@ def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | E
             continue
         name = _text(row, "name") if isinstance(row, dict) else None
         name = name if isinstance(name, str) and not _NON_UTF8.search(name) else None
+        error = None
         try:
             problem, sub_errors = parse_problem(row, split)
-            del row  # only the Problem keeps the row's data (see iter_rows)
         except MalformedRow as e:
-            row = None
-            yield ErrorRecord(where, split, i, name, str(e))
-            continue
+            error = str(e)
         except Exception as e:  # noqa: BLE001 - any other surprise in a row is still only that row's
-            row = None
-            yield ErrorRecord(where, split, i, name, f"unreadable row: {type(e).__name__}: {str(e)[:300]}")
+            error = f"unreadable row: {type(e).__name__}: {str(e)[:300]}"
+        del row  # only the Problem (or the error record) keeps the row's data (see iter_rows)
+        if error is not None:
+            yield ErrorRecord(where, split, i, name, error)
             continue
         problem.origin = where
         for idx, reason in sub_errors:

@@ -65,7 +65,8 @@ def write_dataset_card(
         for split, pattern in by_split.items():
             pure = PurePosixPath(pattern)
             if pure.is_absolute() or ".." in pure.parts or "\\" in pattern:
-                raise ValueError(f"data_files of {name!r} must be a relative POSIX glob inside out_dir, got {pattern!r}")
+                raise ValueError(f"data_files of {name!r} must be a relative POSIX glob inside out_dir, "
+                                 f"got {pattern!r}")
             if not _SPLIT_NAME.fullmatch(split):
                 raise ValueError(f"invalid split name {split!r} for {name!r}: use letters, digits and '_'")
             if not any(p.is_file() for p in out_dir.glob(pattern)):

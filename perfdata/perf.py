@@ -30,14 +30,19 @@ from typing import Callable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
-from perfalign.sandbox import languages
-
 from perfalign.common.concurrency import bounded_map
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, languages
 
 from . import shards
 from .codecontests import (
-    ErrorRecord, Problem, SourceUnreadable, SpooledTests, Submission, Tests, check_source_files, iter_problems,
+    ErrorRecord,
+    Problem,
+    SourceUnreadable,
+    SpooledTests,
+    Submission,
+    Tests,
+    check_source_files,
+    iter_problems,
 )
 from .dataset_card import write_dataset_card
 from .schema import arrow_schema, card_schema, conform
@@ -115,7 +120,8 @@ class BatchReport:
 
 
 def submission_key(sub: Submission, problem: Problem, settings: BuildSettings) -> str:
-    return hashlib.sha256(f"{sub.content_hash}\0{problem.content_hash}\0{settings.settings_hash}".encode()).hexdigest()[:32]
+    key = f"{sub.content_hash}\0{problem.content_hash}\0{settings.settings_hash}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 def reject_cause(verdict: Verdict | str) -> str:
@@ -288,7 +294,8 @@ def _drop_orphan_rejects(out_dir: Path) -> None:
     have = pa.array(list(shards.read_column(out_dir, "submissions", "submission_key")), pa.string())
     for f, t in shards.iter_shards(out_dir, "rejects", ["submission_key"]):
         if not pc.all(pc.is_in(t.column("submission_key"), have)).as_py():
-            shards.rewrite_shard(f, arrow_schema("rejects"), lambda t: t.filter(pc.is_in(t.column("submission_key"), have)))
+            shards.rewrite_shard(f, arrow_schema("rejects"),
+                                 lambda t: t.filter(pc.is_in(t.column("submission_key"), have)))
 
 
 def _remove_rows(out_dir: Path, keys: set[str], files: dict[str, set[Path]]) -> None:
@@ -361,7 +368,8 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
     def flush(force: bool = False) -> None:
         if err_rows and (force or len(err_rows) >= 256):
             _commit(out_dir, "errors", err_rows, "error_key")
-        if prob_tables and (force or len(prob_tables) >= 64 or sum(t.nbytes for t in prob_tables) >= _PROBLEM_FLUSH_BYTES):
+        if prob_tables and (force or len(prob_tables) >= 64
+                            or sum(t.nbytes for t in prob_tables) >= _PROBLEM_FLUSH_BYTES):
             _commit_tables(out_dir, "problems", prob_tables)
         if direct_rows and (force or len(direct_rows) >= 512):
             _commit(out_dir, "submissions", direct_rows, "submission_key")
@@ -468,7 +476,8 @@ def _commit_tables(out_dir: Path, table: str, tables: list[pa.Table]) -> None:
     for split, group in by_split.items():
         ident = "\0".join(f"{t.column('problem_id')[0]}\0{t.column('content_hash')[0]}" for t in group)
         shard_id = hashlib.sha256(ident.encode()).hexdigest()[:20]
-        shards.write_shard(out_dir, table, shard_id, pa.concat_tables(group), arrow_schema(table), shards.clean_split(split),
+        shards.write_shard(out_dir, table, shard_id, pa.concat_tables(group), arrow_schema(table),
+                           shards.clean_split(split),
                            plain=("test_inputs", "test_outputs"))
     tables.clear()
 
@@ -556,7 +565,8 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
     return row
 
 
-def _reject_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult, remeasured: bool) -> dict:
+def _reject_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult,
+                remeasured: bool) -> dict:
     failed = next((i for i, t in enumerate(res.tests) if t.verdict is not Verdict.OK), None)
     if res.verdict is Verdict.COMPILE_ERROR:
         reason = res.compile.message
@@ -631,8 +641,10 @@ def summarize(out_dir: Path) -> BuildSummary:
     subs = shards.read_table(out_dir, "submissions", arrow_schema("submissions"),
                              ["status", "language", "split", "is_correct", "reject_cause", "remeasured",
                               "compile_message", "test_cpu_repeats_s"])
-    errs = shards.read_table(out_dir, "errors", arrow_schema("errors"), ["source", "row_index", "problem_name", "reason"])
-    col = {c: subs.column(c).to_pylist() for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured")}
+    errs = shards.read_table(out_dir, "errors", arrow_schema("errors"),
+                             ["source", "row_index", "problem_name", "reason"])
+    col = {c: subs.column(c).to_pylist()
+           for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured")}
     status = collections.Counter(col["status"])
     by_lang: dict[str, dict[str, int]] = {}
     by_split: dict[str, dict[str, int]] = {}
@@ -712,7 +724,9 @@ def _summary_markdown(s: BuildSummary) -> str:
              "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
     for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):
         d = s.by_split[split]
-        lines.append(f"| {split} | " + " | ".join(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run")) + " |")
+        lines.append(f"| {split} | "
+                     + " | ".join(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run"))
+                     + " |")
     lines += ["", f"**Unsupported languages**: {s.unsupported_share:.1%} of the submissions labelled correct could "
                   "not be run here and have no runtime (status `unsupported`)."]
     lines += [f"- {n} x {_md(r)}" for r, n in sorted(s.unsupported_reasons.items(), key=lambda kv: -kv[1])[:10]]
@@ -733,7 +747,8 @@ def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
     desc = {
         "submissions": "Every submission with its label, sandbox verdict and measured CPU times.",
         "problems": "Problems with tests and limits.",
-        "rejects": "Submissions labelled correct that failed here, with the cause (the paper omits them; kept traceable).",
+        "rejects": "Submissions labelled correct that failed here, with the cause "
+                   "(the paper omits them; kept traceable).",
         "errors": "Malformed source rows, with the reason (nothing is silently dropped).",
     }
     tables = {t: {"data_files": _split_globs(out_dir, t), "description": desc[t], "schema": card_schema(t)}

@@ -84,7 +84,8 @@ COLUMN_DOCS = {
                  "triplet_id": "unique key", "problem": "the problem statement",
                  "fast": "d_f: one of the fastest correct solutions", "slow": "d_s: a slower (or incorrect) solution",
                  "fast_id": "submission id of d_f", "slow_id": "submission id of d_s",
-                 "fast_runtime_s": "measured runtime of d_f (s)", "slow_runtime_s": "measured runtime of d_s (s; null if incorrect)",
+                 "fast_runtime_s": "measured runtime of d_f (s)",
+                 "slow_runtime_s": "measured runtime of d_s (s; null if incorrect)",
                  "slow_is_correct": "false: d_s is an incorrect solution (margin = lambda)",
                  "speedup": "slow_runtime_s / fast_runtime_s", "margin": "adaptive margin mu (Eq. 3)",
                  "median_runtime_s": "median runtime of the group's correct solutions (s)",
@@ -227,7 +228,8 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
         contest = _load_contest(codecontests_dir, cfg, dropped)
         stats["heldout_twins_dropped"] = contest.twins
     usable_contest = _usable_contest_problems(contest, dropped)
-    synthetic = _load_synthetic(synthetic_dir, contest.held_statements, cfg, dropped) if synthetic_dir is not None else {}
+    synthetic = (_load_synthetic(synthetic_dir, contest.held_statements, cfg, dropped)
+                 if synthetic_dir is not None else {})
     if not usable_contest and not synthetic:
         raise ValueError(f"no usable data: no contest problem with two correct measured solutions in one language "
                          f"({len(contest.problems)} problems after holding out {len(contest.heldout)}) "
@@ -457,7 +459,8 @@ def _synthetic_rows(synthetic: dict[str, list[dict]], units: _Units) -> tuple[li
                 for kind, prompt in (("instruction", instruction_prompt(r["problem"], lang)),
                                      ("optimization", optimization_prompt(r["problem"], lang, r["slow"]))):
                     sft.append(dict(sample_id=f"{sid}/{kind}", unit_id=unit, problem_id=sid, source="synthetic",
-                                    language=lang, kind=kind, prompt=prompt, completion=format_response(r["fast"], lang),
+                                    language=lang, kind=kind, prompt=prompt,
+                                    completion=format_response(r["fast"], lang),
                                     split=split.removeprefix("sft_")))
                 continue
             triplets.append(dict(triplet_id=sid, unit_id=unit, problem_id=sid, source="synthetic", language=lang,
@@ -483,7 +486,8 @@ def _sort_rows(triplets: list[dict], sft: list[dict]) -> None:
 def _write_tables(out: Path, triplets: list[dict], sft: list[dict]) -> tuple[Path, Path]:
     tpath = write_parquet(out / "data" / "triplets-00000-of-00001.parquet",
                           pa.Table.from_pylist(triplets, schema=TRIPLET_SCHEMA))
-    spath = write_parquet(out / "data" / "sft_prompts-00000-of-00001.parquet", pa.Table.from_pylist(sft, schema=SFT_SCHEMA))
+    spath = write_parquet(out / "data" / "sft_prompts-00000-of-00001.parquet",
+                          pa.Table.from_pylist(sft, schema=SFT_SCHEMA))
     return tpath, spath
 
 

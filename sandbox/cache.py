@@ -122,7 +122,8 @@ def pch_dir() -> Path | None:
             return d
         tmp = d.with_name(d.name + f".tmp{os.getpid()}")
         (tmp / "bits").mkdir(parents=True, exist_ok=True)
-        p = subprocess.run(["g++", *CPP_FLAGS, "-x", "c++-header", str(header), "-o", str(tmp / "bits" / "stdc++.h.gch")],
+        p = subprocess.run(["g++", *CPP_FLAGS, "-x", "c++-header", str(header),
+                            "-o", str(tmp / "bits" / "stdc++.h.gch")],
                            capture_output=True, text=True)
         if p.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)

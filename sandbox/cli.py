@@ -5,7 +5,6 @@ The JSON printed by `run --json` is a contract other tools drive: keep it stable
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -21,10 +20,16 @@ err = Console(stderr=True)
 @app.command("run")
 def run_cmd(
     source: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="Source file to run."),
-    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3, java or python2 (aliases such as c++, py, py3, or a CodeContests id 1-4)."),
-    input: Optional[List[Path]] = typer.Option(None, "--input", exists=True, dir_okay=False, help="Test input file (repeatable)."),
-    expected: Optional[List[Path]] = typer.Option(None, "--expected", exists=True, dir_okay=False, help="Expected output for the --input at the same position (repeatable)."),
-    time_limit: float = typer.Option(2.0, "--time-limit", min=0.01, help="CPU-time limit per test (every process and thread), seconds; the wall clock is a guard at 3x + 1 s."),
+    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3, java or python2 (aliases such as c++, py, "
+                                                 "py3, or a CodeContests id 1-4)."),
+    input: Optional[List[Path]] = typer.Option(None, "--input", exists=True, dir_okay=False,
+                                               help="Test input file (repeatable)."),
+    expected: Optional[List[Path]] = typer.Option(None, "--expected", exists=True, dir_okay=False,
+                                                  help="Expected output for the --input at the same position "
+                                                       "(repeatable)."),
+    time_limit: float = typer.Option(2.0, "--time-limit", min=0.01,
+                                     help="CPU-time limit per test (every process and thread), seconds; "
+                                          "the wall clock is a guard at 3x + 1 s."),
     memory_limit: int = typer.Option(256, "--memory-limit", min=8, help="Memory limit, MB."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Runs per test; all kept, median reported."),
     backend: str = typer.Option("auto", "--backend", help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
@@ -87,7 +92,8 @@ def _f(x) -> str:
 
 @app.command("doctor")
 def doctor_cmd(
-    calibrate: bool = typer.Option(True, "--calibrate/--no-calibrate", help="Also measure the host calibration figure."),
+    calibrate: bool = typer.Option(True, "--calibrate/--no-calibrate",
+                                   help="Also measure the host calibration figure."),
 ) -> None:
     """Show which backends and cgroup controls work on this host."""
     from . import available_backends, detect_backend

@@ -26,16 +26,15 @@ from typing import Iterable, Iterator, Sequence
 
 from perfalign.common.concurrency import bounded_map
 
+from . import calibration as _calibration
 from . import cgroups, environments, languages
-from .languages import describe
 from .backends import Backend, Mount, Slot, make_backend
 from .backends.base import RunnerHandle
 from .backends.bwrap import GUEST_ENV
 from .cache import CompileCache, compile_key, pch_dir
 from .checker import DEFAULT_TOLERANCE, outputs_match
-from . import calibration as _calibration
-from .types import (CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict,
-                    overall_verdict)
+from .languages import describe
+from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
 
 MB = 1024 * 1024
 # Headroom of the whole-sandbox memory cgroup over the program's limit (runner, tmpfs files).
@@ -356,7 +355,8 @@ class Sandbox:
 
         try:
             self._launch(list(program.argv), [f"/box/in/{n}" for n in names], rl, mounts, slot, on_frame,
-                         env={**environments.program_env(lang, job.toolchain), **job.env}, repeats=job.repeats, stop_on_failure=job.stop_on_failure,
+                         env={**environments.program_env(lang, job.toolchain), **job.env}, repeats=job.repeats,
+                         stop_on_failure=job.stop_on_failure,
                          memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0))
         except _ProgramFault as fault:
             # The runner could not finish because of what the program did (it exhausted the

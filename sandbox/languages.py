@@ -78,7 +78,8 @@ def compile_argv(language: Language, source: str, pch_dir: str | None, extra_fla
                 "/box/src/main.cpp", *libs]
     if language is Language.JAVA:
         name = source_filename(language, source)
-        return ["/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", "-nowarn", "-d", "/box/out", f"/box/src/{name}"]
+        return ["/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", "-nowarn",
+                "-d", "/box/out", f"/box/src/{name}"]
     return None
 
 

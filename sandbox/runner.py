@@ -329,7 +329,6 @@ def _read_output(fd, cap):
 
 
 def _run_once(job, index, repeat, counter, first_digest):
-    lim = job["limits"]
     scratch = job.get("output_dir") or "/tmp"
     fd_in = os.open(job["tests"][index] or os.devnull, os.O_RDONLY)
     fd_out = os.open(scratch, O_TMPFILE | os.O_RDWR, 0o600)

@@ -94,7 +94,8 @@ class TestResult:
     flags: list[str] = field(default_factory=list)  # "fast_repeat"
 
     @classmethod
-    def from_repeats(cls, verdict: Verdict, cpu: list[float], wall: list[float], rss: list[int], **kw: Any) -> "TestResult":
+    def from_repeats(cls, verdict: Verdict, cpu: list[float], wall: list[float], rss: list[int],
+                     **kw: Any) -> "TestResult":
         # judged on the CPU times (the label's clock: wall times also move with the host's load);
         # a flagged set's wall time is its slowest too
         cpu_s, flags = repeats_as_set(cpu)

@@ -19,7 +19,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 export PERFALIGN_HOME="$WORK/home" PREFECT_API_URL="http://127.0.0.1:$PORT/api" COLUMNS=120
 perfalign() { "$PY" -m perfalign.flows.cli "$@"; }
 
-perfalign ui --port "$PORT" > "$WORK/ui.log" 2>&1 &
+"$PY" -m perfalign.flows.cli ui --port "$PORT" > "$WORK/ui.log" 2>&1 &  # not the shell function: $! is python
 UI=$!
 trap 'kill -TERM $UI 2>/dev/null; wait $UI 2>/dev/null || true' EXIT  # `perfalign ui` stops its server on SIGTERM
 for _ in $(seq 1 300); do

@@ -73,7 +73,8 @@ def installed(tmp_path_factory):
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=base)
     py = venv / "bin" / "python"
-    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=base).stdout.strip()).resolve()
+    purelib = _run([str(py), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=base).stdout
+    site = Path(purelib.strip()).resolve()
     _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q", str(wheel)],
          cwd=base)
     # third-party packages from the project venv, after the new venv's own site-packages, and
@@ -93,7 +94,8 @@ def test_wheel_carries_the_package_data_and_only_the_package(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"perfalign", "perfalign-0.1.0.dist-info"}, tops
-    for required in ("perfalign/flows/profiles/embedded.toml", "perfalign/flows/profiles/production.toml", "perfalign/alignment/accelerate_fsdp.yaml",
+    for required in ("perfalign/flows/profiles/embedded.toml", "perfalign/flows/profiles/production.toml",
+                     "perfalign/alignment/accelerate_fsdp.yaml",
                      "perfalign/data/codecontests_sample/data/train-00000-of-00001.parquet",
                      "perfalign/data/stack_seeds/cpp", "perfalign/data/synth_sample/pairs",
                      "perfalign/data/pareval_sample", "perfalign/data/polybench_sample",

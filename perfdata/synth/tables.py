@@ -70,7 +70,8 @@ COLUMN_DOCS = {
     "config_hash": "hash of the generation settings", "problem": "the problem statement the LLM wrote",
     "language": "cpp / python3", "fast": "the faster program", "slow": "the slower program",
     "test_inputs": "stdin of every verification input", "input_generator": "program that generated the inputs",
-    "fast_cpu_times_s": "per input: median CPU time over repeats (s)", "slow_cpu_times_s": "per input, the slow program",
+    "fast_cpu_times_s": "per input: median CPU time over repeats (s)",
+    "slow_cpu_times_s": "per input, the slow program",
     "fast_cpu_time_s": "sum over inputs (s)", "slow_cpu_time_s": "sum over inputs (s)",
     "speedup": "slow / fast CPU time (capped by the plausibility policy)", "speedup_raw": "the ratio before the cap",
     "speedup_flags": "implausible / capped / remeasured / below_timer_resolution", "repeats": "runs per input",
@@ -103,7 +104,8 @@ def write_card(out_dir: Path) -> Path | None:
               and pq.ParquetFile(out_dir / "data" / f"{t}.parquet").metadata.num_rows}
     if not tables:
         return None
-    return write_dataset_card(out_dir, title="perfalign synthetic fast/slow pairs", tags=("code", "performance", "synthetic"),
+    return write_dataset_card(out_dir, title="perfalign synthetic fast/slow pairs",
+                              tags=("code", "performance", "synthetic"),
                               description="Program pairs written by an LLM from seed code and verified by execution "
                                           "(perfalign.perfdata.synth; paper §IV-B).", tables=tables)
 

@@ -7,7 +7,6 @@ import functools
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 from .. import seccomp
 from .base import Backend, BackendUnavailable, Mount, ProcessHandle, RunnerHandle, Slot, runner_path

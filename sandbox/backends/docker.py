@@ -95,7 +95,9 @@ class DockerBackend(Backend):
 
     # The container's own cgroup, at the root of its private cgroup namespace.
     def guest_cpu_file(self, slot: Slot) -> tuple[str, str] | None:
-        return ("/sys/fs/cgroup/cpu.stat", "usec") if self._cgroup_v2 else ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "ns")
+        if self._cgroup_v2:
+            return ("/sys/fs/cgroup/cpu.stat", "usec")
+        return ("/sys/fs/cgroup/cpuacct/cpuacct.usage", "ns")
 
     def guest_oom_file(self, slot: Slot) -> str | None:
         return "/sys/fs/cgroup/memory.events" if self._cgroup_v2 else "/sys/fs/cgroup/memory/memory.oom_control"

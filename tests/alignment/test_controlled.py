@@ -9,10 +9,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.flows.config import preset
-from perfalign.alignment.controlled import (BIG_NS, CORRECT_KINDS, build_controlled_task, classify_samples, instances,
-                                  load_controlled_task, quick_instances)
+from perfalign.alignment.controlled import (
+    BIG_NS,
+    CORRECT_KINDS,
+    build_controlled_task,
+    classify_samples,
+    instances,
+    load_controlled_task,
+    quick_instances,
+)
 from perfalign.common.prompts import format_response
+from perfalign.flows.config import preset
 from perfalign.perfdata.shards import load_table
 
 

@@ -19,18 +19,15 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
-
-from perfalign.flows.config import preset
 import torch
 import yaml
 
 from perfalign.alignment import models
-from perfalign.common.paths import SOURCE_ROOT
-from perfalign.alignment.data import load_triplet_rows, preference_rows
-from perfalign.alignment.dpa import DPAStageConfig
-from perfalign.alignment.rlpf import RLPFStageConfig
-from perfalign.alignment.scoring import completion_logprobs
 from perfalign.alignment.controlled import build_controlled_task, quick_instances
+from perfalign.alignment.data import load_triplet_rows, preference_rows
+from perfalign.alignment.scoring import completion_logprobs
+from perfalign.common.paths import SOURCE_ROOT
+from perfalign.flows.config import preset
 
 REPO = SOURCE_ROOT
 ACCELERATE = str(Path(sys.executable).parent / "accelerate")
@@ -112,7 +109,8 @@ def test_rlpf_in_two_processes(toy, launch_config, tmp_path):
     assert w["calls"] == 2 and w["world_count"] == 2 * w["local_count"]  # both ranks' tokens
     assert abs(w["local_mean"]) > 1e-9  # rank 0's share is not centred on itself (per-rank: ~1e-17)
     saved = models.load_causal_lm(str(tmp_path / "rlpf"))
-    assert sum(p.numel() for p in saved.parameters()) == sum(p.numel() for p in models.load_causal_lm(base).parameters())
+    assert (sum(p.numel() for p in saved.parameters())
+            == sum(p.numel() for p in models.load_causal_lm(base).parameters()))
 
 
 WHITEN_SCRIPT = """

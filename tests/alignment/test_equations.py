@@ -37,8 +37,10 @@ def test_eq3_adaptive_margin():
 
 def test_eq4_performance_reward():
     assert eq.performance_reward(has_tests=True, correct=False) == -1.0
-    assert eq.performance_reward(has_tests=True, correct=True, runtime_s=0.5, median_runtime_s=1.0) == pytest.approx(1.0)
-    assert eq.performance_reward(has_tests=True, correct=True, runtime_s=2.0, median_runtime_s=1.0) == pytest.approx(-0.5)
+    assert eq.performance_reward(has_tests=True, correct=True, runtime_s=0.5,
+                                 median_runtime_s=1.0) == pytest.approx(1.0)
+    assert eq.performance_reward(has_tests=True, correct=True, runtime_s=2.0,
+                                 median_runtime_s=1.0) == pytest.approx(-0.5)
     assert eq.performance_reward(has_tests=False, reward_model_score=0.37) == pytest.approx(0.37)
     with pytest.raises(ValueError):
         eq.performance_reward(has_tests=False)
@@ -58,7 +60,8 @@ def test_eq7_dpa_loss_hand_computed():
                        torch.tensor([1.0]), beta=0.6)
     assert float(loss) == pytest.approx(math.log(1 + math.exp(0.1)))
     # mu = 0 is plain DPO
-    plain = eq.dpa_loss(torch.tensor([-10.0]), torch.tensor([-12.0]), torch.tensor([-11.0]), torch.tensor([-11.5]), 0.0, 0.6)
+    plain = eq.dpa_loss(torch.tensor([-10.0]), torch.tensor([-12.0]), torch.tensor([-11.0]), torch.tensor([-11.5]),
+                        0.0, 0.6)
     assert float(plain) == pytest.approx(math.log(1 + math.exp(-0.9)))
 
 

@@ -16,20 +16,20 @@ import pytest
 import torch
 
 from perfalign.alignment import models
-from perfalign.common.paths import SOURCE_ROOT
 from perfalign.alignment.common import METRICS_FILE
+from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
-from perfalign.common.equations import dpa_loss, reward_model_loss
-from perfalign.alignment.stages import wire
-from perfalign.flows.config import load_config, preset
-from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
 from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
 from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
 from perfalign.alignment.scoring import completion_logprobs, reward_scores
 from perfalign.alignment.sft import SFTStageConfig, run_sft
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
+from perfalign.alignment.stages import wire
+from perfalign.common.equations import dpa_loss, reward_model_loss
+from perfalign.common.paths import SOURCE_ROOT
+from perfalign.common.prompts import format_response, instruction_prompt
+from perfalign.flows.config import load_config, preset
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import Verdict
 
@@ -74,7 +74,8 @@ def test_production_defaults_are_the_papers():
     assert rl.batch_size * 4 == 4
     assert (dpa.num_train_epochs, dpa.learning_rate, dpa.beta, dpa.optim) == (1.0, 1e-7, 0.6, "adamw_torch")
     assert dpa.per_device_train_batch_size * dpa.gradient_accumulation_steps * 4 == 4
-    prod = wire({s: getattr(load_config(profile="production"), s) for s in ("sft", "reward", "rlpf", "dpa")}, "d", "w", "cc")
+    prod = wire({s: getattr(load_config(profile="production"), s) for s in ("sft", "reward", "rlpf", "dpa")},
+                "d", "w", "cc")
     assert prod["rlpf"].model_name_or_path == prod["dpa"].model_name_or_path == str(Path("w") / "sft")
     assert prod["rlpf"].reward_model_path == str(Path("w") / "reward_model")
     emb = wire({s: getattr(load_config(overrides=["sft.num_train_epochs=1.0"]), s) for s in prod}, "d", "w")
@@ -159,7 +160,8 @@ def test_bad_inputs_fail_before_training(toy, tmp_path, no_model_loading):
 def _ordered_batch(trainer, n):
     from torch.utils.data import DataLoader
 
-    return next(iter(DataLoader(trainer.train_dataset.select(range(n)), batch_size=n, collate_fn=trainer.data_collator)))
+    loader = DataLoader(trainer.train_dataset.select(range(n)), batch_size=n, collate_fn=trainer.data_collator)
+    return next(iter(loader))
 
 
 def test_reward_trainer_loss_is_eq2(toy, tiny, tmp_path):
@@ -172,7 +174,8 @@ def test_reward_trainer_loss_is_eq2(toy, tiny, tmp_path):
     assert len({round(p["margin"], 3) for p in pairs}) > 3  # measured runtime ratios: the margins vary
     pairs = [dict(p, margin=m) for p, m in zip(pairs, [0.0, 0.5, 1.0, 2.0, 3.0, 1.5])]
     model = models.load_sequence_classifier(str(path), pad_token_id=tok.pad_token_id, seed=1)
-    trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs), processing_class=tok)
+    trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs),
+                            processing_class=tok)
     batch = _ordered_batch(trainer, 6)
     with torch.no_grad():
         loss = trainer.compute_loss(model, batch)
@@ -237,7 +240,9 @@ class StubSandbox:
 
     def _run(self, job):
         self.runs[job.source] += 1
-        ok = lambda t: SimpleNamespace(verdict=Verdict.OK, mean_cpu_time_s=t, calibration=self.calibration)
+        def ok(t):
+            return SimpleNamespace(verdict=Verdict.OK, mean_cpu_time_s=t, calibration=self.calibration)
+
         if "flaky" in job.source and self.flaky_left:
             self.flaky_left -= 1
             return SimpleNamespace(verdict=Verdict.SANDBOX_ERROR, mean_cpu_time_s=None, calibration={})
@@ -259,8 +264,10 @@ def fence(code):
 
 def test_performance_reward_eq4_batched_and_cached(monkeypatch):
     sb = StubSandbox()
-    monkeypatch.setattr("perfalign.alignment.reward.reward_scores", lambda m, t, prompts, comps, *a: torch.tensor([0.25] * len(prompts)))
-    reward = PerformanceReward({"p": _problem(), "q": _problem("q", {})}, reward_model=object(), tokenizer=None, sandbox=sb)
+    monkeypatch.setattr("perfalign.alignment.reward.reward_scores",
+                        lambda m, t, prompts, comps, *a: torch.tensor([0.25] * len(prompts)))
+    reward = PerformanceReward({"p": _problem(), "q": _problem("q", {})}, reward_model=object(), tokenizer=None,
+                               sandbox=sb)
     c, s = PromptInfo("P", "p", "python3", "contest"), PromptInfo("S", "syn", "python3", "synthetic")
     responses = [fence("# fast 0.05"), fence("# slow 0.2"), fence("# bad 0"), "no code at all", fence("# fast 0.05"),
                  fence("# flaky 0.1"), "whatever", fence("# ok 0.1")]
@@ -315,8 +322,10 @@ def test_contest_problems_carry_how_labels_were_measured(tmp_path):
     from perfalign.alignment.data import load_contest_problems
 
     (tmp_path / "data").mkdir()
-    pq.write_table(pa.Table.from_pylist([dict(problem_id="p", test_inputs=["1\n"], test_outputs=["1\n"], time_limit_s=2.0,
-                                              memory_limit_mb=256)]), tmp_path / "data" / "problems-00000-of-00001.parquet")
+    pq.write_table(pa.Table.from_pylist([dict(problem_id="p", test_inputs=["1\n"], test_outputs=["1\n"],
+                                              time_limit_s=2.0,
+                                              memory_limit_mb=256)]),
+                   tmp_path / "data" / "problems-00000-of-00001.parquet")
     subs = [dict(problem_id="p", language="cpp", is_correct=True, runtime_s=t, verdict="OK", status="measured",
                  repeats=5, host="h1", calibration_cpu_s=cal) for t, cal in ((0.1, 0.09), (0.3, 0.11), (0.2, 0.1))]
     pq.write_table(pa.Table.from_pylist(subs), tmp_path / "data" / "submissions-00000-of-00001.parquet")
@@ -377,7 +386,8 @@ def test_performance_reward_in_the_real_sandbox(toy):
     assert p.repeats == 1  # as the fixture measured the labels
     reward = PerformanceReward(problems)
     info = PromptInfo(inst.prompt, inst.problem_id, "python3", "contest")
-    fast, slow, wrong = reward([info] * 3, [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")])
+    fast, slow, wrong = reward([info] * 3,
+                               [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")])
     assert fast.verdict == "OK" and slow.verdict == "OK" and wrong.verdict == "WRONG_ANSWER"
     assert fast.reward == pytest.approx(p.median_runtime_s["python3"] / fast.runtime_s - 1)
     assert fast.reward > 0 > slow.reward > -1 == wrong.reward
@@ -396,7 +406,8 @@ def test_stage_runs_under_accelerate_launch(toy, tmp_path):
     path.write_text(json.dumps(dataclasses.asdict(cfg)))
     accelerate = str(Path(sys.executable).parent / "accelerate")
     p = subprocess.run([accelerate, "launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
-                        "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "perfalign.alignment.launch", "sft", str(path)],
+                        "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "perfalign.alignment.launch", "sft",
+                        str(path)],
                        cwd=SOURCE_ROOT, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True,
                        timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -440,8 +451,7 @@ def test_world_whitening_equals_trls_on_one_process():
 def test_a_tokenizer_that_pads_with_eos_gets_its_own_pad_token(tiny, tmp_path):
     """Issue 14 (4): Deepseek-Coder pads with EOS; TRL's PPO ends a response at the first pad
     token, which would mask the real EOS out of the update."""
-    from trl.experimental.ppo.ppo_trainer import truncate_response
-    from trl.experimental.ppo.ppo_trainer import first_true_indices
+    from trl.experimental.ppo.ppo_trainer import first_true_indices, truncate_response
 
     path, tok = tiny
     eos_pad = copy.deepcopy(tok)
@@ -487,7 +497,8 @@ def test_dpa_reports_eq8_beside_trls_shifted_numbers(toy, tiny, tmp_path):
     ours = trainer.pair_metrics("eval")
     prompts = [p["prompt"] for p in pairs]
     lp = {name: completion_logprobs(m, tok, prompts, [p[k] for p in pairs]).sums
-          for name, m, k in (("pf", model, "chosen"), ("ps", model, "rejected"), ("rf", ref, "chosen"), ("rs", ref, "rejected"))}
+          for name, m, k in (("pf", model, "chosen"), ("ps", model, "rejected"), ("rf", ref, "chosen"),
+                             ("rs", ref, "rejected"))}
     eq8 = dpa_accuracy(lp["pf"], lp["ps"], lp["rf"], lp["rs"])
     delta = (lp["pf"] - lp["rf"]) - (lp["ps"] - lp["rs"])
     margin_share = float((0.6 * delta > torch.tensor([p["margin"] for p in pairs])).double().mean())

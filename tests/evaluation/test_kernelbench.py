@@ -18,7 +18,8 @@ from perfalign.sandbox.environments import TorchSite, torch_site
 
 KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"
 needs_kb = pytest.mark.skipif(not (KB / "level1").is_dir(), reason=f"KernelBench is not at {KB} (../shared/external)")
-needs_torch = pytest.mark.skipif(torch_site().dir is None, reason=f"the sandbox cannot use torch: {torch_site().reason}")
+needs_torch = pytest.mark.skipif(torch_site().dir is None,
+                                 reason=f"the sandbox cannot use torch: {torch_site().reason}")
 
 # problem-agnostic hostile samples: Model's own computation under another text (the reference
 # operator), and a result of the right kind with wrong values
@@ -56,7 +57,8 @@ def test_without_a_folder_every_prompt_is_skipped_with_the_reason(tmp_path):
         preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",),
                             kernelbench_dir=str(tmp_path / "missing")).validate()
     with pytest.raises(ValueError, match="kernelbench_levels"):
-        preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",), kernelbench_dir=str(tmp_path),
+        preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",),
+               kernelbench_dir=str(tmp_path),
                             kernelbench_levels=(0,)).validate()
 
 
@@ -94,7 +96,8 @@ def test_no_torch_in_the_sandbox_excludes_the_prompts_with_the_reason(monkeypatc
     from perfalign.evaluation.tasks.base import EvalPrompt
     from perfalign.evaluation.tasks.kernelbench import TASK, KernelSpec
 
-    monkeypatch.setattr("perfalign.kernelenv.score.environments.torch_site", lambda: TorchSite(None, reason="no torch here"))
+    monkeypatch.setattr("perfalign.kernelenv.score.environments.torch_site",
+                        lambda: TorchSite(None, reason="no torch here"))
     p = EvalPrompt(TASK, "level1/x", "...", "python3", "cpu", KernelSpec("/nowhere/x.py", "level1/x"))
     run = ScoreRun(None, preset("eval", num_samples=2, models=["oracle:reference"], tasks=("kernelbench",)))
     samples, baselines, _ = KernelBenchTask().score([p], {"m": [["```python\nclass ModelNew: pass\n```", "  \n"]]}, run)
@@ -112,10 +115,12 @@ def run(tmp_path_factory):
     ev = importlib.import_module("perfalign.evaluation.evaluate")  # the module (the package exports the function)
     real = ev.make_generator
     patch = pytest.MonkeyPatch()
-    patch.setattr(ev, "make_generator", lambda spec, cfg: HostileGenerator() if spec.label == "hostile" else real(spec, cfg))
+    patch.setattr(ev, "make_generator",
+                  lambda spec, cfg: HostileGenerator() if spec.label == "hostile" else real(spec, cfg))
     try:
         out = tmp_path_factory.mktemp("kb-eval")
-        report = evaluate(_config(models=[ModelSpec("ref", "oracle:reference"), ModelSpec("hostile", "oracle:fast")]), out)
+        report = evaluate(_config(models=[ModelSpec("ref", "oracle:reference"), ModelSpec("hostile", "oracle:fast")]),
+                          out)
     finally:
         patch.undo()
     return report, [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()], out

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from perfalign.flows.config import preset
 from perfalign.evaluation import ModelSpec, evaluate, models_from_run_dir
+from perfalign.flows.config import preset
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]
@@ -95,7 +95,8 @@ def test_tiny_models_end_to_end(ccperf, tmp_path):
                                                                 "model_name_or_path": "embedded"}))
     (run / "sft" / "metrics.json").write_text(json.dumps({"eval_perplexity": 3.25}))
     cfg = preset("eval", models=models_from_run_dir(run), codecontests_dir=str(ccperf), max_prompts_per_task=1,
-                 max_new_tokens=32, pareval_models=("omp",), num_samples=2, tasks=("codecontests", "pareval", "polybench"))
+                 max_new_tokens=32, pareval_models=("omp",), num_samples=2,
+                 tasks=("codecontests", "pareval", "polybench"))
     report = evaluate(cfg, tmp_path / "eval")
     assert [m["label"] for m in report.models] == ["base", "+SFT", "control:reference", "control:slow"]
     assert [m["kind"] for m in report.models] == ["hf", "hf", "control", "control"]

@@ -8,7 +8,6 @@ import matplotlib
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from perfalign.evaluation.plots import plot_code_generation, plot_polybench  # noqa: E402

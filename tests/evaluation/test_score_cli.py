@@ -27,7 +27,8 @@ def _score(tmp_path, code: str, *args: str) -> tuple[int, dict | str]:
     f = tmp_path / "cand.cpp"
     f.write_text(code)
     # the bands below are wide; the noise gate (--max-rel-se) is tested in measure/test_hostile_candidates.py
-    res = CliRunner().invoke(app, ["eval", "score", *args, "--code", str(f), "--timing-repeats", "2", "--max-rel-se", "10",
+    res = CliRunner().invoke(app, ["eval", "score", *args, "--code", str(f), "--timing-repeats", "2",
+                                   "--max-rel-se", "10",
                                    "--json"])
     if res.exit_code != 0:
         return res.exit_code, res.output
@@ -60,7 +61,8 @@ def test_score_pareval_contract_and_exit_codes(tmp_path):
                        "--pareval-dir", str(PAREVAL))
     assert code == 0 and out["verdict"] == "COMPILE_ERROR"
     # requests that name nothing scorable are errors, not scores
-    code, out = _score(tmp_path, AVERAGE, "--suite", "pareval", "--problem", "99_nothing", "--pareval-dir", str(PAREVAL))
+    code, out = _score(tmp_path, AVERAGE, "--suite", "pareval", "--problem", "99_nothing",
+                       "--pareval-dir", str(PAREVAL))
     assert code == 2 and "no ParEval problem" in out
     code, out = _score(tmp_path, AVERAGE, "--suite", "pareval", "--problem", "27_reduce_average")
     assert code == 2 and "--pareval-dir" in out

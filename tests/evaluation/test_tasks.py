@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.flows.config import preset
 from perfalign.common.prompts import RESPONSE_MARKER
 from perfalign.evaluation import EvalConfig, ModelSpec, load_report, write_report
 from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
@@ -17,6 +16,7 @@ from perfalign.evaluation.run_models import finetune_metrics, models_from_run_di
 from perfalign.evaluation.task_scores import task_scores
 from perfalign.evaluation.tasks.base import BaselineResult, SampleResult, extract_candidate
 from perfalign.evaluation.tasks.registry import load_tasks
+from perfalign.flows.config import preset
 from perfalign.sandbox import CompileInfo, Language, RunResult, Verdict
 from perfalign.sandbox import TestResult as _TestResult
 

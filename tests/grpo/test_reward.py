@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from perfalign.grpo.measure import MeasureSettings, Rollout, evaluate_rollout
-from perfalign.grpo.tasks import dgemm_task
 from perfalign.grpo.static import TECHNIQUES
+from perfalign.grpo.tasks import dgemm_task
 
 SETTINGS = MeasureSettings(validate_time_s=2.0, repeats=2, max_repeats=2, target_s=0.05, peak_seconds=0.1,
                            peak_n=256)
@@ -56,7 +56,8 @@ def test_naive_program_is_near_the_floor(task):
     ("verification", -10, SIG.replace("dgemm(", "dgemm_ok(") + NAIVE[len(SIG):] + "\n" + SIG
      + " { dgemm_ok(n, alpha, A, B, beta, C); C[0] += 1.0; }"),
     ("format", -100, "order=ikj tile=7 simd=0 omp=0 unroll=1"),
-    ("library", -100, "#include <cblas.h>\n" + SIG + " { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, A, n, B, n, beta, C, n); }"),
+    ("library", -100, "#include <cblas.h>\n" + SIG
+     + " { cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, A, n, B, n, beta, C, n); }"),
 ])
 def test_each_tier(task, tier, reward, code):
     rec = run(task, code, mode="spec" if tier == "format" else "code")

@@ -22,8 +22,10 @@ def test_every_spec_expands_to_exactly_its_techniques():
 
 
 @pytest.mark.parametrize("bad", ["", "order=ikj", "order=iij tile=0 simd=0 omp=0 unroll=1",
-                                 "order=ikj tile=12 simd=0 omp=0 unroll=1", "order=ikj tile=0 simd=0 omp=0 unroll=1 x=1",
-                                 "order=ikj order=ikj tile=0 simd=0 omp=0", "order=ikj tile=zero simd=0 omp=0 unroll=1"])
+                                 "order=ikj tile=12 simd=0 omp=0 unroll=1",
+                                 "order=ikj tile=0 simd=0 omp=0 unroll=1 x=1",
+                                 "order=ikj order=ikj tile=0 simd=0 omp=0",
+                                 "order=ikj tile=zero simd=0 omp=0 unroll=1"])
 def test_malformed_specs_are_format_errors(bad):
     with pytest.raises(SpecError):
         parse_spec(bad)
@@ -71,7 +73,8 @@ def test_flop_counts():
     assert two_mm_flops(2, 3, 4, 5) == 2 * 2 * 3 * 4 + 2 * 2 * 5 * 3
     assert syrk_flops(3, 4) == 3 * 4 * 4
     assert jacobi_2d_flops(2, 5) == 10 * 2 * 9
-    header = "#  ifdef SMALL_DATASET\n#   define N 30\n#   define M 20\n#  endif\n#  ifdef MEDIUM_DATASET\n#   define N 90\n#  endif"
+    header = ("#  ifdef SMALL_DATASET\n#   define N 30\n#   define M 20\n#  endif\n"
+              "#  ifdef MEDIUM_DATASET\n#   define N 90\n#  endif")
     assert polybench_sizes(header, "MEDIUM_DATASET") == {"N": 90}
     assert dgemm_task().flops == dgemm_flops(256)
 

@@ -8,8 +8,24 @@ from pathlib import Path
 import pytest
 import torch
 
-from perfalign.kernelenv import KernelScore, RewardTiers, geomean, kernel_reward, load_problem, load_problems, reference_candidate, summarize
-from perfalign.kernelenv.guest import compare, free_constants, rewrite_constants, scale_value, size_constants, vary_sizes
+from perfalign.kernelenv import (
+    KernelScore,
+    RewardTiers,
+    geomean,
+    kernel_reward,
+    load_problem,
+    load_problems,
+    reference_candidate,
+    summarize,
+)
+from perfalign.kernelenv.guest import (
+    compare,
+    free_constants,
+    rewrite_constants,
+    scale_value,
+    size_constants,
+    vary_sizes,
+)
 from perfalign.kernelenv.score import parse_report
 from perfalign.kernelenv.static import analyze
 
@@ -108,7 +124,8 @@ def test_static_checks():
     honest = (ORACLES / "25_Swish.py").read_text()
     assert analyze(honest, ref).flags == []
     r = analyze("import torch\nimport gc\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
-                "        try:\n            return foo(x)\n        except Exception:\n            return torch.tanh(x)\n", ref)
+                "        try:\n            return foo(x)\n"
+                "        except Exception:\n            return torch.tanh(x)\n", ref)
     assert {"hack:tamper:import:gc", "hack:fallback_to_reference", "hack:reference_op_static:tanh"} <= set(r.flags)
     assert analyze(ref + "ModelNew = Model\n", ref, allow_reference_ops=True).flags == []
     assert analyze('"""About kernelbench/level1 problems."""\n' + honest, ref).flags == []  # docstrings are prose
@@ -135,7 +152,8 @@ def test_metrics_as_the_anchors_report_them():
 def test_reward_tiers_are_ordered_and_gated():
     t = RewardTiers()
     order = [kernel_reward(_score(v, None, None)) for v in ("format_error", "load_error", "runtime_error", "incorrect")]
-    assert order == sorted(order) and order[-1] < kernel_reward(_score(flags=["hack:x"])) < kernel_reward(_score(se=0.1))
+    assert order == sorted(order)
+    assert order[-1] < kernel_reward(_score(flags=["hack:x"])) < kernel_reward(_score(se=0.1))
     assert kernel_reward(_score(se=2.5)) == 2.5
     assert kernel_reward(_score(se=2.5, sc=0.5), RewardTiers(against="compile")) == 0.5
     assert kernel_reward(_score("sandbox_error", None, None)) is None  # not the candidate's fault: skipped

@@ -17,7 +17,8 @@ TANH = KB / "level1" / "22_Tanh.py"
 from perfalign.sandbox.environments import torch_site  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not TANH.exists(), reason=f"KernelBench is not at {KB} (../shared/external)"),
-              pytest.mark.skipif(torch_site().dir is None, reason=f"the sandbox cannot use torch: {torch_site().reason}")]
+              pytest.mark.skipif(torch_site().dir is None,
+                                 reason=f"the sandbox cannot use torch: {torch_site().reason}")]
 
 HEAD = "import torch\nimport torch.nn as nn\n"
 # tanh without aten::tanh: an honest computation the reference-op check must not flag
@@ -281,7 +282,8 @@ PROTOCOL_HACKS = {
     "proto_garbage_lines": PROTO + "_flood(b'\\xff\\xfe garbage \\x00\\n' * 20 + b'null\\n[1,2]\\n\"s\"\\n')\n" + ZEROS,
     "proto_huge_line": PROTO + "_flood(b'x' * (3 << 20))\n" + ZEROS,
     # a frame the driver parses but that nests deep inside a field it copies into its report
-    "proto_nested_field": PROTO + "_flood(b'{\"ok\": true, \"compiles\": ' + b'[' * 900 + b']' * 900 + b'}\\n')\n" + ZEROS,
+    "proto_nested_field": PROTO + "_flood(b'{\"ok\": true, \"compiles\": ' + b'[' * 900 + b']' * 900 + b'}\\n')\n"
+                          + ZEROS,
     # fake success: a hello and a stack of "done" replies queued before any call is asked
     "proto_fake_success": PROTO + "_flood(b'{\"ok\": true, \"compiles\": []}\\n' + b'{\"ok\": true, \"outputs\": "
                                   "[{\"shape\": null, \"dtype\": \"float32\"}], \"n_outputs\": 1, "

@@ -19,10 +19,12 @@ ORACLES = Path(__file__).resolve().parents[2] / "kernelenv" / "oracles"
 from perfalign.sandbox.environments import torch_site  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(not KB.exists(), reason=f"KernelBench is not at {KB} (../shared/external)"),
-              pytest.mark.skipif(torch_site().dir is None, reason=f"the sandbox cannot use torch: {torch_site().reason}")]
+              pytest.mark.skipif(torch_site().dir is None,
+                                 reason=f"the sandbox cannot use torch: {torch_site().reason}")]
 
 REFERENCE_PROBLEMS = ["level1/19_ReLU.py", "level1/23_Softmax.py", "level1/47_Sum_reduction_over_a_dimension.py",
-                      "level1/1_Square_matrix_multiplication_.py", "level1/50_conv_standard_2D__square_input__square_kernel.py",
+                      "level1/1_Square_matrix_multiplication_.py",
+                      "level1/50_conv_standard_2D__square_input__square_kernel.py",
                       "level2/12_Gemm_Multiply_LeakyReLU.py"]
 
 
@@ -75,13 +77,15 @@ def test_our_cpu_kernels_beat_eager(scorer):
 
     stems = ["100_HingeLoss", "94_MSELoss", "88_MinGPTNewGelu", "25_Swish"]
     problems = [load_problem(KB / "level1" / f"{s}.py") for s in stems]
-    results = _score_all(scorer, [(p, (ORACLES / "level1" / f"{s}.py").read_text(), s) for p, s in zip(problems, stems)])
+    results = _score_all(scorer, [(p, (ORACLES / "level1" / f"{s}.py").read_text(), s)
+                                  for p, s in zip(problems, stems)])
     for s in results:
         detail = f"{s.problem}: {s.verdict} {s.speedup_eager} {s.flags} {s.message[:300]}"
         assert s.verdict == "correct" and not s.hack_flags, detail
         assert s.candidate_compile_s and max(s.candidate_compile_s) < 10, detail  # plain g++ inside the sandbox
     # the one-pass reductions replace three passes with temporaries: clearly faster
-    assert results[0].speedup_eager > 1.2 and results[1].speedup_eager > 1.2, [(s.problem, s.speedup_eager) for s in results]
+    assert results[0].speedup_eager > 1.2 and results[1].speedup_eager > 1.2, \
+        [(s.problem, s.speedup_eager) for s in results]
 
 
 def test_compile_errors_and_wrong_kernels(scorer):
@@ -90,9 +94,12 @@ def test_compile_errors_and_wrong_kernels(scorer):
     p = load_problem(KB / "level1" / "25_Swish.py")
     bad_cpp = ("import torch\nfrom perfalign_kernels import load_cpp\n_lib = load_cpp('int main( {', 'broken')\n"
                "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n")
-    wrong = (ORACLES / "level1" / "25_Swish.py").read_text().replace("v / (1.f + std::exp(-v))", "v / (2.f + std::exp(-v))")
-    raises = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        raise RuntimeError('boom')\n"
-    shape = "import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return (x * torch.sigmoid(x))[:1]\n"
+    wrong = (ORACLES / "level1" / "25_Swish.py").read_text().replace("v / (1.f + std::exp(-v))",
+                                                                     "v / (2.f + std::exp(-v))")
+    raises = ("import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+              "        raise RuntimeError('boom')\n")
+    shape = ("import torch\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+             "        return (x * torch.sigmoid(x))[:1]\n")
     out = {s.candidate: s for s in scorer.score_many(p, [("bad_cpp", bad_cpp), ("wrong", wrong), ("raises", raises),
                                                           ("shape", shape), ("no_model", "x = 1\n")])}
     assert out["bad_cpp"].verdict == "load_error" and "C++ compile error" in out["bad_cpp"].message
@@ -125,7 +132,8 @@ def test_auto_scale_and_cli_score(tmp_path):
     cand = tmp_path / "ref.py"
     cand.write_text(reference_candidate(p))
     res = CliRunner().invoke(app, ["kernel", "score", "--problem", str(p.path), "--candidate", str(cand), "--scale",
-                                   "0.004", "--trials", "5", "--no-compile-baseline", "--allow-reference-ops", "--json"])
+                                   "0.004", "--trials", "5", "--no-compile-baseline", "--allow-reference-ops",
+                                   "--json"])
     assert res.exit_code == 0, res.output
     d = json.loads(res.output.strip().splitlines()[-1])
     assert list(d)[:6] == ["verdict", "correct", "speedup_eager", "speedup_compile", "runtime_s", "flags"]

@@ -18,7 +18,10 @@ Rows of issue 12's table and what each must get:
 | num_threads(16) with a budget of 2 | OVER_BUDGET (score 0) |
 | hard-codes the problem size / the expected value | WRONG_ANSWER (validated at two sizes, random inputs) |
 | interposes rand(), clock_gettime(), getrusage() | its true speedup (the driver uses none of them for scores) |
-| defines printf, putchar (weak), operator new, memcpy, opendir (asm label), getrusage (top-level asm), printf (.symver) | OK at its true speedup: the build keeps every definition but the function private to the candidate's unit |
+| defines libc symbols (1) | OK at its true speedup (2) |
+
+(1) printf, putchar (weak), operator new, memcpy, opendir (asm label), getrusage (top-level asm), printf (.symver).
+(2) the build keeps every definition but the function private to the candidate's unit.
 """
 from __future__ import annotations
 
@@ -52,7 +55,8 @@ HOSTILE = {
                    + HONEST,
     "return_and_macros": "#define validate(ctx) true\n#define fequal(...) true\n#define compare_calls(...) 0\n"
                          f"{GEMM_SIG} {{ return; }}\n",
-    "first_call_only": f"{GEMM_SIG} {{\n    static bool done = false;\n    if (done) return;\n    done = true;{GEMM_LOOP}}}\n",
+    "first_call_only": f"{GEMM_SIG} {{\n    static bool done = false;\n    if (done) return;\n"
+                       f"    done = true;{GEMM_LOOP}}}\n",
     "cache_across_calls": f"""#include <vector>
 static const double* last_a = nullptr;
 static std::vector<double> last_c;
@@ -172,7 +176,8 @@ void operator delete(void*, std::size_t) noexcept {}
 extern "C" DIR* perfalign_no_dir(const char*) asm("opendir");
 extern "C" DIR* perfalign_no_dir(const char*) { return nullptr; }
 """ + HONEST,
-    "toplevel_asm_symbols": 'asm(".globl getrusage\\n.type getrusage,@function\\ngetrusage:\\n xor %eax,%eax\\n ret\\n"\n'
+    "toplevel_asm_symbols": 'asm(".globl getrusage\\n.type getrusage,@function\\n'
+                            'getrusage:\\n xor %eax,%eax\\n ret\\n"\n'
                             '    ".globl clock_gettime\\n.type clock_gettime,@function\\nclock_gettime:\\n'
                             ' xor %eax,%eax\\n ret\\n");\n' + HONEST,
     "symver_printf": """#include <cstdarg>
@@ -277,7 +282,8 @@ double average(std::vector<double> const& x) {
 }
 """
     expected_value = "double average(std::vector<double> const& x) { return 50.0; }\n"  # E[U(0,100)]
-    first_only = ("double average(std::vector<double> const& x) {\n    static double v = -1;\n    if (v < 0) { double s = 0;"
+    first_only = ("double average(std::vector<double> const& x) {\n    static double v = -1;\n"
+                  "    if (v < 0) { double s = 0;"
                   " for (double e : x) s += e; v = s / x.size(); }\n    return v;\n}\n")
     scores, info = score_problem(sandbox, p, {"mpi": mpi, "expected_value": expected_value,
                                               "first_only": first_only}, FAST)
@@ -313,7 +319,8 @@ def test_polybench_kernel_controls_and_cheats(sandbox):
         "reference": p.reference, "slow": p.slow,
         "rewrite": f"#include <polybench.h>\n#include \"gemm.h\"\nstatic\n{POLY_SIG} {{{ikj}}}\n",
         "first_call_only": f"{POLY_SIG} {{\n  static int done = 0;\n  if (done++) return;{POLY_LOOP}}}\n",
-        "hardcoded_output": f"{POLY_SIG} {{\n  for (int i = 0; i < ni; i++) for (int j = 0; j < nj; j++) C[i][j] = 1.0;\n}}\n",
+        "hardcoded_output": f"{POLY_SIG} {{\n  for (int i = 0; i < ni; i++) "
+                            f"for (int j = 0; j < nj; j++) C[i][j] = 1.0;\n}}\n",
         "forge_transcript": HOSTILE["forge_transcript"].replace(GEMM_SIG, POLY_SIG).replace("C.size()", "(size_t)4"),
     }
     scores, info = score_problem(sandbox, p, cands, FAST)

@@ -119,9 +119,9 @@ def test_polybench_checkout_loads_every_kernel():
 
 
 def test_checkout_errors_are_clear(tmp_path):
+    from perfalign.evaluation.score_one import ScoreInputError, score_candidate
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
     from perfalign.evaluation.tasks.polybench import PolyBenchCheckout
-    from perfalign.evaluation.score_one import ScoreInputError, score_candidate
 
     with pytest.raises(FileNotFoundError, match="not a ParEval checkout"):
         ParEvalCheckout(tmp_path)
@@ -166,8 +166,8 @@ def _round(**clocks):
 
 @needs_pareval
 def test_time_precision_is_robust_to_one_disturbed_run():
-    from perfalign.measure.harness import ProbeSession, ProbeSettings
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+    from perfalign.measure.harness import ProbeSession, ProbeSettings
 
     s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average"), ProbeSettings())
     steady = [_round(__null__=1.0 + 0.002 * (i % 3), __reference__=1.3 + 0.002 * (i % 2)) for i in range(9)]
@@ -188,8 +188,8 @@ def test_a_shift_in_machine_speed_is_seen():
     50_stencil_xor_kernel (its reference's copy, CPU seconds per run, as measured; the machine ran
     14% slower from the third round on) read 0.87 by the medians, at an estimated error of
     1.7%, and 0.995 by the rounds. Steady rounds put the two together."""
-    from perfalign.measure.harness import ProbeSession, ProbeSettings
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+    from perfalign.measure.harness import ProbeSession, ProbeSettings
 
     s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("50_stencil_xor_kernel"), ProbeSettings())
     measured = [_round(reference=0.3745, __null__=0.0686, __reference__=0.373),
@@ -209,8 +209,8 @@ def test_a_shift_in_machine_speed_is_seen():
 def test_cpu_over_wall_budget():
     """CPU time over wall time of a whole run may not pass the thread budget (the check that
     matters where no cpuset confines a run); an honest team at its budget passes."""
-    from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+    from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings
 
     s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average", "omp", threads=2), ProbeSettings())
     honest = ProbeScore("omp", "OK", True, None, None, None, "wall", cpu_wall_ratio=2.0, max_threads=2)
@@ -225,8 +225,8 @@ def test_rounds_stop_when_more_cannot_help():
     cannot bring it under the reporting limit: that session stops at 5 rounds, not 9."""
     import itertools
 
-    from perfalign.measure.harness import ProbeSession, ProbeSettings
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+    from perfalign.measure.harness import ProbeSession, ProbeSettings
 
     def session(ref_clocks):
         s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average"), ProbeSettings())

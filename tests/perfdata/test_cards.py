@@ -9,12 +9,11 @@ import json
 
 import datasets
 import pyarrow.parquet as pq
-
 from llm_servers import Action, FakeSandbox, OpenAIServer
+from test_triplets import make_codecontests, make_synthetic
+
 from perfalign.perfdata.synth import SynthConfig, generate_synthetic
 from perfalign.perfdata.triplets import TripletConfig, build_triplets
-
-from test_triplets import make_codecontests, make_synthetic
 
 
 def _load(path, *config):

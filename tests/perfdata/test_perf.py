@@ -14,7 +14,7 @@ import pytest
 
 from perfalign.perfdata import shards
 from perfalign.perfdata.codecontests import ErrorRecord, Problem, iter_problems
-from perfalign.perfdata.perf import BuildSettings, build, summarize
+from perfalign.perfdata.perf import BuildSettings, build
 from perfalign.perfdata.schema import arrow_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,8 @@ def _sample_rows(n):
 
 
 def _keys(out):
-    return shards.read_table(out, "submissions", arrow_schema("submissions"), ["submission_key"]).column("submission_key").to_pylist()
+    table = shards.read_table(out, "submissions", arrow_schema("submissions"), ["submission_key"])
+    return table.column("submission_key").to_pylist()
 
 
 def test_malformed_rows_become_error_records(tmp_path):
@@ -45,8 +46,10 @@ def test_malformed_rows_become_error_records(tmp_path):
                       "public_tests": [{"input": ["1\n"], "output": ["1\n"]}],
                       "solutions": [{"language": [3, 3], "solution": [b"print(1)\n", b"\xff\xfe bad"]}]},
                      schema=pa.schema([("name", pa.string()), ("description", pa.string()),
-                                       ("public_tests", pa.struct([("input", pa.list_(pa.string())), ("output", pa.list_(pa.string()))])),
-                                       ("solutions", pa.struct([("language", pa.list_(pa.int64())), ("solution", pa.list_(pa.binary()))]))]))
+                                       ("public_tests", pa.struct([("input", pa.list_(pa.string())),
+                                                                   ("output", pa.list_(pa.string()))])),
+                                       ("solutions", pa.struct([("language", pa.list_(pa.int64())),
+                                                                ("solution", pa.list_(pa.binary()))]))]))
     pq.write_table(table, tmp_path / "valid.parquet")
     items = list(iter_problems(str(tmp_path)))
     errors = [i for i in items if isinstance(i, ErrorRecord)]
@@ -117,9 +120,11 @@ def test_incremental_build_runs_only_what_is_missing(flow_build):
 def test_kill_9_and_resume(prefect_server, tmp_path):
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "perfalign.flows.cli", "perf", "build", "--source", str(SAMPLE), "--out", str(out),
-           "--limit-problems", "3", "--repeats", "1", "--max-tests", "4", "--batch-size", "2", "--workers", "1", "--json"]
+           "--limit-problems", "3", "--repeats", "1", "--max-tests", "4", "--batch-size", "2", "--workers", "1",
+           "--json"]
     env = dict(os.environ, PREFECT_API_URL=prefect_server)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     deadline = time.monotonic() + 300
     while len(shards.shard_files(out, "submissions")) < 2 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -32,8 +32,8 @@ BUSY = "x = 0\nfor i in range(3_000_000):\n    x += i\n"  # ~0.2-0.4 s of CPU
 def _row(name, solutions=(), incorrect=(), tests=(("1 2\n", "3\n"), ("4 5\n", "9\n")), **kw):
     row = {"name": name, "description": f"sum the numbers ({name})",
            "public_tests": {"input": [t[0] for t in tests], "output": [t[1] for t in tests]},
-           "solutions": {"language": [l for l, _ in solutions], "solution": [s for _, s in solutions]},
-           "incorrect_solutions": {"language": [l for l, _ in incorrect], "solution": [s for _, s in incorrect]},
+           "solutions": {"language": [lang for lang, _ in solutions], "solution": [s for _, s in solutions]},
+           "incorrect_solutions": {"language": [lang for lang, _ in incorrect], "solution": [s for _, s in incorrect]},
            "time_limit": {"seconds": 1, "nanos": 0}, "memory_limit_bytes": 256 << 20}
     row.update(kw)
     return row
@@ -107,7 +107,8 @@ def test_non_utf8_code_is_stored_losslessly_and_reruns_resume(split_build):
     assert second.test_executions == first.test_executions  # nothing ran twice
     rows = _table(out, "submissions")
     coded = next(r for r in rows if r["solution"].startswith("# -*- coding"))
-    assert coded["status"] == "measured" and coded["solution_bytes"].startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
+    assert coded["status"] == "measured"
+    assert coded["solution_bytes"].startswith(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
     assert "caf\ufffd" in coded["solution"]  # readable text column, exact bytes beside it
     plain = next(r for r in rows if r["solution_bytes"] and r is not coded)
     # Python 3 refuses non-UTF-8 source without a coding line: a reject with its cause, not a crash
@@ -115,7 +116,8 @@ def test_non_utf8_code_is_stored_losslessly_and_reruns_resume(split_build):
     rej = _table(out, "rejects")
     assert [r["solution_bytes"] for r in rej] == [plain["solution_bytes"]] and rej[0]["split"] == "train"
     errs = _table(out, "errors")
-    assert [(e["problem_name"], e["reason"][:40]) for e in errs] == [("train-bad", "time_limit: expected {seconds, nanos}, g")]
+    assert [(e["problem_name"], e["reason"][:40]) for e in errs] == [
+        ("train-bad", "time_limit: expected {seconds, nanos}, g")]
 
 
 def test_card_splits_source_and_unsupported_share(split_build):
@@ -172,7 +174,8 @@ def test_sandbox_errors_and_timing_rejects_keep_their_cause_and_are_remeasured(t
         rows = _table(out, "submissions")
         keys = [r["submission_key"] for r in rows]
         assert len(keys) == len(set(keys)), "a re-measured submission must replace its old row"
-        return {next((m for m in ("INFRA_FAULT", "SLOW_ONCE", "SLOW_TWICE", "ALWAYS_TLE") if m in r["solution"]), "honest"): r
+        markers = ("INFRA_FAULT", "SLOW_ONCE", "SLOW_TWICE", "ALWAYS_TLE")
+        return {next((m for m in markers if m in r["solution"]), "honest"): r
                 for r in rows}
 
     calls: dict = {}
@@ -232,7 +235,8 @@ def test_corrupt_shards_are_quarantined_and_rebuilt(tmp_path):
         pq.read_table(victims[0])
     again = build(str(src), out, settings)
     assert len(again.quarantined) == 2 and all("\n" not in m and "moved to quarantine/" in m for m in again.quarantined)
-    assert sorted(p.name.split(".parquet")[0] for p in (out / "quarantine").iterdir()) == sorted(f.stem for f in victims)
+    assert (sorted(p.name.split(".parquet")[0] for p in (out / "quarantine").iterdir())
+            == sorted(f.stem for f in victims))
     assert sorted(r["submission_key"] for r in _table(out, "submissions")) == keys
     assert again.problems == first.problems == 2 and again.submissions == first.submissions
     from perfalign.perfdata.publish import files_to_upload
@@ -269,10 +273,13 @@ def test_shards_of_an_older_version_are_upgraded(tmp_path):
     (tmp_path / "data").mkdir()
     s_schema = pa.schema([arrow_schema("submissions").field(c) for c in old_subs])
     r_schema = pa.schema([arrow_schema("rejects").field(c) for c in old_rej])
-    pq.write_table(pa.Table.from_pylist([sub], schema=s_schema), tmp_path / "data" / "submissions-0123456789abcdef0123.parquet")
-    pq.write_table(pa.Table.from_pylist([rej], schema=r_schema), tmp_path / "data" / "rejects-0123456789abcdef0123.parquet")
+    pq.write_table(pa.Table.from_pylist([sub], schema=s_schema),
+                   tmp_path / "data" / "submissions-0123456789abcdef0123.parquet")
+    pq.write_table(pa.Table.from_pylist([rej], schema=r_schema),
+                   tmp_path / "data" / "rejects-0123456789abcdef0123.parquet")
     assert perf.repair(tmp_path) == []
-    assert [p.name for p in shards.shard_files(tmp_path, "submissions")] == ["submissions-valid-0123456789abcdef0123.parquet"]
+    assert ([p.name for p in shards.shard_files(tmp_path, "submissions")]
+            == ["submissions-valid-0123456789abcdef0123.parquet"])
     [r] = _table(tmp_path, "rejects")
     assert (r["split"], r["cause"]) == ("valid", "time")
     assert _table(tmp_path, "submissions")[0]["reject_cause"] == "time"
@@ -302,6 +309,7 @@ def test_tests_stream_from_arrow_and_batches_carry_a_path(tmp_path):
 # --------------------------------------------------------------------------- synthetic speedups
 def test_synthetic_speedups_go_through_the_plausibility_policy():
     from llm_servers import FakeSandbox, fake_program
+
     from perfalign.perfdata.synth.response import PairDraft
     from perfalign.perfdata.synth.verify import verify_pair
 

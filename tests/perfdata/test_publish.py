@@ -12,10 +12,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hub_server import hub_server
 from huggingface_hub import HfApi
 from huggingface_hub import constants as hf_constants
 
-from hub_server import hub_server
 from perfalign.perfdata.dataset_card import write_dataset_card
 from perfalign.perfdata.publish import PublishError, publish_dataset
 
@@ -146,7 +146,8 @@ def test_publish_private_and_load_back(dataset_dir: Path, hub, tmp_path: Path):
     assert len(hub.calls("PUT", r"^/lfs-upload/")) == 4  # every parquet file went through LFS
     repo = hub.repos[("dataset", "perf-org/perf-test")]
     assert repo.private
-    assert sorted(repo.files) == ["README.md"] + sorted(f"data/{p.name}" for p in (dataset_dir / "data").glob("*.parquet"))
+    assert sorted(repo.files) == ["README.md"] + sorted(f"data/{p.name}"
+                                                         for p in (dataset_dir / "data").glob("*.parquet"))
     assert repo.lfs_paths == {p for p in repo.files if p.endswith(".parquet")}
 
     env = {"HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
@@ -175,7 +176,8 @@ def test_republish_replaces_stale_shards(dataset_dir: Path, hub):
                                                   repo_type="dataset")
     by_type = {type(i).__name__: i for i in info}
     assert by_type["RepoFolder"].path == "data" and by_type["RepoFile"].path == "data/submissions-all.parquet"
-    assert by_type["RepoFile"].lfs.sha256 == hashlib.sha256((dataset_dir / "data" / "submissions-all.parquet").read_bytes()).hexdigest()
+    blob = (dataset_dir / "data" / "submissions-all.parquet").read_bytes()
+    assert by_type["RepoFile"].lfs.sha256 == hashlib.sha256(blob).hexdigest()
 
 
 def test_hub_rejects_broken_card_yaml(dataset_dir: Path, hub):
@@ -233,7 +235,8 @@ def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
     env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
            "HF_HOME": str(tmp_path / "hf_cli"), "HF_TOKEN": TOKEN}
     p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "publish", "--repo-id", "perf-org/ccperf",
-                        "--path", str(out), "--private"], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+                        "--path", str(out), "--private"], cwd=root, env=env, capture_output=True, text=True,
+                       timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     assert hub.repos[("dataset", "perf-org/ccperf")].private
     loaded = load_rows("perf-org/ccperf", [None, "problems"], {**env, "HF_HOME": str(tmp_path / "hf_load")})

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from llm_servers import Action, FakeSandbox, GeminiServer, OpenAIServer, fake_program, pair_answer
+
 from perfalign.perfdata.synth import AuthError, SynthConfig, SynthProgress, generate_synthetic
 from perfalign.perfdata.synth.cache import ResponseCache
 

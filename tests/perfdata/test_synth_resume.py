@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-
 from llm_servers import Action, OpenAIServer
 
 TESTS_DIR = Path(__file__).resolve().parents[1] / "fixtures"  # llm_servers for the subprocess

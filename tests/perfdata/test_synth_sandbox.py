@@ -5,8 +5,8 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from llm_servers import Action, OpenAIServer
+
 from perfalign.perfdata.synth import SynthConfig, generate_synthetic
 from perfalign.perfdata.synth.sample_pairs import load_sample_pairs
 

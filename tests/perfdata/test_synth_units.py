@@ -19,7 +19,6 @@ from perfalign.perfdata.synth.sample_pairs import load_sample_pairs
 from perfalign.perfdata.synth.seeds import BUNDLED_SEEDS, load_seed_files, pick_seed
 from perfalign.perfdata.synth.throttle import RateLimiter, TransientError, call_with_retries
 
-
 # ---------------------------------------------------------------------------- seeds
 
 def _write_tree(root):

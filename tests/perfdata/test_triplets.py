@@ -142,7 +142,8 @@ def test_contest_triplets_follow_the_recipe(built):
         assert t["fast_runtime_s"] == sols[ids.index(t["fast_id"])]["runtime_s"]
         assert t["median_runtime_s"] == pytest.approx(sorted(s["runtime_s"] for s in sols)[len(sols) // 2]
                                                       if len(sols) % 2 else
-                                                      sum(sorted(s["runtime_s"] for s in sols)[len(sols) // 2 - 1:len(sols) // 2 + 1]) / 2)
+                                                      sum(sorted(s["runtime_s"] for s in sols)
+                                                          [len(sols) // 2 - 1:len(sols) // 2 + 1]) / 2)
         if t["slow_is_correct"]:
             slow_half = ids[len(ids) - math.ceil(len(ids) * 0.5):]
             assert t["slow_id"] in slow_half, "d_s must be among the slowest 50%"

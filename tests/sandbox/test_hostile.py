@@ -2,7 +2,6 @@
 import os
 import socket
 import subprocess
-import threading
 import time
 import uuid
 
@@ -20,7 +19,7 @@ def sandbox(each_backend_sandbox):  # every test, once per backend: bwrap and do
 
 def _survivors(marker: str) -> list[str]:
     out = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout
-    return [l for l in out.splitlines() if "pgrep" not in l]
+    return [line for line in out.splitlines() if "pgrep" not in line]
 
 
 def test_fork_bomb_is_contained(sandbox):
@@ -33,7 +32,8 @@ def test_fork_bomb_is_contained(sandbox):
     uids = {s.uid for s in sandbox._all_slots}
     time.sleep(0.2)
     out = subprocess.run(["ps", "-eo", "uid=,stat="], capture_output=True, text=True).stdout.split("\n")
-    alive = [l for l in out if l.split() and int(l.split()[0]) in uids and not l.split()[1].startswith("Z")]
+    alive = [line for line in out
+             if line.split() and int(line.split()[0]) in uids and not line.split()[1].startswith("Z")]
     assert alive == []
 
 
@@ -64,7 +64,8 @@ def test_sleep_forever_gets_tle_by_wall_time(sandbox):
 
 
 def test_huge_stdout_gets_ole(sandbox):
-    src = "#include <cstdio>\nint main(){ for(;;) fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", stdout); }"
+    src = ("#include <cstdio>\nint main(){ for(;;) fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", stdout); }")
     r = sandbox.run(src, "cpp", limits=FAST)
     assert r.verdict is Verdict.OUTPUT_LIMIT_EXCEEDED
 

@@ -3,7 +3,6 @@ number — forge the runner's report, stop or kill the runner, hide work from th
 cache across repeats or tests, read what it should not, blame the infrastructure — scores no
 better than an honest program. One test per trick, plus honest programs measured as before."""
 import os
-import resource
 import subprocess
 import sys
 import textwrap
@@ -99,7 +98,8 @@ def test_killing_the_runner_is_impossible_and_never_blamed_on_the_sandbox(sandbo
 
 def test_a_runner_looking_error_is_the_programs_runtime_error(sandbox):
     src = cpp(r"""
-    int main(){ fprintf(stderr, "runner: exec failed: FileNotFoundError(2, 'No such file or directory')\n"); _exit(127); }""")
+    int main(){ fprintf(stderr, "runner: exec failed: FileNotFoundError(2, 'No such file or directory')\n");
+        _exit(127); }""")
     r = sandbox.run(src, "cpp", INPUT, FAST)
     assert r.verdict is Verdict.RUNTIME_ERROR
     assert r.tests[0].exit_code == 127
@@ -168,7 +168,8 @@ print(repr(seen))
         while(!done) usleep(1000);
         return answer(); }"""),
     ("two threads", r"""
-    int main(){ std::thread a([]{ burn(0.35, CLOCK_THREAD_CPUTIME_ID); }), b([]{ burn(0.35, CLOCK_THREAD_CPUTIME_ID); });
+    int main(){ std::thread a([]{ burn(0.35, CLOCK_THREAD_CPUTIME_ID); }),
+                            b([]{ burn(0.35, CLOCK_THREAD_CPUTIME_ID); });
         a.join(); b.join(); return answer(); }"""),
 ])
 def test_hidden_work_is_charged(sandbox, name, body):
@@ -180,7 +181,8 @@ def test_hidden_work_is_charged(sandbox, name, body):
 
 def test_multi_threaded_program_is_stopped_at_the_cpu_limit(sandbox):
     src = cpp(r"""
-    int main(){ std::vector<std::thread> t; for(int i=0;i<4;i++) t.emplace_back([]{ burn(30, CLOCK_THREAD_CPUTIME_ID); });
+    int main(){ std::vector<std::thread> t;
+        for(int i=0;i<4;i++) t.emplace_back([]{ burn(30, CLOCK_THREAD_CPUTIME_ID); });
         for (auto& x : t) x.join(); return answer(); }""")
     t0 = time.monotonic()
     r = sandbox.run(src, "cpp", INPUT, FAST)
@@ -366,7 +368,8 @@ int main(){
     else if (fam == "perf_event_open") { char a[128] = {0}; r = syscall(SYS_perf_event_open, a, 0, -1, -1, 0); }
     else if (fam == "ptrace") r = syscall(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0);
     else if (fam == "namespaces") r = syscall(SYS_unshare, CLONE_NEWNS);
-    else if (fam == "process_vm") { char b[8]; iovec l{b, 8}, rm{b, 8}; r = syscall(SYS_process_vm_readv, getppid(), &l, 1, &rm, 1, 0); }
+    else if (fam == "process_vm") { char b[8]; iovec l{b, 8}, rm{b, 8};
+        r = syscall(SYS_process_vm_readv, getppid(), &l, 1, &rm, 1, 0); }
     printf("%ld %d\n", r, r < 0 ? errno : 0);
 }""")
 
@@ -404,5 +407,6 @@ for d in ("/tmp", "/dev/shm"):
         pass
 print(6)
 """
-    r = sandbox.run(src, "python3", [TestCase("", "6"), TestCase("", "6")], Limits(time_s=2, memory_mb=64, output_mb=64))
+    r = sandbox.run(src, "python3", [TestCase("", "6"), TestCase("", "6")],
+                    Limits(time_s=2, memory_mb=64, output_mb=64))
     assert r.verdict is Verdict.MEMORY_LIMIT_EXCEEDED, (r.verdict, r.message)

@@ -30,7 +30,8 @@ ATTACK = r"""
 // Answer bits in the host's page cache of a read-only system file (issue 22). mode = probe+clear+set.
 static const long PG = 4096, SPACING = 64, BITS = 32;
 static int fd = -1; static char* map = nullptr; static long fsize = 0; static std::string refused;
-static void note(const char* what, long r, int err) { if (r < 0 && refused.empty()) refused = std::string(what) + ":" + strerror(err); }
+static void note(const char* what, long r, int err) {
+    if (r < 0 && refused.empty()) refused = std::string(what) + ":" + strerror(err); }
 static std::string pick() {  // the largest regular file under a few system directories
     std::string best; long bsz = 0;
     for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib"}) {
@@ -46,21 +47,26 @@ static std::string pick() {  // the largest regular file under a few system dire
 static int probe(const std::string& how, long off) {
     if (how == "nowait") { char b; iovec v{&b, 1}; long r = preadv2(fd, &v, 1, off, RWF_NOWAIT);
         if (r < 0 && errno != EAGAIN) { note("preadv2", r, errno); return -1; } return r == 1; }
-    if (how == "mincore") { unsigned char v = 0; long r = mincore(map + off, PG, &v); if (r < 0) { note("mincore", r, errno); return -1; } return v & 1; }
+    if (how == "mincore") { unsigned char v = 0; long r = mincore(map + off, PG, &v);
+        if (r < 0) { note("mincore", r, errno); return -1; } return v & 1; }
     if (how == "cachestat") { struct { uint64_t off, len; } range{(uint64_t)off, (uint64_t)PG}; uint64_t cs[5] = {0};
-        long r = syscall(451, fd, &range, cs, 0); if (r < 0) { note("cachestat", r, errno); return -1; } return cs[0] > 0; }
+        long r = syscall(451, fd, &range, cs, 0);
+        if (r < 0) { note("cachestat", r, errno); return -1; } return cs[0] > 0; }
     return -1;
 }
 static void clear(const std::string& how, long off) {
     if (how == "fadvise") { int e = posix_fadvise(fd, off, PG, POSIX_FADV_DONTNEED); if (e) note("fadvise64", -1, e); }
-    else if (how == "pageout") { volatile char c = map[off]; (void)c; long r = madvise(map + off, PG, MADV_PAGEOUT); if (r < 0) note("madvise(PAGEOUT)", r, errno);
+    else if (how == "pageout") { volatile char c = map[off]; (void)c; long r = madvise(map + off, PG, MADV_PAGEOUT);
+        if (r < 0) note("madvise(PAGEOUT)", r, errno);
         r = madvise(map + off, PG, MADV_COLD); if (r < 0) note("madvise(COLD)", r, errno); }
 }
 static void set(const std::string& how, long off) {
     if (how == "read") { char b; long r = pread(fd, &b, 1, off); if (r < 0) note("pread", r, errno); }
     else if (how == "readahead") { long r = readahead(fd, off, PG); if (r < 0) note("readahead", r, errno); }
-    else if (how == "willneed") { long r = madvise(map + off, PG, MADV_WILLNEED); if (r < 0) note("madvise(WILLNEED)", r, errno); }
-    else if (how == "populate") { long r = madvise(map + off, PG, 22 /* MADV_POPULATE_READ */); if (r < 0) note("madvise(POPULATE_READ)", r, errno); }
+    else if (how == "willneed") { long r = madvise(map + off, PG, MADV_WILLNEED);
+        if (r < 0) note("madvise(WILLNEED)", r, errno); }
+    else if (how == "populate") { long r = madvise(map + off, PG, 22 /* MADV_POPULATE_READ */);
+        if (r < 0) note("madvise(POPULATE_READ)", r, errno); }
 }
 int main() {
     std::string mode; unsigned long n; std::cin >> mode >> n;

@@ -134,7 +134,8 @@ def test_unknown_backend_is_a_clear_error():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT)
 
 
 def test_cli_json_contract(tmp_path):
