@@ -31,6 +31,7 @@ def test_config_profiles_and_overrides():
         load_config(profile="laptop")
 
 
+@pytest.mark.timeout(2400)  # two pipeline runs end to end (~6 min idle; 19 min seen at load 5-13)
 def test_pipeline_runs_skips_and_resumes(prefect_server, tmp_path):
     run = tmp_path / "run"
     sets = [a for s in SMALL for a in ("--set", s)]
