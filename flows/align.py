@@ -13,7 +13,6 @@ configure_prefect()
 from prefect import flow, task  # noqa: E402
 
 from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
-
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
 
 STAGES = ("sft", "reward", "rlpf", "dpa")
@@ -42,7 +41,8 @@ def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, 
         task = build_controlled_task(controlled_dir(out), copies=3, repeats=1)
         added = add_to_triplets(task, out, pairs=("fast>medium", "fast>slow"))
         stats = {**stats, "controlled_task": {"dir": str(task.root), "added_rows": added,
-                                              "train_instances": len(task.train), "heldout_instances": len(task.heldout)}}
+                                              "train_instances": len(task.train),
+                                              "heldout_instances": len(task.heldout)}}
     return {"out": str(res.out_dir), "stats": stats}
 
 

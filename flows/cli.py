@@ -26,7 +26,8 @@ app.add_typer(perf_app, name="perf")
 synth_app = typer.Typer(help="Synthetic fast/slow pairs from Stack seeds, verified by execution.", no_args_is_help=True)
 app.add_typer(synth_app, name="synth")
 
-triplets_app = typer.Typer(help="Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).", no_args_is_help=True)
+triplets_app = typer.Typer(help="Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).",
+                           no_args_is_help=True)
 app.add_typer(triplets_app, name="triplets")
 train_app = typer.Typer(help="Train one alignment stage: sft, reward, rlpf or dpa.", no_args_is_help=True)
 app.add_typer(train_app, name="train")
@@ -43,9 +44,9 @@ _SET_OPT = set_option()
 
 def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
     """The one typed configuration (flows.config), or a clear error and exit code 2."""
-    from perfalign.flows.config import ConfigError, load_config
-
     from rich.markup import escape
+
+    from perfalign.flows.config import ConfigError, load_config
 
     try:
         return load_config(config, profile, list(sets or []), flags=flags)
@@ -158,7 +159,8 @@ def print_perf_summary(summary: dict, out: Path) -> None:
     console.print(t)
     console.print(f"test executions: {summary['test_executions']}, skipped (already measured): "
                   f"{summary.get('resumed_skipped', 0)}, wall time: {summary.get('wall_seconds', 0):.1f} s")
-    console.print(f"unsupported languages: {summary.get('unsupported_share', 0):.1%} of the correct-labelled submissions"
+    console.print(f"unsupported languages: {summary.get('unsupported_share', 0):.1%} "
+                  "of the correct-labelled submissions"
                   + "".join(f"\n  {n} x {r}" for r, n in sorted(summary.get("unsupported_reasons", {}).items(),
                                                                  key=lambda kv: -kv[1])[:5]))
     if summary.get("reject_causes"):
@@ -167,16 +169,20 @@ def print_perf_summary(summary: dict, out: Path) -> None:
     for msg in summary.get("quarantined", []):
         console.print(f"[yellow]{msg}[/yellow]")
     if summary.get("failed_batches"):
-        console.print(f"[red]{summary['failed_batches']} batch(es) failed[/red] (rerun to retry): {summary['failures'][:3]}")
+        console.print(f"[red]{summary['failed_batches']} batch(es) failed[/red] (rerun to retry): "
+                      f"{summary['failures'][:3]}")
 
 
 @app.command("publish")
 def publish_cmd(
     repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo: ORG/NAME or NAME."),
-    path: Path = typer.Option(Path("runs/codecontests_perf"), "--path", help="Dataset folder to push (with README.md card)."),
+    path: Path = typer.Option(Path("runs/codecontests_perf"), "--path",
+                              help="Dataset folder to push (with README.md card)."),
     private: bool = typer.Option(False, "--private", help="Create the repo as private."),
-    token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN", help="Hub token (default: HF_TOKEN or the stored login)."),
-    endpoint: Optional[str] = typer.Option(None, "--endpoint", envvar="HF_ENDPOINT", help="Hub endpoint (default: huggingface.co)."),
+    token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN",
+                                        help="Hub token (default: HF_TOKEN or the stored login)."),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", envvar="HF_ENDPOINT",
+                                           help="Hub endpoint (default: huggingface.co)."),
 ) -> None:
     """Push a dataset folder (Parquet + card) to the Hugging Face Hub."""
     from perfalign.perfdata.publish import PublishError, publish_dataset
@@ -274,7 +280,8 @@ def triplets_build(
     except ValueError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
-    console.print(json.dumps({k: v for k, v in res["stats"].items() if k in ("totals", "triplets", "margin", "languages")}))
+    console.print(json.dumps({k: v for k, v in res["stats"].items()
+                              if k in ("totals", "triplets", "margin", "languages")}))
     console.print(f"triplets -> {out}")
 
 
@@ -308,7 +315,8 @@ def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], prof
 
 _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
 _WORKDIR_OPT = typer.Option(..., "--workdir", help="Run directory: one subdirectory per stage.")
-_CC_OPT = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
+_CC_OPT = typer.Option(None, "--codecontests",
+                       help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
@@ -356,10 +364,15 @@ app.add_typer(eval_app, name="eval")
                 "eval.polybench_dir", "eval.kernelbench_dir")
 def eval_cmd(
     ctx: typer.Context,
-    out: Optional[Path] = typer.Option(None, "--out", help="Report directory (report.md, report.json, figures, samples)."),
-    models: Optional[List[str]] = typer.Option(None, "--models", help="LABEL=REF (HF name, model dir, embedded, oracle:reference|slow|fast); repeatable."),
-    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
-    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf directory (held-out problems and baselines)."),
+    out: Optional[Path] = typer.Option(None, "--out",
+                                       help="Report directory (report.md, report.json, figures, samples)."),
+    models: Optional[List[str]] = typer.Option(None, "--models",
+                                               help="LABEL=REF (HF name, model dir, embedded, "
+                                                    "oracle:reference|slow|fast); repeatable."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir",
+                                           help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests",
+                                                help="CodeContests-Perf directory (held-out problems and baselines)."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
@@ -416,15 +429,23 @@ def eval_score_cmd(
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
     model: str = typer.Option("serial", "--model", help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
-    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR", help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR", help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
-    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf folder or raw CodeContests source (default: the bundled sample)."),
+    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR",
+                                               help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR",
+                                                 help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests",
+                                                help="CodeContests-Perf folder or raw CodeContests source "
+                                                     "(default: the bundled sample)."),
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
-    max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0, help="ParEval/PolyBench: report no speedup (flag unmeasurable) when its estimated relative standard error stays above this (default 0.06)."),
-    as_json: bool = typer.Option(False, "--json", help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
+    max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0,
+                                               help="ParEval/PolyBench: report no speedup (flag unmeasurable) "
+                                                    "when its estimated relative standard error stays above this "
+                                                    "(default 0.06)."),
+    as_json: bool = typer.Option(False, "--json",
+                                 help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
     flags: Optional[dict] = None,
 ) -> None:
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
@@ -461,9 +482,13 @@ def eval_score_cmd(
 
 @eval_app.command("tasks")
 def eval_tasks_cmd(
-    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR", help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR", help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
-    codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="CodeContests-Perf folder or raw source (default: the bundled sample)."),
+    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR",
+                                               help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
+    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR",
+                                                 help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    codecontests: Optional[Path] = typer.Option(None, "--codecontests",
+                                                help="CodeContests-Perf folder or raw source (default: the bundled "
+                                                     "sample)."),
     as_json: bool = typer.Option(False, "--json", help="Print the lists as JSON."),
 ) -> None:
     """List the problems `perfalign eval score` can score."""
@@ -490,7 +515,8 @@ def eval_tasks_cmd(
 @app.command("pipeline")
 @config_options("perf.source", "perf.repeats", "sandbox.workers")
 def pipeline_cmd(
-    out: Path = typer.Option(Path("runs/embedded"), "--out", help="Run directory: every stage's output, logs and states."),
+    out: Path = typer.Option(Path("runs/embedded"), "--out",
+                             help="Run directory: every stage's output, logs and states."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
@@ -594,7 +620,8 @@ def status_cmd(
     for r in runs:
         for k, v in r.get("stages", {}).items():
             if v.get("state") == "failed":
-                console.print(f"[red]{r['run']}/{k} failed[/red] on {v.get('input')}: {v.get('error')} (log: {v.get('log')})")
+                console.print(f"[red]{r['run']}/{k} failed[/red] on {v.get('input')}: {v.get('error')} "
+                              f"(log: {v.get('log')})")
 
 
 @app.command("ui")
@@ -615,8 +642,10 @@ def ui_cmd(
 @app.command("deploy")
 @config_options("perf.source", "perf.limit_problems", "perf.max_tests", "perf.repeats")
 def deploy_cmd(
-    out_root: Optional[Path] = typer.Option(None, "--out-root", help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
-    perf_cron: str = typer.Option("0 2 * * *", "--perf-cron", help="Schedule of the incremental CodeContests-Perf rebuild."),
+    out_root: Optional[Path] = typer.Option(None, "--out-root",
+                                            help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
+    perf_cron: str = typer.Option("0 2 * * *", "--perf-cron",
+                                  help="Schedule of the incremental CodeContests-Perf rebuild."),
     pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
@@ -665,7 +694,8 @@ def deploy_cmd(
                       "grpo.tiers.ok_reward": "Reward of a correct program: gflops or peak_fraction",
                       "grpo.reuse_measurements": "Reuse the measurement of a program already measured in this run"})
 def grpo_cmd(
-    out: Path = typer.Option(Path("runs/grpo"), "--out", help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
+    out: Path = typer.Option(Path("runs/grpo"), "--out",
+                             help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
@@ -718,7 +748,8 @@ _KERNEL_HELP = {"kernel.device": "cpu, or cuda (needs a GPU passed into the sand
 @kernel_app.command("score")
 @config_options(*_KERNEL_KEYS, "kernel.interpret", help=_KERNEL_HELP)
 def kernel_score_cmd(
-    problem: Path = typer.Option(..., "--problem", help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
+    problem: Path = typer.Option(..., "--problem",
+                                 help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
     candidate: Path = typer.Option(..., "--candidate", help="A module defining ModelNew."),
     profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT, set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -754,7 +785,8 @@ def kernel_score_cmd(
 @kernel_app.command("eval")
 @config_options(*_KERNEL_KEYS, help=_KERNEL_HELP)
 def kernel_eval_cmd(
-    problems: Path = typer.Option(..., "--problems", help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),
+    problems: Path = typer.Option(..., "--problems",
+                                  help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),
     candidates: str = typer.Option(..., "--candidates", help="A directory of candidates named like the problems, or "
                                                              "'reference' (the reference-as-candidate oracle)."),
     out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, scores.jsonl)."),

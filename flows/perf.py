@@ -22,12 +22,20 @@ from prefect.states import Failed  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from perfalign.common.progress import report  # noqa: E402
-
-from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
 from perfalign.perfdata.perf import (  # noqa: E402
-    Batch, BatchReport, BuildPlan, BuildSettings, SourceUnreadable, error_lines, finalize, plan_build, run_batch,
+    Batch,
+    BatchReport,
+    BuildPlan,
+    BuildSettings,
+    SourceUnreadable,
+    error_lines,
+    finalize,
+    plan_build,
+    run_batch,
     summarize,
 )
+
+from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
 
 PROGRESS = "CodeContests-Perf: submissions measured"
 

@@ -46,8 +46,13 @@ def check_hub_dataset(spec: str, what: str = "source", timeout: float = HUB_TIME
         raise PreflightError(f"{what} {spec!r} needs the Hugging Face Hub, but HF_HUB_OFFLINE is set and "
                              f"{name} is not in the local cache: unset HF_HUB_OFFLINE, or give a local path")
     from huggingface_hub import HfApi
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, OfflineModeIsEnabled,
-                                        RepositoryNotFoundError, RevisionNotFoundError)
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        OfflineModeIsEnabled,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     api = HfApi(endpoint=os.environ.get("HF_ENDPOINT") or None)  # read now, as offline mode is
     try:

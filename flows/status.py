@@ -44,7 +44,8 @@ def duration(seconds: float | None) -> str:
     if seconds is None:
         return "-"
     seconds = float(seconds)
-    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+    return (f"{seconds:.1f} s" if seconds < 120
+            else f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h")
 
 
 def profile_of(run: dict) -> str:

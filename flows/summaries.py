@@ -53,7 +53,8 @@ def _fmt(v: Any) -> str:
         if v and all(isinstance(x, dict) for x in v):
             return f"{len(v)} rows"
         head = ", ".join(_fmt(x) for x in v[:MAX_LIST_ITEMS])
-        return f"[{head}{', ...' if len(v) > MAX_LIST_ITEMS else ''}]" + (f" ({len(v)})" if len(v) > MAX_LIST_ITEMS else "")
+        more = f" ({len(v)})" if len(v) > MAX_LIST_ITEMS else ""
+        return f"[{head}{', ...' if len(v) > MAX_LIST_ITEMS else ''}]" + more
     return str(v)
 
 
@@ -88,7 +89,8 @@ def headline(stage: str, summary: dict) -> str:
                     f"{st.get('unsupported', 0)} unsupported of {s.get('submissions', 0)} submissions "
                     f"({s.get('problems', 0)} problems)")
         if stage == "synthetic":
-            return f"{s.get('total_kept', s.get('kept', 0))} pairs kept, {s.get('total_rejected', s.get('rejected', 0))} rejected"
+            return (f"{s.get('total_kept', s.get('kept', 0))} pairs kept, "
+                    f"{s.get('total_rejected', s.get('rejected', 0))} rejected")
         if stage == "triplets":
             totals = s.get("stats", {}).get("totals", {})
             extra = s.get("stats", {}).get("controlled_task", {}).get("added_rows")
@@ -99,7 +101,8 @@ def headline(stage: str, summary: dict) -> str:
         if stage == "align":
             parts = []
             for name, r in s.items():
-                m = {k: v for k, v in (r.get("metrics") or {}).items() if k.startswith("eval_") and isinstance(v, float)}
+                m = {k: v for k, v in (r.get("metrics") or {}).items()
+                     if k.startswith("eval_") and isinstance(v, float)}
                 key = next(iter(sorted(m)), None)
                 parts.append(f"{name} {key[5:]}={m[key]:.3g}" if key else name)
             return ", ".join(parts)

@@ -11,7 +11,8 @@ configure_prefect()
 
 from prefect import flow, task  # noqa: E402
 
-from perfalign.perfdata.synth import SynthConfig, generate_synthetic as _generate  # noqa: E402
+from perfalign.perfdata.synth import SynthConfig  # noqa: E402
+from perfalign.perfdata.synth import generate_synthetic as _generate  # noqa: E402
 
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
 

@@ -211,7 +211,8 @@ def test_options_read_from_source_agree_with_the_dataclasses():
 
 
 def test_the_cli_starts_without_the_stage_libraries():
-    code = "import sys, perfalign.flows.cli; print(sorted(m for m in ('torch', 'prefect', 'pyarrow') if m in sys.modules))"
+    code = ("import sys, perfalign.flows.cli; "
+            "print(sorted(m for m in ('torch', 'prefect', 'pyarrow') if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
 

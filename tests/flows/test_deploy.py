@@ -16,7 +16,8 @@ async def _runs(deployment_name: str):
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
 
     async with get_client() as client:
-        deps = await client.read_deployments(deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=[deployment_name])))
+        name_filter = DeploymentFilter(name=DeploymentFilterName(any_=[deployment_name]))
+        deps = await client.read_deployments(deployment_filter=name_filter)
         if not deps:
             return None, []
         runs = await client.read_flow_runs(deployment_filter=DeploymentFilter(id={"any_": [deps[0].id]}))
@@ -25,7 +26,8 @@ async def _runs(deployment_name: str):
 
 def test_deploy_schedules_and_executes(prefect_server, tmp_path):
     env = dict(os.environ, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2")
-    cmd = [sys.executable, "-m", "perfalign.flows.cli", "deploy", "--out-root", str(tmp_path), "--perf-cron", "* * * * *",
+    cmd = [sys.executable, "-m", "perfalign.flows.cli", "deploy", "--out-root", str(tmp_path),
+           "--perf-cron", "* * * * *",
            "--limit-problems", "1", "--max-tests", "1", "--repeats", "1"]
     log = open(tmp_path / "serve.log", "w")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

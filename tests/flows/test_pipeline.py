@@ -15,7 +15,8 @@ SMALL = ["perf.limit_problems=8", "perf.max_tests=2", "perf.repeats=1", "synth.n
 
 
 def _cli(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True,
                           timeout=timeout)
 
 

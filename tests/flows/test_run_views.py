@@ -132,7 +132,8 @@ async def _flow_run(run_id):
 
     async with get_client() as client:
         fr = await client.read_flow_run(run_id)
-        arts = await client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
+        run_filter = ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id]))
+        arts = await client.read_artifacts(artifact_filter=run_filter)
         return fr, arts
 
 
