@@ -420,6 +420,13 @@ def eval_cmd(
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
 
 
+# the real suites' checkouts, the same two options wherever a command reads them
+_PAREVAL_DIR_OPT = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR",
+                                help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR).")
+_POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR",
+                                  help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR).")
+
+
 @eval_app.command("score")
 @config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend",
                 help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
@@ -429,10 +436,8 @@ def eval_score_cmd(
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
     model: str = typer.Option("serial", "--model", help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
-    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR",
-                                               help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR",
-                                                 help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    pareval_dir: Optional[Path] = _PAREVAL_DIR_OPT,
+    polybench_dir: Optional[Path] = _POLYBENCH_DIR_OPT,
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf folder or raw CodeContests source "
                                                      "(default: the bundled sample)."),
@@ -482,10 +487,8 @@ def eval_score_cmd(
 
 @eval_app.command("tasks")
 def eval_tasks_cmd(
-    pareval_dir: Optional[Path] = typer.Option(None, "--pareval-dir", envvar="PERFALIGN_PAREVAL_DIR",
-                                               help="A ParEval checkout (or $PERFALIGN_PAREVAL_DIR)."),
-    polybench_dir: Optional[Path] = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POLYBENCH_DIR",
-                                                 help="A PolyBench/C 4.2.1 checkout (or $PERFALIGN_POLYBENCH_DIR)."),
+    pareval_dir: Optional[Path] = _PAREVAL_DIR_OPT,
+    polybench_dir: Optional[Path] = _POLYBENCH_DIR_OPT,
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf folder or raw source (default: the bundled "
                                                      "sample)."),

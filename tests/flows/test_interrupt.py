@@ -32,7 +32,8 @@ def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed(tmp_path):
     out = tmp_path / "demo" / "codecontests_perf"
     cmd = (f"{sys.executable} -m perfalign.flows.cli perf build --out {out} --limit-problems 4 --repeats 5 "
            f"| tee {tmp_path / 'log'}")
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    # no session server, no other Prefect home: this command starts its own local server
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="100")
     pid, fd = pty.fork()
     if pid == 0:  # the shell of a terminal: the pipeline is its foreground process group
