@@ -13,6 +13,12 @@ accuracy on the held-out pairs and the Spearman correlation of its reward gap wi
 log speedup. Means over seeds with 95 % t-intervals, and paired differences per seed.
 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python experiments/alignment_proof.py --seeds 0 1 2
+
+``--profile small`` runs the same proof on the real pretrained model of the small profile
+(SmolLM2-135M-Instruct, LoRA; the stages' settings are the profile file's, flows/profiles/small.toml)
+and also scores base / SFT / DPO / DPA / RLPF on the real tasks (bundled contest problems, ParEval and
+PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and every sampling run is
+saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 @dataclass
 class ProofConfig:
     workdir: str = "runs/alignment_proof"
+    profile: str = "embedded"        # the stages' settings; "small": SmolLM2-135M with the profile's own
     samples_per_prompt: int = 16     # per held-out prompt and model
     train_prompts: int = 12          # training prompts also sampled (in-distribution reference)
     train_samples_per_prompt: int = 8
@@ -91,6 +98,7 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
 
 
 def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict:
+    from perfalign.alignment.common import METRICS_FILE
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
@@ -99,46 +107,73 @@ def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict
     w = Path(cfg.workdir) / f"seed{seed}"
     data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
     pairs = dict(train_splits=("reward_train",), eval_splits=("reward_eval",))
-    timings, metrics, runs = {}, {}, {}
+    # the tiny model's proof settings; a real-model profile keeps its file's own (max_steps, rates)
+    tiny = cfg.profile == "embedded"
+    timings_file = w / "timings.json"
+    timings = json.loads(timings_file.read_text()) if timings_file.exists() else {}
+    metrics, runs = {}, {}
 
-    def timed(name, fn):
+    def stage(table, name, **kw):
+        run_dir = w / name
+        if (run_dir / METRICS_FILE).is_file():  # finished earlier: resume after it
+            metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
+            return
+        fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
         t = time.time()
-        res = fn()
+        res = fn(preset(table, profile=cfg.profile, output_dir=str(run_dir), **kw, **data))
         timings[name] = round(time.time() - t, 1)
-        metrics[name] = res.metrics
-        runs[name] = res.run_dir
-        return res
+        timings_file.write_text(json.dumps(timings))
+        metrics[name], runs[name] = res.metrics, res.run_dir
+        print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
 
-    sft = timed("sft", lambda: run_sft(preset("sft", output_dir=str(w / "sft"),
-                                                              num_train_epochs=cfg.sft_epochs, **data)))
+    stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}))
+    sft_dir = str(w / "sft")
     for name, use_margin in (("dpa", True), ("dpo", False)):
-        timed(name, lambda: run_dpa(preset("dpa",
-            model_name_or_path=str(sft.run_dir), output_dir=str(w / name), num_train_epochs=cfg.dpa_epochs,
-            learning_rate=cfg.dpa_learning_rate, use_margin=use_margin, **pairs, **data)))
+        stage("dpa", name, model_name_or_path=sft_dir, use_margin=use_margin, **pairs,
+              **(dict(num_train_epochs=cfg.dpa_epochs, learning_rate=cfg.dpa_learning_rate) if tiny else {}))
     for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
-        timed(name, lambda: train_reward_model(preset("reward",
-            output_dir=str(w / name), num_train_epochs=cfg.rm_epochs, use_margin=use_margin, **pairs, **data)))
-    timed("rlpf", lambda: run_rlpf(preset("rlpf",
-        model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir), output_dir=str(w / "rlpf"),
-        per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
-        learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens, eval_before=False,
-        eval_samples_per_prompt=2, **data)))
+        stage("reward", name, use_margin=use_margin, **pairs,
+              **(dict(num_train_epochs=cfg.rm_epochs) if tiny else {}))
+    stage("rlpf", "rlpf", model_name_or_path=sft_dir, codecontests_dir=str(task.codecontests_dir),
+          eval_before=False, eval_samples_per_prompt=2,
+          **(dict(per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
+                  learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens) if tiny else {}))
 
     train_subset = random.Random(seed).sample(task.train, cfg.train_prompts)
     samples = {}
     for name in MODELS:
+        path = w / f"samples_{name}.json"
+        if path.exists():
+            samples[name] = json.loads(path.read_text())
+            continue
         t = time.time()
         samples[name] = {
-            "heldout": sample_and_classify(task, runs[name], task.heldout, cfg.samples_per_prompt, seed=seed,
-                                           temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
-                                           sandbox=sandbox).to_dict(),
-            "train": sample_and_classify(task, runs[name], train_subset, cfg.train_samples_per_prompt, seed=seed,
-                                         temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens,
-                                         sandbox=sandbox).to_dict()}
+            split: sample_and_classify(task, runs[name], instances, n, seed=seed, temperature=cfg.temperature,
+                                       max_new_tokens=cfg.max_new_tokens, sandbox=sandbox).to_dict()
+            for split, instances, n in (("heldout", task.heldout, cfg.samples_per_prompt),
+                                        ("train", train_subset, cfg.train_samples_per_prompt))}
+        path.write_text(json.dumps(samples[name]))
         timings[f"sample_{name}"] = round(time.time() - t, 1)
+        timings_file.write_text(json.dumps(timings))
     rms = {name: {**reward_model_report(runs[name], task), "eval_accuracy_stage": metrics[name]["eval_accuracy"]}
            for name in ("rm_margin", "rm_no_margin")}
-    return {"seed": seed, "samples": samples, "reward_models": rms, "stage_metrics": metrics, "timings": timings}
+    out = {"seed": seed, "samples": samples, "reward_models": rms, "stage_metrics": metrics, "timings": timings}
+    if not tiny:
+        out["real_tasks"] = real_task_scores(w, cfg, seed)
+    return out
+
+
+def real_task_scores(w: Path, cfg: ProofConfig, seed: int) -> dict:
+    """pass@1 and speedup_1@1 of base / SFT / DPO / DPA / RLPF on the real tasks (the profile's
+    evaluation settings: bundled contest problems, ParEval and PolyBench prompts), with the controls."""
+    from perfalign.evaluation import ModelSpec, evaluate
+
+    base = json.loads((w / "sft" / "stage_config.json").read_text())["model_name_or_path"]
+    models = [ModelSpec("base", base)] + [ModelSpec(f"+{m.upper()}", str(w / m)) for m in MODELS]
+    tasks = tuple(t for t in preset("eval", profile=cfg.profile).tasks if t != "controlled")
+    report = evaluate(preset("eval", profile=cfg.profile, models=models, tasks=tasks, seed=seed), w / "eval")
+    return {f"{s.model}|{s.task}": {"pass@1": s.pass_at["1"], "speedup_1@1": s.speedup_at["1"]}
+            for s in report.scores}
 
 
 def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
@@ -191,6 +226,11 @@ def summarize(results: list[dict]) -> dict:
     for key in ("heldout_accuracy", "gap_speedup_spearman"):
         d = [r["reward_models"]["rm_margin"][key] - r["reward_models"]["rm_no_margin"][key] for r in results]
         out["reward_models"].setdefault("margin-no_margin", {})[key] = {"per_seed": d, "mean_ci": t_interval(d)}
+    for key in sorted({k for r in results for k in r.get("real_tasks", {})}):
+        for metric in ("pass@1", "speedup_1@1"):
+            vals = [r["real_tasks"][key][metric] for r in results if key in r.get("real_tasks", {})]
+            out.setdefault("real_tasks", {}).setdefault(key, {})[metric] = {"per_seed": vals,
+                                                                             "mean_ci": t_interval(vals)}
     dpa = [r["stage_metrics"]["dpa"]["eval_accuracy"] for r in results]
     dpo = [r["stage_metrics"]["dpo"]["eval_accuracy"] for r in results]
     out["eq8_heldout_accuracy"] = {"dpa": t_interval(dpa), "dpo": t_interval(dpo)}
@@ -216,6 +256,11 @@ def format_summary(s: dict) -> str:
     for name, row in s["reward_models"].items():
         lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | "
                      f"{_fmt(row['gap_speedup_spearman']['mean_ci'])}")
+    if s.get("real_tasks"):
+        lines += ["", "real tasks: model | task | pass@1 | speedup_1@1", "--- | --- | --- | ---"]
+        for key, row in s["real_tasks"].items():
+            lines.append(" | ".join(key.split("|")) + f" | {_fmt(row['pass@1']['mean_ci'])} | "
+                         f"{_fmt(row['speedup_1@1']['mean_ci'])}")
     e = s["eq8_heldout_accuracy"]
     lines.append(f"\nEq. 8 accuracy on the held-out pairs: DPA {_fmt(e['dpa'])}, DPO {_fmt(e['dpo'])}")
     return "\n".join(lines)
@@ -223,7 +268,9 @@ def format_summary(s: dict) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workdir", default=ProofConfig.workdir)
+    ap.add_argument("--profile", default=ProofConfig.profile, choices=("embedded", "small"),
+                    help="the stages' settings and model (small: SmolLM2-135M-Instruct with LoRA)")
+    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (-small for --profile small)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
     ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
@@ -233,8 +280,9 @@ def main() -> int:
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
-    cfg = ProofConfig(workdir=args.workdir, samples_per_prompt=args.samples_per_prompt, sft_epochs=args.sft_epochs,
-                      rlpf_episodes=args.rlpf_episodes)
+    workdir = args.workdir or ProofConfig.workdir + ("" if args.profile == "embedded" else f"_{args.profile}")
+    cfg = ProofConfig(workdir=workdir, profile=args.profile, samples_per_prompt=args.samples_per_prompt,
+                      sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes)
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox(backend="auto", workers=2) as sb:
