@@ -8,7 +8,9 @@ way, added around it without copying its training loop:
   the paper's global batch of 4 on 4 GPUs each rank holds one rollout, and per-rank whitening
   normalises one sequence against itself;
 * the reward module (``RewardAdapter``, which carries the trained reward model) checked to be on
-  the policy's device once the trainer has placed it.
+  the policy's device once the trainer has placed it;
+* the **withheld share** of each update's rollouts (common.outcomes: rewards withheld, not
+  penalized) logged beside TRL's metrics as ``objective/withheld_share``, over every rank.
 """
 from __future__ import annotations
 
@@ -110,6 +112,19 @@ def make_rlpf_trainer_class():
                 self.args.kl_coef = kl_controller.value
                 self.add_callback(KLControllerCallback(kl_controller))
             check_on_device(self.reward_model, self.accelerator.device, "RLPF reward model")
+            self._rewards_logged = 0
+
+        def log(self, logs, *args, **kw):
+            if "objective/scores" in logs:  # one PPO update's metrics: add its withheld share
+                logs.update(self._withheld_since_last_log())
+            return super().log(logs, *args, **kw)
+
+        def _withheld_since_last_log(self) -> dict:
+            history = getattr(self.accelerator.unwrap_model(self.reward_model), "history", None)
+            if history is None:
+                return {}
+            new, self._rewards_logged = history[self._rewards_logged:], len(history)
+            return withheld_metrics([bool(getattr(d, "withheld", False)) for d in new], self.accelerator.device)
 
         def train(self):
             saved, trl_ppo.masked_whiten = trl_ppo.masked_whiten, self.whiten
@@ -135,6 +150,16 @@ def make_rlpf_trainer_class():
             self.accelerator.wait_for_everyone()
 
     return RLPFTrainer
+
+
+def withheld_metrics(withheld: list[bool], device="cpu") -> dict:
+    """``objective/withheld_share`` (and the count) of one update's rewards, summed over every
+    rank (each rank's reward adapter sees its own rollouts); a collective when distributed."""
+    counts = torch.tensor([float(sum(withheld)), float(len(withheld))], device=device)
+    if _world():
+        torch.distributed.all_reduce(counts)
+    n_withheld, total = counts.tolist()
+    return {"objective/withheld_share": n_withheld / total if total else 0.0, "objective/withheld": n_withheld}
 
 
 def check_on_device(module: torch.nn.Module, device, what: str) -> None:

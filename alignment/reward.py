@@ -8,10 +8,18 @@ PPOTrainer (trl 1.12, ``trl.experimental.ppo``) use it.
 Execution of a batch goes through ``Sandbox.run_many`` (parallel workers, the sandbox's one
 retry policy for SANDBOX_ERROR) and identical programs are run once (a policy often repeats
 itself), so the trainer does not stall. How a reward is measured: ``PerformanceReward``.
+
+Withheld or penalized (common.outcomes, the one policy): every failure the program could have
+caused earns -1, its own SANDBOX_ERROR included, unless a fixed control program run in the same
+sandbox right after fails too (``CONTROL_PROGRAMS``); withheld are only a missing or unusable
+baseline in the dataset, an infrastructure fault so established, and a language the prompt asked
+for that this host cannot run. A withheld sample stands in the PPO batch at the mean of the
+batch's other rewards (no signal either way: a fixed 0.0 would be a prize in a batch of -1s).
 """
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -20,6 +28,8 @@ import torch
 from torch import nn
 
 from perfalign.common.equations import INCORRECT_REWARD, performance_reward
+from perfalign.common.languages import Language
+from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outcome
 from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
 from perfalign.common.prompts import extract_code
 from perfalign.sandbox.calibration import host_scale
@@ -44,11 +54,30 @@ class PromptInfo:
 class RewardDetail:
     reward: float
     kind: str            # "execution", "reward_model", "no_code", "sandbox_error", "correct_no_baseline",
-                         # "invalid_measurement"
+                         # "invalid_measurement", "unsupported_language"
     verdict: str | None = None
     runtime_s: float | None = None
     speedup: float | None = None        # median (on this host) / runtime, after common.plausibility
     flags: tuple[str, ...] = ()         # plausibility flags ("implausible", "capped", "remeasured", ...)
+    withheld: bool = False              # no reward (common.outcomes); ``reward`` is then a placeholder
+    cause: str = ""                     # why penalized or withheld (common.outcomes), "" for a success
+
+    @classmethod
+    def of(cls, outcome: Outcome, kind: str, verdict: str | None = None, runtime_s: float | None = None,
+           flags: tuple[str, ...] = ()) -> "RewardDetail":
+        """A failure's detail: -1 (Eq. 4's incorrect) when penalized, a 0.0 placeholder when withheld."""
+        return cls(0.0 if outcome.withheld else INCORRECT_REWARD, kind, verdict, runtime_s, flags=flags,
+                   withheld=outcome.withheld, cause=outcome.cause)
+
+
+# The control run behind a withheld SANDBOX_ERROR: a fixed, trusted program per language, run in
+# the same sandbox right after the candidate's fault; only when it fails too is the sandbox at fault.
+CONTROL_PROGRAMS = {
+    Language.CPP: '#include <cstdio>\nint main() { std::puts("ok"); return 0; }\n',
+    Language.PYTHON3: 'print("ok")\n',
+    Language.PYTHON2: 'print("ok")\n',
+    Language.JAVA: 'public class Main { public static void main(String[] a) { System.out.println("ok"); } }\n',
+}
 
 
 @dataclass
@@ -58,6 +87,7 @@ class _Measured:
     calibration: dict
     remeasured: bool = False
     flags: tuple[str, ...] = ()  # the sandbox's "fast_repeat": its runtime is the slowest repeat's
+    control: str | None = None   # SANDBOX_ERROR only: the verdict of the control program run after it
 
 
 class PerformanceReward:
@@ -121,7 +151,7 @@ class PerformanceReward:
         for key, idxs in to_run.items():
             m = results[key]
             for i in idxs:
-                details[i] = self._detail(key, m)
+                details[i] = self._detail(key, m, infos[i].language)
                 if details[i].kind == "correct_no_baseline" and self.reward_model is not None:
                     to_score.append(i)  # the "otherwise" branch of Eq. 4
         if to_score:
@@ -136,19 +166,31 @@ class PerformanceReward:
         for d in details:
             self.counts[d.kind] += 1
             self.counts.update(f"flag:{f}" for f in d.flags)
+            if d.withheld:
+                self.counts["withheld"] += 1
+                self.counts[f"withheld:{d.cause}"] += 1
         return details
 
-    def _detail(self, key: tuple[str, str, str], m: _Measured) -> RewardDetail:
-        if m.verdict == "SANDBOX_ERROR":  # infrastructure, not the policy: neutral
-            return RewardDetail(0.0, "sandbox_error", m.verdict)
+    def _detail(self, key: tuple[str, str, str], m: _Measured, asked_language: str | None = None) -> RewardDetail:
+        """Eq. 4 of one measured program; failures through common.outcomes (withheld or penalized)."""
+        if m.verdict == "SANDBOX_ERROR":
+            return RewardDetail.of(sandbox_outcome(m.verdict, control_verdict=m.control), "sandbox_error", m.verdict)
+        if m.verdict == "UNSUPPORTED_LANGUAGE":  # withheld only when written in the language asked for
+            asked = Language.lookup(asked_language) is Language.lookup(key[1]) is not None
+            return RewardDetail.of(sandbox_outcome(m.verdict, asked_language_unsupported=asked),
+                                   "unsupported_language", m.verdict)
         if m.verdict != "OK":
-            return RewardDetail(performance_reward(has_tests=True, correct=False), "execution", m.verdict, m.runtime_s)
+            return RewardDetail(performance_reward(has_tests=True, correct=False), "execution", m.verdict, m.runtime_s,
+                                cause=judge(m.verdict.lower()).cause)
         med, checked = self._speedup(key, m)
         flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ()) + m.flags
-        if med is None:  # correct, but no baseline in this language
-            return RewardDetail(0.0, "correct_no_baseline", m.verdict, m.runtime_s, flags=flags)
-        if checked.value is None:  # not a number: never a reward
-            return RewardDetail(0.0, "invalid_measurement", m.verdict, m.runtime_s, flags=flags)
+        bad = flag_outcome(m.flags)
+        if bad is not None:  # e.g. fast_repeat: state kept between repeats
+            return RewardDetail.of(bad, "execution", m.verdict, m.runtime_s, flags)
+        if med is None or not (math.isfinite(med) and med > 0):  # correct, no usable baseline in this language
+            return RewardDetail.of(judge("no_baseline"), "correct_no_baseline", m.verdict, m.runtime_s, flags)
+        if checked.value is None:  # the program's own time is not a number: never a reward, a penalty
+            return RewardDetail.of(judge("invalid_measurement"), "invalid_measurement", m.verdict, m.runtime_s, flags)
         r = performance_reward(has_tests=True, correct=True, runtime_s=m.runtime_s, median_runtime_s=med,
                                policy=self.policy)
         return RewardDetail(r, "execution", m.verdict, m.runtime_s, checked.value, flags)
@@ -162,14 +204,32 @@ class PerformanceReward:
         for k, m in self._execute(again).items():
             first = fresh[k]
             slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
-            if m.verdict not in ("OK", "SANDBOX_ERROR"):  # the second run failed: the program is not correct
+            if m.verdict != "OK":  # the second run failed (its SANDBOX_ERROR judged like the first's)
                 slower = m
             fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True,
                                  flags=tuple(sorted(set(first.flags) | set(m.flags))))
+        self._control(fresh)
         for k, m in fresh.items():
             if self._cache is not None and m.verdict != "SANDBOX_ERROR":
                 self._cache[k] = m
         return {**done, **fresh}
+
+    def _control(self, measured: dict[tuple[str, str, str], _Measured]) -> None:
+        """After a SANDBOX_ERROR (the sandbox's retries spent), the control program of that
+        language once in the same sandbox; its verdict decides (common.outcomes.sandbox_outcome)."""
+        from perfalign.sandbox import Job, TestCase
+
+        langs = sorted({Language.lookup(k[1]) for k, m in measured.items() if m.verdict == "SANDBOX_ERROR"} - {None},
+                       key=str)
+        langs = [lang for lang in langs if lang in CONTROL_PROGRAMS]
+        if not langs:
+            return
+        jobs = [Job(CONTROL_PROGRAMS[lang], lang, [TestCase("", "ok\n")]) for lang in langs]
+        verdicts = {langs[j]: str(res.verdict.value) for j, res in self.sandbox.run_many(jobs, workers=1, retries=0)}
+        self.counts["control_runs"] += len(jobs)
+        for k, m in measured.items():
+            if m.verdict == "SANDBOX_ERROR":
+                m.control = verdicts.get(Language.lookup(k[1]))
 
     def _execute(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], _Measured]:
         """One batched run_many; infrastructure faults (SANDBOX_ERROR) retried once by the sandbox."""
@@ -247,4 +307,13 @@ class RewardAdapter(nn.Module):
             texts.append(self.tokenizer.decode(response, skip_special_tokens=True))
         details = self.reward(infos, texts)
         self.history.extend(details)
-        return torch.tensor([d.reward for d in details], dtype=torch.float32)
+        return torch.tensor(batch_rewards(details), dtype=torch.float32)
+
+
+def batch_rewards(details: list[RewardDetail]) -> list[float]:
+    """The rewards PPO sees: a withheld sample (TRL's PPO cannot drop one) gets the mean of the
+    batch's other rewards, so it moves the policy neither way; 0.0 when all are withheld."""
+    withheld = [bool(getattr(d, "withheld", False)) for d in details]
+    given = [d.reward for d, w in zip(details, withheld) if not w]
+    stand_in = sum(given) / len(given) if given else 0.0
+    return [stand_in if w else d.reward for d, w in zip(details, withheld)]

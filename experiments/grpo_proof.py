@@ -76,7 +76,8 @@ def main() -> None:
         def progress(st):
             reward = st['mean_reward'] if st['mean_reward'] is None else round(st['mean_reward'], 2)
             print(f"  step {st['step']:3d} {st['stage']:<20} reward {reward}"
-                  f" gflops(all) {st['mean_gflops_all']:.2f} tiers {st['tiers']}", flush=True)
+                  f" gflops(all) {st['mean_gflops_all']:.2f} withheld {st['withheld_share']:.0%} tiers {st['tiers']}",
+                  flush=True)
 
         report = run_experiment(base, args.out, [int(s) for s in args.seeds.split(",")], tuple(args.arms.split(",")),
                                 progress=progress)

@@ -16,11 +16,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
+from perfalign.common.outcomes import flag_outcome, judge
 from perfalign.common.plausibility import SpeedupPolicy
 from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.sandbox import Sandbox
 
-from .reward import RewardTiers, gflops, tier_of_verdict, tier_reward
+from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
 from .spec import SpecError, expand_dgemm, parse_spec
 from .static import detect_techniques, forbidden_techniques, library_violation, link_violation
 from .tasks import GrpoTask
@@ -155,6 +156,24 @@ def worker_state(settings: MeasureSettings) -> WorkerState:
         return _STATE[key]
 
 
+def _judge_correct(score, gflops_value: float | None, why: str):
+    """(tier, outcome, message) of a correct program: a penalized measurement flag (fast_repeat)
+    is a verification failure; no GFLOPS is withheld only where the problem or its reference is
+    why (too little work to time, a reference time that is not positive), else penalized."""
+    bad = flag_outcome(score.flags)
+    if bad is not None:
+        return "verification", bad, bad.reason
+    if gflops_value is not None:
+        return "ok", None, why
+    if "unmeasurable" in score.flags and score.runtime_s is None:
+        outcome = judge("unmeasurable_problem", score.message)
+    elif not score.baseline_s or score.baseline_s <= 0:
+        outcome = judge("reference_failed", f"the reference's time here is not positive ({score.baseline_s})")
+    else:
+        outcome = judge("unmeasured", "correct, but its runs gave no time to reward")
+    return (WITHHELD_TIER if outcome.withheld else "verification"), outcome, outcome.reason
+
+
 def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings,
                      tiers: RewardTiers = RewardTiers()) -> dict:
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
@@ -164,8 +183,9 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
            "peak_gflops": None, "peak_fraction": None, "naive_gflops": None, "speedup_vs_naive": None,
            "verdict": "", "message": "", "techniques": [], "niche": "", "flags": [], "code_sha": "",
            "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
-           "flops": task.flops}
+           "flops": task.flops, "withheld": False, "cause": ""}
     tier, why, code, used = static_verdict(rollout)
+    outcome = judge(tier) if tier else None  # format / library: the candidate's
     rec["techniques"] = sorted(used)
     rec["niche"] = "+".join(sorted(used)) or "scalar"
     rec["code_sha"] = hashlib.sha256(code.encode()).hexdigest()[:16] if code else ""
@@ -175,18 +195,23 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
             try:
                 session = state.session(task)
                 score = session.score({"candidate": code})["candidate"]
+                control = None
+                if score.verdict == "SANDBOX_ERROR":  # the control: the reference, same sandbox, right after
+                    control = session.validate(session.p.reference)[0]
                 peak = state.peak(task.problem.threads)
-            except ProblemUnusable as e:
-                tier, why = "infrastructure", f"task unusable here: {e}"
+            except ProblemUnusable as e:  # the reference failed its own runs
+                outcome = judge("reference_failed", f"task unusable here: {e}")
+                tier, why = WITHHELD_TIER, f"task unusable here: {e}"
                 score = peak = None
         if score is not None:
             rec["verdict"], rec["flags"] = score.verdict, list(score.flags)
             rec.update({k: peak[k] for k in ("peak_gflops", "blas")} if peak else {})
-            tier, why = tier_of_verdict(score.verdict), score.message
+            tier, outcome = judge_verdict(score.verdict, control)
+            why = score.message if not (outcome and outcome.withheld) else f"{outcome.reason}: {score.message}"
             if score.verdict == "COMPILE_ERROR":
                 lib = link_violation(score.message, ("main",))
                 if lib:
-                    tier, why = "library", f"library violation: {lib}"
+                    tier, why, outcome = "library", f"library violation: {lib}", judge("library")
             if score.baseline_s:
                 rec["naive_gflops"] = gflops(task.flops, score.baseline_s)
             speedup = score.estimate()  # a reward needs a number: a noisy one is kept (flagged)
@@ -196,7 +221,11 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
                 rec["gflops"] = rec["naive_gflops"] * speedup
                 if rec["peak_gflops"]:
                     rec["peak_fraction"] = rec["gflops"] / rec["peak_gflops"]
+            if tier == "ok":
+                tier, outcome, why = _judge_correct(score, rec["gflops"], why)
     rec["tier"] = tier
+    rec["withheld"] = bool(outcome and outcome.withheld)
+    rec["cause"] = outcome.cause if outcome else ""
     rec["message"] = (why or "")[:2000]
     rec["reward"] = tier_reward(tier, rec["gflops"], rec["peak_gflops"], tiers)
     rec["measure_s"] = time.perf_counter() - t0

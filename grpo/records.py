@@ -18,6 +18,8 @@ ROLLOUT_SCHEMA = pa.schema([
     ("niche", pa.string()), ("flags", pa.list_(pa.string())), ("code_sha", pa.string()),
     ("worker_pid", pa.int64()), ("worker_cpus", pa.list_(pa.int64())), ("measure_s", pa.float64()),
     ("attempts", pa.int64()), ("cached", pa.bool_()),
+    # common.outcomes: the reward withheld (None) for a fault the rollout provably did not cause, and why
+    ("withheld", pa.bool_()), ("cause", pa.string()),
 ])
 
 

@@ -5,15 +5,21 @@ otherwise the measured GFLOPS. Configurable (``RewardTiers``); every rollout kee
 Mapping of the harness's verdicts onto the tiers is this package's design:
 OVER_BUDGET (more threads or CPU than the worker's pinned cores) is a rule violation, so it
 takes the format tier; MEMORY/OUTPUT limits are runtime errors; TRANSCRIPT_INVALID (the program
-printed or stopped where the driver did not) and WRONG_ANSWER are verification failures;
-SANDBOX_ERROR (infrastructure, after the sandbox's retries) gets no reward (None: TRL ignores it)
-and is recorded as such.
+printed or stopped where the driver did not) and WRONG_ANSWER are verification failures; the
+candidate's own SANDBOX_ERROR, and any verdict not named here, is a runtime error.
+
+Withheld (tier ``infrastructure``, reward None: TRL ignores it) only for what common.outcomes
+allows: the task's reference failing its own runs (``ProblemUnusable``), a problem too small to
+time, or a SANDBOX_ERROR that the reference, run again in the same sandbox right after, shares.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from perfalign.common.outcomes import Outcome, sandbox_outcome
+
 TIERS = ("format", "library", "compile", "timeout", "runtime", "verification", "ok", "infrastructure")
+WITHHELD_TIER = "infrastructure"  # no reward (common.outcomes: a fault the candidate provably did not cause)
 
 
 @dataclass(frozen=True)
@@ -38,13 +44,23 @@ _VERDICT_TIER = {
     "WRONG_ANSWER": "verification", "TRANSCRIPT_INVALID": "verification",
     "OVER_BUDGET": "format",
     "OK": "ok",
-    "SANDBOX_ERROR": "infrastructure", "UNSUPPORTED_LANGUAGE": "infrastructure",
+    "SANDBOX_ERROR": "runtime", "UNSUPPORTED_LANGUAGE": "runtime",  # the candidate's own run (see judge_verdict)
 }
 
 
 def tier_of_verdict(verdict: str) -> str:
     """The tier of a harness verdict (module docstring: the mapping and why)."""
     return _VERDICT_TIER.get(verdict, "runtime")
+
+
+def judge_verdict(verdict: str, control_verdict: str | None = None) -> tuple[str, Outcome | None]:
+    """(tier, outcome) of the candidate's harness verdict: ("ok", None) for OK; the withheld tier
+    when common.outcomes withholds (a SANDBOX_ERROR the control run beside it shares); else the
+    verdict's penalty tier."""
+    if verdict == "OK":
+        return "ok", None
+    outcome = sandbox_outcome(verdict, control_verdict=control_verdict)
+    return (WITHHELD_TIER if outcome.withheld else tier_of_verdict(verdict)), outcome
 
 
 def tier_reward(tier: str, gflops: float | None, peak_gflops: float | None, tiers: RewardTiers) -> float | None:

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from perfalign.alignment.models import EMBEDDED, load_causal_lm, load_tokenizer, resolve_model
+from perfalign.common.outcomes import withheld_share
 from perfalign.common.progress import report as report_progress
 
 from .measure import MeasureSettings, Rollout, static_verdict
@@ -36,7 +37,7 @@ from .tasks import GrpoTask, load_tasks
 
 log = logging.getLogger("perfalign.grpo")
 _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_gflops", "speedup_vs_naive", "verdict",
-             "message", "flags", "worker_pid", "worker_cpus", "measure_s", "blas")
+             "message", "flags", "worker_pid", "worker_cpus", "measure_s", "blas", "withheld", "cause")
 
 
 @dataclass
@@ -100,6 +101,10 @@ def _timed_trainer_class():
                 return super()._generate(prompts)
             finally:
                 self.generation_seconds.append(time.perf_counter() - t0)
+
+        def record_metric(self, key: str, value: float | None) -> None:
+            """A metric of this step logged beside TRL's own (TRL averages and logs it each step)."""
+            self._metrics["train"][key].append(float("nan") if value is None else float(value))
 
     return TimedGRPOTrainer
 
@@ -229,6 +234,7 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     try:
         for stage in stages:
             state = {"step": step_offset}
+            live: dict = {}  # the stage's trainer, once built (its log carries the withheld share)
 
             def reward_fn(prompts, completions, task, stage_name, permitted, **_):
                 t0 = time.perf_counter()
@@ -257,7 +263,9 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                 for k, rec in zip(todo, fresh):
                     rec["cached"] = False
                     records[k] = rec
-                    if rec.get("tier") not in (None, "format", "library", "infrastructure") and cfg.reuse_measurements:
+                    # a lost worker's penalty is judged again on the next sample of the same code
+                    if rec.get("tier") not in (None, "format", "library", "infrastructure") and cfg.reuse_measurements \
+                            and rec.get("cause") not in ("worker_lost", "measurement_raised"):
                         code = static_verdict(rollouts[k])[2]
                         cache[(rec["task"], hashlib.sha256(code.encode()).hexdigest())] = rec
                 for rec in records:
@@ -269,14 +277,19 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                 latencies.append(latency)
                 ok = [r["gflops"] for r in records if r.get("tier") == "ok" and r.get("gflops") is not None]
                 rewards = [r["reward"] for r in records if r.get("reward") is not None]
+                withheld = [r for r in records if r.get("reward") is None]  # what TRL skips
                 steps_log.append({
                     "step": step, "stage": stage_of, "mean_reward": statistics.fmean(rewards) if rewards else None,
                     "mean_gflops_ok": statistics.fmean(ok) if ok else None, "best_gflops": max(ok) if ok else None,
                     # failures count 0 GFLOPS: the expected performance of a sample
                     "mean_gflops_all": sum(ok) / len(records),
                     "ok_fraction": len(ok) / len(records), "tiers": dict(Counter(r.get("tier") for r in records)),
-                    "reward_latency_s": latency, "measured": len(todo),
+                    "reward_latency_s": latency, "measured": len(todo), "rollouts": len(records),
+                    "withheld_share": withheld_share(len(withheld), len(records)),
+                    "withheld_causes": dict(Counter(r.get("cause") or "unknown" for r in withheld)),
                     "niches_filled": {n: a.niches_filled for n, a in archives.items()}})
+                if "trainer" in live:
+                    live["trainer"].record_metric("withheld_share", steps_log[-1]["withheld_share"])
                 report_progress(f"grpo {cfg.arm} seed {cfg.seed}: steps", step, total_steps)
                 if progress:
                     progress(steps_log[-1])
@@ -300,6 +313,7 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
             trainer = TimedGRPOTrainer(model=model, reward_funcs=[reward_fn], args=args,
                                        train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
             trainer.generation_seconds = []
+            live["trainer"] = trainer
             trainer.train()
             gen_seconds += trainer.generation_seconds
             model = trainer.model
@@ -317,6 +331,8 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
         "niches_filled": {n: a.niches_filled for n, a in archives.items()},
         "best_per_niche": {n: {k: round(e.gflops, 3) for k, e in a.elites.items()} for n, a in archives.items()},
         "reward_latency_s": latencies, "generation_s": gen_seconds,
+        "withheld_share": withheld_share(sum(sum(s["withheld_causes"].values()) for s in steps_log),
+                                         sum(s["rollouts"] for s in steps_log)),
         "resubmitted": cluster.resubmitted if cluster else 0, "torch_threads": torch.get_num_threads(),
     }
     write_json(summary, out / "summary.json")

@@ -19,8 +19,10 @@ try:
 except ImportError:  # no [dask] extra: local evaluation works; BenchmarkCluster says what is missing
     WorkerPlugin = object
 
+from perfalign.common.outcomes import judge
+
 from .measure import MeasureSettings, Rollout, evaluate_rollout
-from .reward import RewardTiers
+from .reward import RewardTiers, tier_reward
 from .tasks import GrpoTask
 
 log = logging.getLogger("perfalign.grpo")
@@ -142,7 +144,9 @@ class BenchmarkCluster:
 
     def evaluate(self, rollouts: list[Rollout], tasks: dict[str, GrpoTask]) -> list[dict]:
         """Records of ``rollouts`` in their order; a rollout whose worker was lost is resubmitted
-        (up to ``max_resubmits`` times; after that its record says so, tier ``infrastructure``)."""
+        (up to ``max_resubmits`` times). After that, or when measuring it raised, its record says
+        so and it is penalized as a runtime error (common.outcomes: a rollout that keeps killing
+        its workers, or makes the measurement raise, may well be the cause)."""
         from distributed import as_completed
 
         if self.client is None:
@@ -171,8 +175,11 @@ class BenchmarkCluster:
                                 type(exc).__name__)
                     pending.add(submit(i))
                     continue
-                rec = {**rollouts[i].__dict__, "permitted": list(rollouts[i].permitted), "tier": "infrastructure",
-                       "reward": None, "message": f"{type(exc).__name__}: {exc}"[:2000]}
+                outcome = judge("worker_lost" if _is_worker_loss(exc) else "measurement_raised",
+                                f"{type(exc).__name__}: {exc}"[:2000])
+                rec = {**rollouts[i].__dict__, "permitted": list(rollouts[i].permitted), "tier": "runtime",
+                       "reward": tier_reward("runtime", None, None, self.tiers), "withheld": outcome.withheld,
+                       "cause": outcome.cause, "message": outcome.reason}
             rec["attempts"] = attempts[i]
             records[i] = rec
         return records  # type: ignore[return-value]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outcome
 from perfalign.common.plausibility import check_speedup
 
 FAST_P = (0.0, 1.0, 2.0)
@@ -29,19 +30,56 @@ class RewardTiers:
     against: str = "eager"         # the speedup a correct kernel earns: over "eager" or "compile"
 
 
-# verdicts that are not the candidate's fault: no reward (a trainer skips them)
+# verdicts that *may* be withheld: only when kernel_outcome establishes the cause (common.outcomes)
 NOT_THE_CANDIDATE = ("sandbox_error", "baseline_error", "unsupported")
+# the failure tiers by verdict; any other verdict (a penalized sandbox or baseline error, one not
+# known here) is a runtime error
+_TIER_OF = {"format_error": "format_error", "load_error": "load_error", "runtime_error": "runtime_error",
+            "timeout": "timeout", "incorrect": "incorrect"}
+# on a score whose whole job got SANDBOX_ERROR: the verdict of the control run (the problem's own
+# Model as the candidate, same scorer, right after), set by the reward function
+CONTROL_FLAG = "control:"
+
+
+def kernel_outcome(score) -> Outcome | None:
+    """common.outcomes for a kernel score (None for a correct, measured one). Withheld only:
+    - ``baseline_error`` where the scorer read no report of the candidate's (no ``cpu:`` flag):
+      the scale calibration failed, or the trusted driver reported the reference failing alone,
+      before any candidate code existed. A baseline_error beside a candidate report the scorer
+      read (a status it does not know) is the candidate's run: penalized;
+    - a correct kernel (no ``hack:`` or penalized measurement flag) flagged ``unmeasurable``: the
+      reference timed alone, before any candidate code, was itself too noisy (score.judge_timing;
+      the candidate's own noise is ``erratic_timing``, scored at a pessimistic bound);
+    - ``sandbox_error`` whose control run (flag ``control:SANDBOX_ERROR``) failed the same way."""
+    v = score.verdict
+    if v == "correct":
+        if score.hack_flags:
+            return judge("hack_flagged", ", ".join(score.hack_flags))
+        bad = flag_outcome(score.flags)
+        if bad is not None:
+            return bad
+        return judge("unmeasurable_problem", score.message) if "unmeasurable" in score.flags else None
+    if v == "baseline_error":
+        if not any(f.startswith("cpu:") for f in score.flags):
+            return judge("reference_failed", score.message)
+        return judge("candidate_broke_its_harness", "the scorer read the candidate's report, which named no "
+                     "verdict it knows: " + (score.message or "")[:500])
+    if v == "sandbox_error":
+        control = next((f[len(CONTROL_FLAG):] for f in score.flags if f.startswith(CONTROL_FLAG)), None)
+        return sandbox_outcome("SANDBOX_ERROR", control_verdict=control)
+    return judge(v)
 
 
 def kernel_reward(score, tiers: RewardTiers = RewardTiers()) -> float | None:
     """Correctness-gated speedup: a correct, unflagged kernel earns its (plausibility-checked)
-    speedup; failures earn their tier; None when the fault is not the candidate's (sandbox or
-    reference failure), which a trainer should skip."""
-    if score.verdict in NOT_THE_CANDIDATE:
+    speedup; failures earn their tier; None only when ``kernel_outcome`` withholds (the
+    reference's own failure, an established sandbox fault), which a trainer skips."""
+    outcome = kernel_outcome(score)
+    if outcome is not None and outcome.withheld:
         return None
     if score.verdict != "correct":
-        return getattr(tiers, score.verdict)
-    if score.hack_flags:
+        return getattr(tiers, _TIER_OF.get(score.verdict, "runtime_error"))
+    if outcome is not None:  # correct, but a hack or a penalized measurement flag
         return tiers.flagged
     value = score.speedup_compile if tiers.against == "compile" else score.speedup_eager
     checked = check_speedup(value)
