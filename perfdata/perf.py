@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 
 from perfalign.common.concurrency import bounded_map
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, languages
+from perfalign.sandbox.clock import CACHE_GEOMETRY, CYCLE_WEIGHTS, DEFAULT_CLOCK, check_clock
 
 from . import shards
 from .codecontests import (
@@ -76,6 +77,7 @@ class BuildSettings:
     time_limit_factor: float = 1.0  # multiply each problem's time limit
     max_tests: int | None = None    # cap tests per problem; None: all (public + private + generated)
     batch_size: int = 8             # submissions per Prefect task
+    clock: str = DEFAULT_CLOCK      # what measures the labels (sandbox.clock): cpu, instructions, cycles
 
     def __post_init__(self) -> None:
         if self.repeats < 1:
@@ -84,11 +86,16 @@ class BuildSettings:
             raise ValueError("time_limit_factor must be > 0")
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        check_clock(self.clock)
 
     @property
     def settings_hash(self) -> str:
         d = asdict(self)
         d.pop("batch_size")  # how work is grouped does not change what is measured
+        if d["clock"] == DEFAULT_CLOCK:
+            d.pop("clock")  # the keys of datasets built before the clock existed stay valid
+        elif d["clock"] == "cycles":  # the model is part of what is measured
+            d["cycles_model"] = {"weights": CYCLE_WEIGHTS, "geometry": CACHE_GEOMETRY}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -170,7 +177,7 @@ def _base_row(sub: Submission, split: str, key: str, settings: BuildSettings) ->
         "submission_key": key, "submission_id": sub.content_hash, "problem_id": sub.problem_id,
         "problem_name": sub.problem_id, "split": split, "language": sub.language.value,
         "language_id": sub.language_id, **_solution_columns(sub), "is_correct": sub.is_correct,
-        "repeats": settings.repeats, "settings_hash": settings.settings_hash,
+        "repeats": settings.repeats, "settings_hash": settings.settings_hash, "clock": settings.clock,
         "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(),
     }
@@ -337,6 +344,19 @@ def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
     return _Done(keys, redo, where)
 
 
+class ClockMismatch(ValueError):
+    """The output folder holds labels of another clock: a dataset never mixes clocks."""
+
+
+def check_same_clock(out_dir: Path, clock: str) -> None:
+    """Refuse to add labels of ``clock`` to a dataset measured with another (rows from before
+    the clock column count as cpu)."""
+    seen = {c or DEFAULT_CLOCK for c in shards.read_column(out_dir, "submissions", "clock")}
+    if seen - {clock}:
+        raise ClockMismatch(f"{out_dir} holds labels measured with the {', '.join(sorted(seen))} clock; this build "
+                            f"asks for {clock}: a dataset never mixes clocks (use another output folder)")
+
+
 # --------------------------------------------------------------------------- planning
 def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
                plan: BuildPlan | None = None, remeasure_rejects: bool = False,
@@ -358,6 +378,7 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
         raise SourceUnreadable(unreadable)
     plan.lock = plan.lock or shards.BuildLock(out_dir)
     plan.quarantined += repair(out_dir)
+    check_same_clock(out_dir, settings.clock)
     done = _done_index(out_dir, remeasure_rejects)
     done_problems = {(r["problem_id"], r["content_hash"]) for r in _problem_keys(out_dir)}
     done_errors = shards.read_column(out_dir, "errors", "error_key")
@@ -502,7 +523,8 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
     own = sandbox is None
     sb = sandbox or Sandbox(backend=settings.backend)
     try:
-        jobs = [Job(sub.solution, sub.language, batch.tests, batch.limits, settings.repeats, stop_on_failure=True)
+        jobs = [Job(sub.solution, sub.language, batch.tests, batch.limits, settings.repeats, stop_on_failure=True,
+                    clock=settings.clock)
                 for sub in batch.submissions]
         results = _run_all(sb, jobs)
         again = [i for i, r in enumerate(results) if r.verdict is Verdict.TIME_LIMIT_EXCEEDED]
@@ -554,6 +576,9 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
         "test_wall_times_s": [t.wall_time_s for t in res.tests],
         "test_max_rss_kb": [t.max_rss_kb for t in res.tests],
         "test_verdicts": [t.verdict.value for t in res.tests],
+        "clock": res.clock,  # the clock that really measured it (a fallback says cpu)
+        "test_clock_counts": None if res.clock == "cpu" else [
+            t.cycles if res.clock == "cycles" else t.instructions for t in res.tests],
         "compile_ok": res.compile.ok,
         "compile_seconds": res.compile.seconds,
         "compile_message": res.compile.message if res.compile.message or ok else res.message,

@@ -51,6 +51,10 @@ SUBMISSIONS = [
     ("test_wall_times_s", pa.list_(pa.float64()), "per test: median wall time"),
     ("test_max_rss_kb", pa.list_(pa.int64()), "per test: peak RSS, KB"),
     ("test_verdicts", pa.list_(pa.string()), "per test verdicts"),
+    ("clock", pa.string(), "what measured it: cpu (CPU time), instructions or cycles (valgrind, deterministic); "
+                           "null in rows from before the column: cpu"),
+    ("test_clock_counts", pa.list_(pa.float64()),
+     "per test: the deterministic clock's value (instructions or estimated cycles; null under cpu)"),
     ("compile_ok", pa.bool_(), "compiled (true for interpreted languages)"),
     ("compile_seconds", pa.float64(), "compile wall time (0 when cached)"),
     ("compile_message", pa.string(), "compiler output"),

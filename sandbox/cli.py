@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .clock import DEFAULT_CLOCK, check_clock
+
 app = typer.Typer(help="Run untrusted C++ / Python 3 / Java programs, isolated and measured.", no_args_is_help=True)
 err = Console(stderr=True)
 
@@ -35,6 +37,10 @@ def run_cmd(
     backend: str = typer.Option("auto", "--backend", help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the stable contract)."),
     keep_output: bool = typer.Option(False, "--show-output", help="Include each test's stdout."),
+    clock: str = typer.Option(DEFAULT_CLOCK, "--clock",
+                              help="What measures it: cpu (CPU time), instructions (valgrind's exact count, "
+                                   "every process) or cycles (instructions + weighted cache misses); the "
+                                   "deterministic clocks run ~40-80x slower, time limits scaled to match."),
 ) -> None:
     """Compile SOURCE once and run it on each --input; exit 0 whenever the run happened."""
     from . import BackendUnavailable, Language, Limits, Sandbox, TestCase, Verdict
@@ -43,6 +49,10 @@ def run_cmd(
         lang = Language.parse(lang).value
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--lang") from None
+    try:
+        check_clock(clock)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--clock") from None
     inputs, expecteds = list(input or []), list(expected or [])
     if len(expecteds) > len(inputs) or (expecteds and len(expecteds) != len(inputs)):
         raise typer.BadParameter("give one --expected per --input (they pair up in order)", param_hint="--expected")
@@ -56,7 +66,8 @@ def run_cmd(
         raise typer.Exit(2)
     with sb:
         result = sb.run(source.read_text(errors="surrogateescape"), lang, tests or None,
-                        Limits(time_s=time_limit, memory_mb=memory_limit), repeats=repeats, keep_output=keep_output)
+                        Limits(time_s=time_limit, memory_mb=memory_limit), repeats=repeats, keep_output=keep_output,
+                        clock=clock)
     if as_json:
         print(json.dumps(result.to_dict()))
     else:
@@ -74,11 +85,19 @@ def _print_result(result) -> None:
               f"{', cached' if result.compile.cached else ''})")
     if result.compile.message and not result.compile.ok:
         out.print(result.compile.message)
-    t = Table("test", "verdict", "cpu s (median)", "wall s", "max rss KB", "cpu s (all)")
+    clock = result.clock
+    counted = clock != "cpu"
+    t = Table("test", "verdict", "cpu s (median)", "wall s", "max rss KB", "cpu s (all)",
+              *((clock, f"{clock} (all)") if counted else ()))
     for i, r in enumerate(result.tests):
+        vals = r.cycles_runs if clock == "cycles" else r.instructions_runs
         t.add_row(str(i), r.verdict.value, _f(r.cpu_time_s), _f(r.wall_time_s), str(r.max_rss_kb),
-                  " ".join(f"{x:.4f}" for x in r.cpu_times_s))
+                  " ".join(f"{x:.4f}" for x in r.cpu_times_s),
+                  *((_n(r.cycles if clock == "cycles" else r.instructions), " ".join(_n(v) for v in vals))
+                    if counted else ()))
     out.print(t)
+    if result.flags:
+        out.print("flags: " + " ".join(result.flags))
     for i, r in enumerate(result.tests):
         if r.message:
             out.print(f"test {i}: {r.message}")
@@ -88,6 +107,10 @@ def _print_result(result) -> None:
 
 def _f(x) -> str:
     return "-" if x is None else f"{x:.4f}"
+
+
+def _n(x) -> str:
+    return "-" if x is None else f"{x:,.0f}"
 
 
 @app.command("doctor")

@@ -27,7 +27,8 @@ from typing import Iterable, Iterator, Sequence
 from perfalign.common.concurrency import bounded_map
 
 from . import calibration as _calibration
-from . import cgroups, environments, languages
+from . import cgroups, environments, languages, seccomp
+from . import clock as _clock
 from .backends import Backend, Mount, Slot, make_backend
 from .backends.base import RunnerHandle
 from .backends.bwrap import GUEST_ENV
@@ -98,13 +99,13 @@ class Sandbox:
 
     def run(self, source: str, language: Language | str | int, tests: Sequence[TestCase] | None = None,
             limits: Limits | None = None, repeats: int = 1, keep_output: bool = False,
-            stop_on_failure: bool = False, tolerance: float = DEFAULT_TOLERANCE) -> RunResult:
+            stop_on_failure: bool = False, tolerance: float = DEFAULT_TOLERANCE, clock: str = "cpu") -> RunResult:
         """Compile ``source`` (cached) and run it on each test ``repeats`` times.
 
         Without tests it runs once on empty stdin with no output check.
         """
         job = Job(source, language, tuple(tests) if tests else (TestCase(),), limits or Limits(),
-                  repeats, keep_output, stop_on_failure, tolerance)
+                  repeats, keep_output, stop_on_failure, tolerance, clock=clock)
         return self.run_job(job)
 
     def run_job(self, job: Job) -> RunResult:
@@ -218,12 +219,29 @@ class Sandbox:
             if not info.ok:
                 return result(Verdict.COMPILE_ERROR, info, message="compile error")
             flags = []
+            clock = job.clock
+            if clock in _clock.DETERMINISTIC:
+                why = _clock.fallback_reason(lang.value, job.toolchain, tuple(job.compile_flags), dict(job.env))
+                if why is None and self.name not in _clock.BACKENDS:
+                    why = f"backend_{self.name}"
+                if why:  # never silently: the flag says which clock measured it and why
+                    flags.append(f"clock_fallback:{why}")
+                    clock = "cpu"
+                elif _clock.valgrind_missing():
+                    return result(Verdict.SANDBOX_ERROR, info, message=_clock.valgrind_missing())
+                elif lang is Language.CPP and _clock.uses_client_requests(prog_dir):
+                    refused = result(Verdict.RUNTIME_ERROR, info, message=(
+                        "the program holds valgrind client requests (VALGRIND_NON_SIMD_CALL runs code "
+                        "uncounted): refused under a deterministic clock"))
+                    refused.flags = [f"clock:{clock}"]
+                    return refused
+            flags.append(f"clock:{clock}")
             if slot.cgroup and job.cpus is not None:
                 flags.append(f"cpus:{job.cpus}" if slot.cgroup.set_cpus(job.cpus) else "cpus_not_enforced")
             elif job.cpus is not None:
                 flags.append("cpus_not_enforced")
             try:
-                tests, how = self._execute(job, lang, prog_dir, slot, box)
+                tests, how = self._execute(job, lang, prog_dir, slot, box, clock)
             except SandboxError as e:
                 return result(Verdict.SANDBOX_ERROR, info, message=str(e))
             finally:
@@ -317,9 +335,10 @@ class Sandbox:
         shutil.rmtree(out.parent, ignore_errors=True)
         return final, info
 
-    def _execute(self, job: Job, lang: Language, prog_dir: Path, slot: Slot, box: Path
+    def _execute(self, job: Job, lang: Language, prog_dir: Path, slot: Slot, box: Path, clock: str = "cpu"
                  ) -> tuple[list[TestResult], list[str]]:
-        lim = job.limits
+        # under valgrind: time limits scaled by its slowdown, its own memory added
+        lim = _clock.scaled_limits(job.limits, clock) if clock in _clock.DETERMINISTIC else job.limits
         # Each input under an unguessable name in a directory nobody in the sandbox can list:
         # the program gets its own test's input (an open fd) and cannot find the others.
         inputs = box / "in"
@@ -346,7 +365,11 @@ class Sandbox:
         }
         # + the judge environment (Python 3 libraries / Python 2 root), read-only
         mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs), *environments.mounts(lang, job.toolchain)]
-        judges = [_TestJudge(t, job, lim) for t in job.tests]
+        judges = [_TestJudge(t, job, lim, clock) for t in job.tests]
+        clock_spec = None
+        if clock in _clock.DETERMINISTIC:
+            clock_spec = {"prefix": _clock.valgrind_prefix(clock), "max_log_bytes": _clock.MAX_LOG_BYTES,
+                          "no_fork_bpf": seccomp.no_fork_filter().hex()}
         how: set[str] = set()
 
         def on_frame(head: dict, out: bytes, err: bytes) -> None:
@@ -355,9 +378,10 @@ class Sandbox:
 
         try:
             self._launch(list(program.argv), [f"/box/in/{n}" for n in names], rl, mounts, slot, on_frame,
-                         env={**environments.program_env(lang, job.toolchain), **job.env}, repeats=job.repeats,
+                         env={**environments.program_env(lang, job.toolchain), **job.env,
+                              **(_clock.PROGRAM_ENV if clock_spec else {})}, repeats=job.repeats,
                          stop_on_failure=job.stop_on_failure,
-                         memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0))
+                         memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0), clock=clock_spec)
         except _ProgramFault as fault:
             # The runner could not finish because of what the program did (it exhausted the
             # sandbox's memory, or outlived the host's guard): the test in flight gets the verdict.
@@ -366,7 +390,7 @@ class Sandbox:
 
     def _launch(self, argv: list[str], tests: list[str], limits: dict, mounts: list[Mount], slot: Slot,
                 on_frame, *, env: dict[str, str] | None = None, repeats: int, stop_on_failure: bool,
-                memory_mb: int) -> None:
+                memory_mb: int, clock: dict | None = None) -> None:
         """Run the runner; call ``on_frame(head, out, err)`` for each execution as it arrives."""
         if slot.cgroup:
             slot.cgroup.set_limits((memory_mb + _CGROUP_HEADROOM_MB) * MB, limits.get("nproc", 64) + _PIDS_HEADROOM)
@@ -382,6 +406,8 @@ class Sandbox:
             "hard_limits": slot.cgroup is None,
             "tmp_bytes": limits["fsize_bytes"] * 2 + 64 * MB,
         }
+        if clock:
+            spec["clock"] = clock
         per_run = float(limits["wall_s"]) + _HOST_SLACK_S
         oom_before = slot.cgroup.oom_kills() if slot.cgroup else 0
         handle = self.backend.launch(spec, mounts, slot, timeout=len(tests) * repeats * per_run + 30.0)
@@ -516,9 +542,12 @@ class _FrameReader:
 class _TestJudge:
     """Verdict and measurements of one test, built frame by frame (every repeat is judged)."""
 
-    def __init__(self, test: TestCase, job: Job, lim: Limits) -> None:
-        self.test, self.job, self.lim = test, job, lim
+    def __init__(self, test: TestCase, job: Job, lim: Limits, clock: str = "cpu") -> None:
+        self.test, self.job, self.lim, self.clock = test, job, lim, clock
         self.frames = 0
+        self.instructions: list[int] = []
+        self.cycles: list[float] = []
+        self.misses: tuple[int, int] | None = None
         self.cpu: list[float] = []
         self.wall: list[float] = []
         self.rss: list[int] = []
@@ -542,6 +571,16 @@ class _TestJudge:
         if self.verdict is not Verdict.OK:
             return
         verdict, message = _classify(head, err.decode("utf-8", "replace"), self.lim)
+        if self.clock in _clock.DETERMINISTIC:
+            counts, why = _clock.parse_log(head.get("clock_log", ""), int(head.get("clock_pid") or -1))
+            why = head.get("clock_problem") or why
+            if why and verdict is Verdict.OK:
+                verdict, message = Verdict.RUNTIME_ERROR, f"not countable under the {self.clock} clock: {why}"
+            elif counts is not None and not why:
+                self.instructions.append(counts.instructions)
+                if self.clock == "cycles":
+                    self.cycles.append(_clock.cycles(counts))
+                    self.misses = self.misses or (counts.l1_misses, counts.ll_misses)
         if verdict is Verdict.OK and not head.get("same_as_first"):
             text = out.decode("utf-8", "replace")
             if head["repeat"] == 0 and self.job.keep_output:
@@ -554,7 +593,9 @@ class _TestJudge:
             self.fail(verdict, message)
 
     def result(self) -> TestResult:
-        return TestResult.from_repeats(self.verdict, self.cpu, self.wall, self.rss, exit_code=self.exit_code,
+        return TestResult.from_repeats(self.verdict, self.cpu, self.wall, self.rss, self.instructions, self.cycles,
+                                       l1_misses=self.misses[0] if self.misses else None,
+                                       ll_misses=self.misses[1] if self.misses else None, exit_code=self.exit_code,
                                        signal=self.signal, message=self.message, output=self.output)
 
 

@@ -30,6 +30,7 @@ import resource
 import select
 import shutil
 import signal
+import socket
 import stat
 import sys
 import time
@@ -130,6 +131,14 @@ def _descendants(root):
                 out.append(pid)
                 break
     return out
+
+
+def _others_alive():
+    """As PID 1: whether any other process of the namespace is still alive (zombies included)."""
+    for name in os.listdir("/proc"):
+        if name.isdigit() and name != "1":
+            return True
+    return False
 
 
 def _kill_everything_else():
@@ -238,10 +247,48 @@ def _set_hard_limits(lim):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _spawn(job, fd_in, fd_out, fd_err):
-    """Start the program with the three fds as its stdio; returns (pid, error message)."""
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _install_filter(bpf):
+    """Stack a seccomp filter (raw BPF) on this process; raises OSError on failure."""
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
+            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "cannot install the clock's seccomp filter")
+
+
+def _child_limits(lim, hard):
+    if hard:
+        _set_hard_limits(lim)
+        return
+    for key, res in list(_RLIMITS) + [("cpu_s", resource.RLIMIT_CPU)]:
+        val = lim.get(key)
+        if val is None:
+            continue
+        soft, hard_lim = resource.getrlimit(res)
+        resource.setrlimit(res, (int(val) if hard_lim == resource.RLIM_INFINITY else min(int(val), hard_lim), hard_lim))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _spawn(job, fd_in, fd_out, fd_err, log_fd=None):
+    """Start the program with the three fds as its stdio; returns (pid, error message).
+
+    With ``log_fd`` (a deterministic clock) the program runs under valgrind, whose log goes to
+    that fd, with the clock's no-fork filter stacked on the sandbox's."""
     argv, env = job["argv"], job.get("env") or {}
-    if not job.get("hard_limits", True):
+    clock = job.get("clock")
+    if clock:
+        argv = list(clock["prefix"]) + ["--log-fd=%d" % log_fd, "--"] + list(argv)
+    if not job.get("hard_limits", True) and not clock:
         actions = [(os.POSIX_SPAWN_DUP2, fd_in, 0), (os.POSIX_SPAWN_DUP2, fd_out, 1),
                    (os.POSIX_SPAWN_DUP2, fd_err, 2)]
         saved = _soft_limits(job["limits"])
@@ -266,7 +313,10 @@ def _spawn(job, fd_in, fd_out, fd_err):
             os.dup2(fd_err, 2)
             for sig in _RESET_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
-            _set_hard_limits(job["limits"])
+            _child_limits(job["limits"], job.get("hard_limits", True))
+            if clock:
+                os.set_inheritable(log_fd, True)
+                _install_filter(bytes.fromhex(clock["no_fork_bpf"]))
             os.execve(argv[0], argv, env)
         except BaseException as exc:
             try:
@@ -291,7 +341,55 @@ def _aim_oom_killer(pid):
         pass
 
 
-def _wait(job, pid, counter, cpu_base, self_base):
+class _LogReader:
+    """The runner's end of valgrind's log socket, drained while the program runs (bounded)."""
+
+    def __init__(self, sock, cap):
+        self.sock, self.cap = sock, cap
+        self.data = bytearray()
+        self.eof = False
+        self.overflow = False
+        sock.setblocking(False)
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def drain(self):
+        while not self.eof:
+            try:
+                chunk = self.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.eof = True
+                return
+            if len(self.data) + len(chunk) > self.cap:
+                self.overflow = True
+                chunk = chunk[:max(0, self.cap - len(self.data))]
+            self.data += chunk
+
+    def finish(self):
+        """Everything left (every writer is dead by now: EOF comes)."""
+        self.sock.setblocking(True)
+        self.sock.settimeout(5.0)
+        while not self.eof:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            if len(self.data) + len(chunk) > self.cap:
+                self.overflow = True
+                chunk = chunk[:max(0, self.cap - len(self.data))]
+            self.data += chunk
+        self.eof = True
+        return bytes(self.data).decode("utf-8", "replace")
+
+
+def _wait(job, pid, counter, cpu_base, self_base, log=None):
     """Wait for the program; stop it at the CPU limit or the wall-clock guard.
 
     Returns (timed_out, cpu_exceeded). The CPU check covers every process of the program,
@@ -305,8 +403,28 @@ def _wait(job, pid, counter, cpu_base, self_base):
     try:
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
+        draining = [log] if log is not None else []
+        if draining:
+            poller.register(log.fileno(), select.POLLIN)
+
+        def exited(timeout_s):
+            """Whether the program exited within ``timeout_s`` (draining valgrind's log meanwhile)."""
+            end = time.monotonic() + timeout_s
+            while True:
+                events = poller.poll(max(0.0, end - time.monotonic()) * 1000.0)
+                if any(fd == pidfd for fd, _ in events):
+                    return True
+                if not events:
+                    return False
+                if draining:
+                    draining[0].drain()
+                    if draining[0].eof:
+                        poller.unregister(draining.pop().fileno())
+                elif time.monotonic() >= end:
+                    return False
+
         first = min(guard, float(cpu_limit)) if (cpu_limit and counter.path) else guard
-        if poller.poll(first * 1000.0):
+        if exited(first):
             return False, False
         while True:
             now = time.monotonic() - t0
@@ -315,7 +433,7 @@ def _wait(job, pid, counter, cpu_base, self_base):
             used = counter.read() - cpu_base - (_self_cpu() - self_base) if counter.path else 0.0
             if cpu_limit and used > float(cpu_limit):
                 return False, True
-            if poller.poll(min(0.02, guard - now) * 1000.0):
+            if exited(min(0.02, guard - now)):
                 return False, False
     finally:
         os.close(pidfd)
@@ -336,15 +454,24 @@ def _run_once(job, index, repeat, counter, first_digest):
     try:
         oom_before = _read_counter(job.get("oom_file"), "oom_kill")
         cg0, self0, child0 = counter.read(), _self_cpu(), _children_cpu()
+        log = None
+        clock = job.get("clock")
+        if clock:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            log = _LogReader(ours, int(clock["max_log_bytes"]))
         t0 = time.monotonic()
-        pid, spawn_error = _spawn(job, fd_in, fd_out, fd_err)
+        try:
+            pid, spawn_error = _spawn(job, fd_in, fd_out, fd_err, theirs.fileno() if clock else None)
+        finally:
+            if clock:
+                theirs.close()  # only the program holds the writing end: EOF once it is gone
         if pid is None:
             head = {"test": index, "repeat": repeat, "spawn_error": spawn_error, "timed_out": False,
                     "cpu_exceeded": False, "exit_code": None, "signal": None, "cpu_s": 0.0, "wall_s": 0.0,
                     "max_rss_kb": 0, "oom_kills": 0, "out_size": 0, "same_as_first": False, "clean": True}
             return head, b"", b""
         _aim_oom_killer(pid)
-        timed_out, cpu_exceeded = _wait(job, pid, counter, cg0 if cg0 is not None else 0.0, self0)
+        timed_out, cpu_exceeded = _wait(job, pid, counter, cg0 if cg0 is not None else 0.0, self0, log)
         if timed_out or cpu_exceeded:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -356,7 +483,10 @@ def _run_once(job, index, repeat, counter, first_digest):
                 pass
         _, status, ru = os.wait4(pid, WALL)
         wall = time.monotonic() - t0
+        # Under a deterministic clock a process that outlives the program would go uncounted.
+        outlived = bool(clock) and os.getpid() == 1 and _others_alive()
         _kill_everything_else()
+        log_text = log.finish() if log else ""
         if cg0 is not None:
             # everything in the cgroup, minus what this runner itself used meanwhile
             cpu = max(0.0, (counter.read() - cg0) - (_self_cpu() - self0))
@@ -370,6 +500,8 @@ def _run_once(job, index, repeat, counter, first_digest):
     finally:
         for fd in (fd_in, fd_out, fd_err):
             os.close(fd)
+        if log:
+            log.sock.close()
     same = first_digest is not None and digest == first_digest
     head = {
         "test": index,
@@ -389,6 +521,13 @@ def _run_once(job, index, repeat, counter, first_digest):
         "same_as_first": same,
         "clean": clean,
     }
+    if clock:
+        # valgrind's own lines only ("**pid**" lines are the program's VALGRIND_PRINTF)
+        head["clock_log"] = "\n".join(ln for ln in log_text.splitlines() if ln.startswith("=="))[-65536:]
+        head["clock_pid"] = pid
+        head["clock_problem"] = ("valgrind's log exceeded %d bytes" % clock["max_log_bytes"] if log.overflow else
+                                 "a process outlived the program (its instructions would go uncounted)"
+                                 if outlived else None)
     # The first repeat's output, and any repeat's that differs from it, go to the host to be judged.
     return head, (b"" if same else out), err
 

@@ -157,6 +157,45 @@ def filter_path() -> Path:
     return atomic_write(path, build, mode=0o644)
 
 
+# The deterministic clock's second filter, stacked on this one by the runner for the measured
+# program only (sandbox/clock.py): no new processes (a forked child's count would hold a copy of
+# its parent's, a child killed before its summary none): fork, vfork and clone without
+# CLONE_THREAD fail with EPERM; threads pass. Default allow: the first filter still decides the rest.
+CLONE_THREAD = 0x00010000
+NO_FORK = ("fork", "vfork")
+
+
+def no_fork_filter() -> bytes:
+    """The deterministic clock's stacked filter as BPF (built once per host, cached)."""
+    from perfalign.common.fileio import atomic_write
+    from perfalign.common.paths import cache_root
+
+    key = hashlib.sha256(Path(__file__).read_bytes() + os.uname().machine.encode()).hexdigest()[:16]
+    path = cache_root() / "seccomp" / f"nofork-{key}.bpf"
+    if not (path.exists() and path.stat().st_size > 0):
+        def build(tmp: Path) -> None:
+            p = subprocess.run([SYSTEM_PYTHON, "-I", __file__, str(tmp), "nofork"],
+                               capture_output=True, text=True, timeout=60)
+            if p.returncode != 0 or not tmp.stat().st_size:
+                raise SeccompUnavailable("cannot build the deterministic clock's seccomp filter: "
+                                         + (p.stderr.strip().splitlines() or ["no output"])[-1])
+        atomic_write(path, build, mode=0o644)
+    return path.read_bytes()
+
+
+def _build_no_fork(out: str) -> None:
+    import errno
+
+    import seccomp  # python3-seccomp
+
+    f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for name in NO_FORK:
+        f.add_rule(seccomp.ERRNO(errno.EPERM), name)
+    f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+    with open(out, "wb") as fh:
+        f.export_bpf(fh)
+
+
 def rules() -> list[tuple[str, str, tuple]]:
     """The policy as (action, system call, argument conditions), action "allow", "eperm" or
     "enosys"; a condition is (index, "eq", value) or (index, "masked_eq", mask, value). Several
@@ -198,4 +237,7 @@ def _build(out: str, trace: bool) -> None:
 
 
 if __name__ == "__main__":
-    _build(sys.argv[1], sys.argv[2:] == ["trace"])
+    if sys.argv[2:] == ["nofork"]:
+        _build_no_fork(sys.argv[1])
+    else:
+        _build(sys.argv[1], sys.argv[2:] == ["trace"])

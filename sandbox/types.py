@@ -15,6 +15,7 @@ from perfalign.common.languages import Language  # noqa: F401  (re-exported: san
 from perfalign.common.plausibility import repeats_as_set
 
 from .checker import DEFAULT_TOLERANCE
+from .clock import DEFAULT_CLOCK, check_clock
 
 
 class Verdict(str, enum.Enum):
@@ -92,14 +93,27 @@ class TestResult:
     message: str = ""
     output: str | None = None  # the program's stdout (first repeat), when asked for
     flags: list[str] = field(default_factory=list)  # "fast_repeat"
+    # A deterministic clock's values (Job.clock; sandbox/clock.py), judged as a set like the CPU
+    # times; every repeat kept. None / empty under the cpu clock.
+    instructions: int | None = None
+    cycles: float | None = None
+    instructions_runs: list[int] = field(default_factory=list)
+    cycles_runs: list[float] = field(default_factory=list)
+    # cycles only: the simulated cache misses of the first counted run (L1 instruction + data;
+    # last level), the inputs of the cycles model (clock.cycles) and of its weight fit
+    l1_misses: int | None = None
+    ll_misses: int | None = None
 
     @classmethod
     def from_repeats(cls, verdict: Verdict, cpu: list[float], wall: list[float], rss: list[int],
-                     **kw: Any) -> "TestResult":
+                     instructions: Sequence[int] = (), cycles: Sequence[float] = (), **kw: Any) -> "TestResult":
         # judged on the CPU times (the label's clock: wall times also move with the host's load);
         # a flagged set's wall time is its slowest too
         cpu_s, flags = repeats_as_set(cpu)
         wall_s = (max(wall) if flags else statistics.median(wall)) if wall else None
+        ins, ins_flags = repeats_as_set([float(x) for x in instructions]) if instructions else (None, [])
+        cyc, cyc_flags = repeats_as_set(list(cycles)) if cycles else (None, [])
+        flags = sorted(set(flags) | {f"{f}:instructions" for f in ins_flags} | {f"{f}:cycles" for f in cyc_flags})
         return cls(
             verdict=verdict,
             cpu_time_s=cpu_s,
@@ -108,6 +122,10 @@ class TestResult:
             cpu_times_s=list(cpu),
             wall_times_s=list(wall),
             flags=flags,
+            instructions=int(ins) if ins is not None else None,
+            cycles=cyc,
+            instructions_runs=list(instructions),
+            cycles_runs=list(cycles),
             **kw,
         )
 
@@ -133,6 +151,14 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.verdict is Verdict.OK
+
+    @property
+    def clock(self) -> str:
+        """The clock that measured it ("clock:NAME" flag; cpu when none says otherwise)."""
+        for f in self.flags:
+            if f.startswith("clock:"):
+                return f.split(":", 1)[1]
+        return "cpu"
 
     @property
     def mean_cpu_time_s(self) -> float | None:
@@ -185,3 +211,10 @@ class Job:
     # How the program is built and launched: "default", or "mpi" / "mpi:N" (Open MPI, N ranks);
     # for python3, "torch": the host's torch site-packages read-only on the program's PYTHONPATH.
     toolchain: str = "default"
+    # What measures it (sandbox/clock.py): "cpu" (CPU time), or the deterministic "instructions"
+    # (valgrind's count) / "cycles" (instructions + weighted cache misses); where one does not
+    # apply (Java's JIT, OpenMP, MPI) the run falls back to cpu with a "clock_fallback:WHY" flag.
+    clock: str = DEFAULT_CLOCK
+
+    def __post_init__(self) -> None:
+        check_clock(self.clock)

@@ -12,8 +12,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # setpriv (util-linux) to drop to an unprivileged uid, python3-venv for .venv,
 # debootstrap for the Python 2 root and the docker backend's base image, docker.io for the
 # docker backend (its tests start a private daemon; nothing here starts a system one),
-# Open MPI for ParEval's MPI problems (mpicxx, mpirun run inside the sandbox).
-PKGS="g++ openjdk-17-jdk-headless bubblewrap python3-seccomp util-linux python3 python3-venv python3-dev debootstrap docker.io openmpi-bin libopenmpi-dev"
+# Open MPI for ParEval's MPI problems (mpicxx, mpirun run inside the sandbox), valgrind for the
+# deterministic clocks (--clock instructions|cycles, sandbox/clock.py).
+PKGS="g++ openjdk-17-jdk-headless bubblewrap python3-seccomp util-linux python3 python3-venv python3-dev debootstrap docker.io openmpi-bin libopenmpi-dev valgrind"
 missing=""
 for p in $PKGS; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

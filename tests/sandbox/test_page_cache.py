@@ -176,7 +176,7 @@ def test_test_result_keeps_every_repeat_and_the_flag():
 
 def test_run_result_and_reward_carry_the_flag(sandbox):
     """The flag reaches RunResult.flags (the labels' record: perfdata's sandbox_flags) and the RLPF
-    reward's details, whose runtime is the cold run's."""
+    reward's details, whose runtime is the cold run's; the reward is the penalty."""
     from perfalign.alignment import reward as rw
     from perfalign.alignment.data import ContestProblem
 
@@ -189,4 +189,6 @@ def test_run_result_and_reward_carry_the_flag(sandbox):
     pr = rw.PerformanceReward({"p": problem}, sandbox=sandbox)
     m = rw._Measured("OK", judged.mean_cpu_time_s, {}, flags=("fast_repeat",))
     detail = pr._detail(("p", "cpp", "code"), m)
-    assert "fast_repeat" in detail.flags and detail.runtime_s == 0.3 and detail.reward == pytest.approx(0.0, abs=1e-9)
+    # state kept between repeats is the candidate's doing: penalized (common.outcomes), never a median
+    assert "fast_repeat" in detail.flags and detail.runtime_s == 0.3
+    assert detail.reward == -1.0 and not detail.withheld and detail.cause == "fast_repeat"

@@ -1,0 +1,193 @@
+"""The deterministic clocks: valgrind's instruction count, and cycles estimated from its cache
+simulation (docs/sandbox.md, "Deterministic clock").
+
+``Job.clock`` picks the clock: "cpu" (the cgroup's CPU time, the default), "instructions" or
+"cycles". With a deterministic clock the program runs under ``valgrind --tool=cachegrind``
+inside the same sandbox (same mounts, seccomp filter, cgroup), and the runner reads the counts
+from valgrind's log, which reaches it over a socket the program cannot write, reopen or forge:
+
+- the log fd is one end of a ``socketpair``: valgrind moves it into its reserved fd range, where
+  the program's own system calls on it fail (EBADF); a socket cannot be reopened through
+  ``/proc/self/fd`` (ENXIO) and the seccomp filter denies pidfd_getfd and ptrace;
+- ``VALGRIND_PRINTF`` lines reach the log prefixed ``**pid**``, never ``==pid==``: only
+  ``==pid==`` lines are read;
+- ``--command-line-only=yes``: no ``.valgrindrc`` or ``VALGRIND_OPTS`` of the program's making;
+- every process the program starts would be followed (``--trace-children=yes``), but a count is
+  only whole for a process that neither forks nor execs (cachegrind copies its counters into a
+  forked child and drops the pre-exec counts at an exec). So the program may not fork (a second,
+  stacked seccomp filter refuses fork, vfork and clone without CLONE_THREAD: EPERM), threads are
+  counted with their process, and the log must show exactly one program start ("Command:")
+  and one summary, for the process the runner started. Anything else (an exec, a process
+  valgrind did not follow, a process killed before its summary) fails the run
+  (RUNTIME_ERROR): work hidden outside the count cannot score;
+- a compiled program whose machine code holds valgrind's client-request preamble (the way to
+  ``VALGRIND_NON_SIMD_CALL``, which runs a function on the real CPU, uncounted) is refused.
+  Client requests made from code generated at run time are not detected (docs: known limits).
+
+The answer is checked on every counted run, so a program that detects valgrind and skips work
+fails its test.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+CLOCKS = ("cpu", "instructions", "cycles")
+DEFAULT_CLOCK = "cpu"
+DETERMINISTIC = ("instructions", "cycles")
+VALGRIND = "/usr/bin/valgrind"
+
+# A fixed cache geometry (size,associativity,line bytes), not the host's: "cycles" must not
+# depend on which machine measured it. A common x86 desktop/server configuration.
+CACHE_GEOMETRY = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16, 64)}
+
+# The cycles model: cycles = Ir + W_L1 * (I1 + D1 misses) + W_LL * (LL misses, instruction and
+# data). Fitted by benchmarks/clock_bench.py, section (d) (`--skip slowdown,determinism --problems 20
+# --py-problems 3`, 2026-11-26, this 2-core VM): non-negative least squares of the native median CPU
+# time (5 repeats) of the 56 C++ solutions of 20 CodeContests-sample problems on their largest test
+# against (Ir, L1 misses, LL misses, 1), each row scaled by its CPU time (relative errors); the
+# weights are the miss coefficients over Ir's (instruction units). Fit: R^2 0.48, median relative
+# error 34%; per-problem Spearman of cycles vs CPU time 0.950 with these weights, 0.925 with
+# instructions alone (docs/sandbox.md). A weak fit on a small sample: refit on a bigger one.
+CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0}
+
+# Time limits under valgrind: limit * SLOWDOWN[clock] + STARTUP_S (valgrind's own start-up,
+# 0.4 s for C++, 2.9-4.5 s for Python 3's start-up under it, more on a loaded host). The slowdowns are above
+# benchmarks/clock_bench.py's "slowdown vs native" figures (C++ work 32x, Python 20x under
+# instructions; ~80x overall with the cache simulation), with margin.
+SLOWDOWN = {"instructions": 50.0, "cycles": 100.0}
+STARTUP_S = 10.0
+# valgrind's own memory (translation cache, shadow structures) over the program's limit.
+MEMORY_MB = 256
+
+# Backends that run the program under valgrind (the docker image has no valgrind yet: the
+# clock falls back to cpu there, flagged "clock_fallback:backend_docker").
+BACKENDS = ("bwrap", "local-unsafe")
+
+# The program's environment under a deterministic clock: the same hash seed every run (CPython
+# randomizes str hashes per process: dict/set layouts, and so the count, would move).
+PROGRAM_ENV = {"PYTHONHASHSEED": "0"}
+
+# A log larger than this (the program printing through VALGRIND_PRINTF) fails the run.
+MAX_LOG_BYTES = 1 << 20
+
+# amd64 client-request preamble: rolq $3,$13,$61,$51 of %rdi (valgrind.h __SPECIAL_INSTRUCTION_PREAMBLE).
+CLIENT_REQUEST_PREAMBLE = bytes.fromhex("48c1c70348c1c70d48c1c73d48c1c733")
+
+_LINE = re.compile(r"^==(\d+)== (.*)$")
+_NUM = r"([\d,]+)"
+_FIELDS = {
+    "Ir": re.compile(r"^I\s+refs:\s+" + _NUM),
+    "I1mr": re.compile(r"^I1\s+misses:\s+" + _NUM),
+    "ILmr": re.compile(r"^LLi\s+misses:\s+" + _NUM),
+    "D1mr": re.compile(r"^D1\s+misses:\s+[\d,]+\s+\(\s*" + _NUM + r"\s+rd\s+\+\s+" + _NUM + r"\s+wr"),
+    "DLmr": re.compile(r"^LLd\s+misses:\s+[\d,]+\s+\(\s*" + _NUM + r"\s+rd\s+\+\s+" + _NUM + r"\s+wr"),
+}
+
+
+def check_clock(clock: str) -> str:
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
+    return clock
+
+
+def valgrind_missing() -> str | None:
+    """Why a deterministic clock cannot run here, or None."""
+    if not (os.path.exists(VALGRIND) and shutil.which("valgrind")):
+        return "valgrind is not installed (Debian/Ubuntu: apt-get install valgrind; scripts/setup.sh does it)"
+    return None
+
+
+def fallback_reason(language: str, toolchain: str, compile_flags: tuple[str, ...], env: dict[str, str]) -> str | None:
+    """Why a deterministic clock does not apply to this job (it falls back to cpu, flagged)."""
+    if language == "java":
+        return "java_jit"  # the JIT's own work and timing-driven tiering: counts say little
+    if toolchain != "default":
+        return "mpi" if toolchain.startswith("mpi") else f"toolchain_{toolchain}"
+    if "-fopenmp" in compile_flags or "OMP_NUM_THREADS" in env:
+        return "openmp"  # parallel speed-up is wall time, which an instruction count cannot see
+    if language == "python2":
+        return "python2"  # the bullseye root's own loader: not validated under valgrind
+    return None
+
+
+def valgrind_binary() -> str:
+    """valgrind itself. Debian's /usr/bin/valgrind is a wrapper script that changes the program's
+    environment (LD_LIBRARY_PATH=/usr/lib/debug, GLIBCXX_FORCE_NEW=1) before it runs the real
+    binary: the program must see the same environment under every clock."""
+    real = VALGRIND + ".bin"
+    return real if os.path.exists(real) else VALGRIND
+
+
+def valgrind_prefix(clock: str) -> list[str]:
+    """valgrind and its options; the runner appends ``--log-fd=N -- argv``."""
+    opts = [valgrind_binary(), "--tool=cachegrind", "--command-line-only=yes", "--vgdb=no", "--trace-children=yes",
+            "--cachegrind-out-file=/dev/null", "--error-exitcode=0",
+            f"--cache-sim={'yes' if clock == 'cycles' else 'no'}"]
+    if clock == "cycles":
+        opts += [f"--{k}={','.join(map(str, v))}" for k, v in CACHE_GEOMETRY.items()]
+    return opts
+
+
+def scaled_limits(limits, clock: str):
+    """The job's limits under valgrind: time scaled by the clock's slowdown, valgrind's memory added."""
+    import dataclasses
+
+    return dataclasses.replace(limits, time_s=limits.time_s * SLOWDOWN[clock] + STARTUP_S,
+                               memory_mb=limits.memory_mb + MEMORY_MB)
+
+
+@dataclass
+class Counts:
+    instructions: int
+    l1_misses: int = 0
+    ll_misses: int = 0
+
+
+def cycles(c: Counts) -> float:
+    """The cycles model (CYCLE_WEIGHTS)."""
+    return c.instructions + CYCLE_WEIGHTS["L1"] * c.l1_misses + CYCLE_WEIGHTS["LL"] * c.ll_misses
+
+
+def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
+    """The counts of process ``pid`` from a cachegrind log, or (None, why the count is not whole)."""
+    starts: list[int] = []
+    summaries: dict[int, dict[str, int]] = {}
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if not m:
+            continue  # "**pid**" (the program's VALGRIND_PRINTF) and "--pid--" (valgrind's notes)
+        p, body = int(m.group(1)), m.group(2).strip()
+        if body.startswith("Command:"):
+            starts.append(p)
+            continue
+        for key, rx in _FIELDS.items():
+            f = rx.match(body)
+            if f:
+                vals = summaries.setdefault(p, {})
+                if key in vals:
+                    return None, "two instruction-count summaries for one process"
+                vals[key] = sum(int(g.replace(",", "")) for g in f.groups())
+    if len(starts) > 1:
+        return None, (f"the program started {len(starts)} programs under valgrind (it may not exec: "
+                      "the count of a replaced program is lost)")
+    if starts != [pid]:
+        return None, "valgrind did not start the program"
+    if set(summaries) != {pid} or "Ir" not in summaries[pid]:
+        return None, "a process ended without valgrind's instruction-count summary (killed, or not followed)"
+    s = summaries[pid]
+    return Counts(s["Ir"], s.get("I1mr", 0) + s.get("D1mr", 0), s.get("ILmr", 0) + s.get("DLmr", 0)), ""
+
+
+def uses_client_requests(prog_dir: Path) -> bool:
+    """Whether a compiled program's files hold valgrind's client-request preamble."""
+    for p in prog_dir.rglob("*"):
+        try:
+            if p.is_file() and CLIENT_REQUEST_PREAMBLE in p.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
