@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import logging
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 log = logging.getLogger("perfalign.alignment")
 
@@ -27,13 +29,20 @@ class StageResult:
 class StageConfig:
     """Fields shared by the stage configs. Defaults are the paper's production settings
     (§VII-C: bf16, one sample per GPU; global batch = per_device * grad_accum * 4 GPUs); other
-    profiles are files (flows/profiles/*.toml) holding what differs."""
+    profiles are files (flows/profiles/*.toml) holding what differs. A field named like a field of
+    the stage's TRL config (``trl_config``) is that field: ``trl_args`` passes it on by name, TRL
+    checks it, and TRL's help is its doc unless a comment here says more; the default is ours."""
 
-    output_dir: str = "runs/stage"
+    trl_config: ClassVar[str] = ""           # "module:Class" of the stage's TRL config
+    trl_fixed: ClassVar[dict[str, Any]] = {}  # the stage's TRL settings that are not ours to change
+
+    output_dir: str = "runs/stage"           # the run directory (TRL's output_dir is its trainer/ folder)
+    data_path: str = "runs/triplets"         # build_triplets output dir (or a Parquet file of its rows)
     seed: int = 42
     num_train_epochs: float = 1.0
     max_steps: int = -1                      # > 0 overrides epochs (smoke runs)
     learning_rate: float = 1.41e-5
+    optim: str = "adamw_torch"               # the paper's Adam(W)
     per_device_train_batch_size: int = 1
     gradient_accumulation_steps: int = 1
     per_device_eval_batch_size: int = 4
@@ -42,13 +51,13 @@ class StageConfig:
     use_cpu: bool | None = None              # None: CPU iff no CUDA device
     activation_checkpointing: bool = True   # transformers 5 name of gradient checkpointing
     logging_steps: int = 10
-    max_train_samples: int | None = None
-    max_eval_samples: int | None = None
+    max_train_samples: int | None = None     # only the first N training rows; None: all
+    max_eval_samples: int | None = None      # only the first N evaluation rows; None: all
     overwrite: bool = False                  # refuse to overwrite a finished run directory
     torch_threads: int | None = None         # None: torch's default (on a shared 2-core box 1 is much faster)
     lora_r: int = 0                          # > 0: train LoRA adapters of this rank (peft), merged when saved
-    lora_alpha: int = 16
-    lora_dropout: float = 0.0
+    lora_alpha: int = 16                     # LoRA scaling numerator (peft's lora_alpha)
+    lora_dropout: float = 0.0                # dropout on the LoRA branch
     lora_target_modules: str = "all-linear"  # peft's target_modules (a module name suffix, or all-linear)
     trl_overrides: dict[str, Any] = field(default_factory=dict)  # passed through to the TRL config
 
@@ -88,18 +97,28 @@ class StageConfig:
 
         return not torch.cuda.is_available()
 
-    def trl_common(self) -> dict[str, Any]:
-        """Arguments every TRL config takes, from the shared fields."""
-        return dict(
-            output_dir=str(Path(self.output_dir) / "trainer"), seed=self.seed, data_seed=self.seed,
-            num_train_epochs=self.num_train_epochs, max_steps=self.max_steps, learning_rate=self.learning_rate,
-            per_device_train_batch_size=self.per_device_train_batch_size,
-            gradient_accumulation_steps=self.gradient_accumulation_steps,
-            per_device_eval_batch_size=self.per_device_eval_batch_size,
-            bf16=self.bf16, use_cpu=self.on_cpu, activation_checkpointing=self.activation_checkpointing,
-            logging_steps=self.logging_steps, report_to="none", save_strategy="no", eval_strategy="no",
-            disable_tqdm=True, dataloader_num_workers=0,
-        )
+    @classmethod
+    def trl_class(cls) -> type:
+        module, name = cls.trl_config.split(":")
+        with warnings.catch_warnings(action="ignore"):  # trl.experimental warns on import (PPO: rlpf.PINNED_TRL)
+            return getattr(importlib.import_module(module), name)
+
+    def trl_args(self, **computed: Any):
+        """The stage's TRL config: every field of ours it has, by name, then what every run asks of TRL
+        (no checkpoints, evaluation, reporters, bars), ``trl_fixed``, ``computed``, ``trl_overrides``."""
+        cls = self.trl_class()
+        theirs = {f.name for f in dataclasses.fields(cls) if f.init}
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in theirs}
+        run = {"output_dir": str(Path(self.output_dir) / "trainer"), "use_cpu": self.on_cpu, "data_seed": self.seed,
+               "report_to": "none", "save_strategy": "no", "eval_strategy": "no", "disable_tqdm": True,
+               "dataloader_num_workers": 0}
+        return cls(**{**shared, **run, **self.trl_fixed, **computed, **self.trl_overrides})
+
+    @classmethod
+    def trl_doc(cls, name: str) -> str | None:
+        """The first sentence of TRL's help of a field we share with the stage's TRL config."""
+        helps = {f.name: f.metadata.get("help") or "" for f in dataclasses.fields(cls.trl_class())}
+        return " ".join(helps.get(name, "").split()).split(". ")[0].rstrip(".") or None
 
     def peft_config(self, task_type: str = "CAUSAL_LM"):
         """The LoRA config of ``lora_*`` for TRL's ``peft_config`` (None: full fine-tuning).
@@ -111,10 +130,6 @@ class StageConfig:
         peft = require("peft", "lora")
         return peft.LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
                                target_modules=self.lora_target_modules, task_type=task_type)
-
-    def build_trl_config(self, cls, **specific):
-        """``cls`` (a TRL config) from the shared fields, the stage's own, then ``trl_overrides``."""
-        return cls(**{**self.trl_common(), **specific, **self.trl_overrides})
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import torch
 
-from perfalign.common.equations import DEFAULT_MAX_MARGIN, dpa_accuracy
+from perfalign.common.equations import dpa_accuracy
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
+from .common import StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
 from .models import check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
+from .reward_model import PreferenceStageConfig
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align
@@ -34,31 +35,23 @@ PINNED_TRL = "1.12"  # DPATrainer relies on DPOTrainer internals (_compute_loss,
 
 
 @dataclass
-class DPAStageConfig(StageConfig):
+class DPAStageConfig(PreferenceStageConfig):
     """Paper defaults: 1 epoch, global batch 4 (1 per GPU x 4 GPUs), AdamW lr 1e-7, beta 0.6."""
 
+    trl_config = "trl:DPOConfig"
+    trl_fixed = {"loss_type": ["sigmoid"], "precompute_ref_log_probs": True}  # what DPATrainer builds on
+
     model_name_or_path: str = "runs/sft"       # the SFT run: policy init and reference
-    data_path: str = "runs/triplets"
     output_dir: str = "runs/dpa"
-    num_train_epochs: float = 1.0
     learning_rate: float = 1e-7
-    optim: str = "adamw_torch"
-    beta: float = 0.6
-    max_margin: float = DEFAULT_MAX_MARGIN      # lambda of Eq. 3 (mu is recomputed from the runtimes)
-    use_margin: bool = True                     # False: plain DPO (ablation)
-    train_splits: tuple[str, ...] = TRAIN_SPLITS
-    eval_splits: tuple[str, ...] = EVAL_SPLITS
+    beta: float = 0.6                           # beta of Eq. 7 (TRL's DPO beta)
+    train_splits: tuple[str, ...] = TRAIN_SPLITS  # D_align's training splits of the triplets
+    eval_splits: tuple[str, ...] = EVAL_SPLITS    # ... and its evaluation splits
 
     def check_values(self) -> None:
         super().check_values()
         if not self.beta > 0:
             raise ValueError("DPAStageConfig.beta must be > 0")
-
-    def trl_args(self):
-        from trl import DPOConfig
-
-        return self.build_trl_config(DPOConfig, beta=self.beta, loss_type=["sigmoid"], max_length=self.max_length,
-                                     precompute_ref_log_probs=True, optim=self.optim)
 
 
 def _check_trl() -> None:

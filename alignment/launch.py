@@ -4,6 +4,7 @@ stage Config's fields, e.g. ``json.dumps(dataclasses.asdict(cfg))``)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -19,10 +20,8 @@ def main(argv: list[str] | None = None) -> int:
         fields = json.load(f)
     fields.pop("stage", None)
     cls = STAGE_CONFIGS[args.stage]
-    for key in ("train_splits", "eval_splits"):
-        if key in fields:
-            fields[key] = tuple(fields[key])
-    result = STAGE_FUNCTIONS[args.stage](cls(**fields))
+    tuples = {f.name for f in dataclasses.fields(cls) if isinstance(f.default, tuple)}  # JSON has lists
+    result = STAGE_FUNCTIONS[args.stage](cls(**{k: tuple(v) if k in tuples else v for k, v in fields.items()}))
     print(json.dumps({"run_dir": str(result.run_dir), "metrics": result.metrics}, default=str))
     return 0
 

@@ -18,25 +18,25 @@ from .scoring import reward_scores
 
 
 @dataclass
-class RewardStageConfig(StageConfig):
+class PreferenceStageConfig(StageConfig):
+    """A stage trained on the triplets' preference pairs (reward model, DPA), with Eq. 3's margin mu."""
+
+    max_margin: float = DEFAULT_MAX_MARGIN  # lambda of Eq. 3 (mu is recomputed from the runtimes)
+    use_margin: bool = True                 # False: mu = 0 (plain Eq. 2 / plain DPO: the ablation)
+
+
+@dataclass
+class RewardStageConfig(PreferenceStageConfig):
     """Paper: the SFT hyper-parameters (lr 1.41e-5, bf16, global batch 64) for 1 epoch, from the
     Deepseek-Coder base, lambda = 3."""
 
-    model_name_or_path: str = PRODUCTION_BASE_MODEL
-    data_path: str = "runs/triplets"
+    trl_config = "trl:RewardConfig"
+
+    model_name_or_path: str = PRODUCTION_BASE_MODEL  # the base of r_theta (a new one-logit head)
     output_dir: str = "runs/reward_model"
-    num_train_epochs: float = 1.0
     gradient_accumulation_steps: int = 16
-    optim: str = "adamw_torch"
-    max_margin: float = DEFAULT_MAX_MARGIN
-    use_margin: bool = True
-    train_splits: tuple[str, ...] = ("reward_train",)
-    eval_splits: tuple[str, ...] = ("reward_eval",)
-
-    def trl_args(self):
-        from trl import RewardConfig
-
-        return self.build_trl_config(RewardConfig, max_length=self.max_length, optim=self.optim)
+    train_splits: tuple[str, ...] = ("reward_train",)  # D_reward's training splits of the triplets
+    eval_splits: tuple[str, ...] = ("reward_eval",)    # ... and its evaluation splits
 
 
 def evaluate_reward_model(model, tokenizer, pairs: list[dict], batch_size: int = 8,

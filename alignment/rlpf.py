@@ -21,7 +21,9 @@ from dataclasses import dataclass
 import torch
 
 from perfalign.common.equations import kl_penalized_objective
+from perfalign.common.outcomes import withheld_share
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
+from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
 from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
 from .data import load_contest_problems, load_triplet_rows
@@ -38,34 +40,36 @@ class RLPFStageConfig(StageConfig):
     """Paper defaults: PPO epochs 4, global batch 4 (1 per GPU x 4 GPUs), lr 1.41e-5, KL 0.1,
     top-k 0, top-p 1.0, from the SFT model; r_theta for prompts without tests."""
 
+    trl_config = "trl.experimental.ppo:PPOConfig"
+    trl_fixed = {"max_steps": -1, "stop_token": "eos", "num_sample_generations": 0}  # PPO counts total_episodes
+
     model_name_or_path: str = "runs/sft"              # policy init and the KL reference
     reward_model_path: str | None = "runs/reward_model"
     value_model_path: str | None = None               # None: the reward model, else the SFT model (new head)
-    data_path: str = "runs/triplets"
     codecontests_dir: str | list[str] | None = None   # tests + submission runtimes of the contest problems
     output_dir: str = "runs/rlpf"
-    num_train_epochs: float = 1.0
+    optim: str = "adamw_torch_fused"                  # TRL's PPO default (the same AdamW, fused kernel)
     num_ppo_epochs: int = 4
     num_mini_batches: int = 1
     kl_coef: float = 0.1                              # gamma's initial value (§VII-C3)
     kl_controller: str = "adaptive"                   # "adaptive" (Ziegler et al.) or "fixed"
-    kl_target: float = DEFAULT_KL_TARGET
-    kl_horizon: int = DEFAULT_KL_HORIZON
+    kl_target: float = DEFAULT_KL_TARGET              # the adaptive controller's target KL (nats per sequence)
+    kl_horizon: int = DEFAULT_KL_HORIZON              # ... and its horizon (episodes)
     kl_estimator: str = "k1"
     temperature: float = 1.0
     response_length: int = 1024
     total_episodes: int | None = None                 # None: num_train_epochs x |D_RL train prompts|
     missing_eos_penalty: float | None = None
-    per_device_eval_batch_size: int = 4
-    eval_samples_per_prompt: int = 1
+    eval_samples_per_prompt: int = 1                  # answers sampled per evaluation prompt
     eval_before: bool = False                         # also measure the SFT model (KL 0 by definition)
     speedup_cap: float = DEFAULT_CAP                  # common.plausibility: Eq. 4's speedup capped here
     remeasure_above: float = DEFAULT_REMEASURE_ABOVE  # ... and re-measured once above this
     sandbox_backend: str = "auto"
     sandbox_workers: int = 2
     test_repeats: int | None = None                   # None: as the dataset measured its labels
-    train_splits: tuple[str, ...] = ("rl_train",)
-    eval_splits: tuple[str, ...] = ("rl_eval",)
+    clock: str = DEFAULT_CLOCK                        # Eq. 4's clock (sandbox.clock): the dataset's labels' own
+    train_splits: tuple[str, ...] = ("rl_train",)     # D_RL's training splits of the triplets
+    eval_splits: tuple[str, ...] = ("rl_eval",)       # ... and its evaluation splits
 
     @property
     def batch_size(self) -> int:
@@ -85,6 +89,7 @@ class RLPFStageConfig(StageConfig):
         self.speedup_policy()  # cap / remeasure_above checked by the policy itself
         if self.test_repeats is not None and self.test_repeats < 1:
             raise ValueError("RLPF: test_repeats must be >= 1 (or None: as the dataset)")
+        check_clock(self.clock)
 
     def speedup_policy(self) -> SpeedupPolicy:
         return SpeedupPolicy(cap=self.speedup_cap, remeasure_above=self.remeasure_above)
@@ -95,18 +100,10 @@ class RLPFStageConfig(StageConfig):
         return AdaptiveKLController(self.kl_coef, self.kl_target, self.kl_horizon)
 
     def trl_args(self, n_train: int):
-        from trl.experimental.ppo import PPOConfig
-
-        episodes = self.total_episodes
-        if self.max_steps > 0:
-            episodes = self.max_steps * self.batch_size
-        return self.build_trl_config(
-            PPOConfig, max_steps=-1, num_ppo_epochs=self.num_ppo_epochs, num_mini_batches=self.num_mini_batches,
-            kl_coef=self.kl_coef, kl_estimator=self.kl_estimator, temperature=self.temperature,
-            response_length=self.response_length, total_episodes=episodes or int(self.num_train_epochs * n_train),
-            local_rollout_forward_batch_size=self.batch_size, missing_eos_penalty=self.missing_eos_penalty,
-            stop_token="eos", num_sample_generations=0, sft_model_path=self.model_name_or_path,
-            reward_model_path=self.reward_model_path or "")
+        episodes = self.max_steps * self.batch_size if self.max_steps > 0 else self.total_episodes
+        return super().trl_args(total_episodes=episodes or int(self.num_train_epochs * n_train),
+                                local_rollout_forward_batch_size=self.batch_size,
+                                sft_model_path=self.model_name_or_path, reward_model_path=self.reward_model_path or "")
 
 
 def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
@@ -132,7 +129,7 @@ def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], rewa
     device = next(policy.parameters()).device
     side, tokenizer.padding_side = tokenizer.padding_side, "left"
     flat = [i for i in infos for _ in range(samples_per_prompt)]
-    rewards, kls, details = [], [], []
+    kls, details = [], []
     try:
         for b in range(0, len(flat), batch_size):
             chunk = flat[b:b + batch_size]
@@ -155,17 +152,18 @@ def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], rewa
                 logps.append(lp)
             kls += ((logps[0] - logps[1]) * mask).sum(1).tolist()
             texts = [tokenizer.decode(r[m], skip_special_tokens=True) for r, m in zip(resp, mask)]
-            d = reward(chunk, texts)
-            details += d
-            rewards += [x.reward for x in d]
+            details += reward(chunk, texts)
     finally:
         tokenizer.padding_side = side
-    n = len(rewards)
-    executed = [d for d in details if d.kind != "reward_model"]
-    return {"mean_reward": sum(rewards) / n, "kl": sum(kls) / n,
-            "objective": kl_penalized_objective(rewards, kls, kl_coef),  # Eq. 6
+    n = len(details)
+    # withheld rewards (common.outcomes) are no reward: the means are over the others
+    given = [(d.reward, k) for d, k in zip(details, kls) if not d.withheld]
+    rewards = [r for r, _ in given]
+    executed = [d for d in details if d.kind != "reward_model" and not d.withheld]
+    return {"mean_reward": sum(rewards) / len(rewards) if rewards else None, "kl": sum(kls) / n,
+            "objective": kl_penalized_objective(rewards, [k for _, k in given], kl_coef) if given else None,  # Eq. 6
             "correct_share": sum(d.verdict == "OK" for d in executed) / len(executed) if executed else None,
-            "samples": n}
+            "withheld_share": withheld_share(n - len(given), n), "samples": n}
 
 
 def fit_prompts(tokenizer, infos: list[PromptInfo], budget: int) -> list[PromptInfo]:
@@ -225,7 +223,7 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
           if needs_rm else None)
     value = load_sequence_classifier(value_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
-                               policy=cfg.speedup_policy(), max_length=cfg.max_length)
+                               policy=cfg.speedup_policy(), max_length=cfg.max_length, clock=cfg.clock)
     index: dict[tuple[int, ...], PromptInfo] = {}
     for info in train + evals:
         ids = tokenizer(info.prompt)["input_ids"]
@@ -263,6 +261,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     metrics["train_episodes"] = int(trainer.state.episode)
     metrics["train_reward_kinds"] = dict(Counter(d.kind for d in adapter.history))
     metrics["train_reward_flags"] = dict(Counter(f for d in adapter.history for f in d.flags))
+    metrics["train_withheld_share"] = withheld_share(sum(d.withheld for d in adapter.history), len(adapter.history))
+    metrics["train_withheld_causes"] = dict(Counter(d.cause for d in adapter.history if d.withheld))
     if trainer.accelerator.num_processes == 1:
         ev = evaluate_policy(trainer.accelerator.unwrap_model(trainer.model).policy, ref, tokenizer, evals, reward,
                              **eval_kw)
@@ -271,6 +271,6 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
         metrics.update(eval_mean_reward=logged.get("objective/scores"), eval_kl=logged.get("objective/kl"))
     metrics["sandbox_runs"] = reward.counts["sandbox_runs"]
     metrics["reward_measurement"] = {"repeats": cfg.test_repeats or "dataset", "speedup_cap": cfg.speedup_cap,
-                                     "remeasure_above": cfg.remeasure_above}
+                                     "remeasure_above": cfg.remeasure_above, "clock": cfg.clock}
     return save_stage(cfg, trainer, tokenizer, metrics, started)
 

@@ -20,22 +20,16 @@ class SFTStageConfig(StageConfig):
     """Paper defaults: 3 epochs, Adam(W) lr 1.41e-5, bf16, global batch 64 = 1 per GPU x 16
     accumulation steps x 4 GPUs (FSDP: launch with alignment/accelerate_fsdp.yaml)."""
 
-    model_name_or_path: str = PRODUCTION_BASE_MODEL
-    data_path: str = "runs/triplets"          # build_triplets output dir (or an sft_prompts Parquet file)
+    trl_config = "trl:SFTConfig"
+    trl_fixed = {"completion_only_loss": True, "packing": False}
+
+    model_name_or_path: str = PRODUCTION_BASE_MODEL  # the base model: a Hub id, a path or a registry name
     output_dir: str = "runs/sft"
     num_train_epochs: float = 3.0
     gradient_accumulation_steps: int = 16
-    optim: str = "adamw_torch"
     lr_scheduler_type: str = "linear"
     warmup_steps: float = 0.0                 # int steps, or a ratio in [0, 1)
     eval_before: bool = False                 # also report the perplexity of the base model
-
-    def trl_args(self):
-        from trl import SFTConfig
-
-        return self.build_trl_config(SFTConfig, max_length=self.max_length, completion_only_loss=True, packing=False,
-                                     optim=self.optim, lr_scheduler_type=self.lr_scheduler_type,
-                                     warmup_steps=self.warmup_steps)
 
 
 def evaluate_perplexity(model, tokenizer, rows: list[dict], batch_size: int = 8, max_length: int | None = None) -> dict:

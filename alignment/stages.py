@@ -15,7 +15,7 @@ from .sft import SFTStageConfig, run_sft
 STAGE_FUNCTIONS = {"sft": run_sft, "reward": train_reward_model, "rlpf": run_rlpf, "dpa": run_dpa}
 STAGE_CONFIGS = {"sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
                  "dpa": DPAStageConfig}
-STAGE_DIRS = {"sft": "sft", "reward": "reward_model", "rlpf": "rlpf", "dpa": "dpa"}  # under the run's workdir
+STAGE_DIRS = {s: Path(c.output_dir).name for s, c in STAGE_CONFIGS.items()}  # under the run's workdir
 
 
 def wire(configs: dict[str, StageConfig], data_path: str | Path, workdir: str | Path,

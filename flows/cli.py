@@ -57,7 +57,7 @@ def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]]
 
 @perf_app.command("build")
 @config_options("perf.source", "perf.limit_problems", "perf.repeats", "sandbox.workers", "sandbox.backend",
-                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial")
+                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
     profile: str = _CONFIG_PROFILE_OPT,
@@ -428,7 +428,7 @@ _POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POL
 
 
 @eval_app.command("score")
-@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend",
+@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend", "eval.clock",
                 help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
                       "eval.timing_repeats": "Timed rounds (reference and candidate interleaved)"})
 def eval_score_cmd(
@@ -467,7 +467,8 @@ def eval_score_cmd(
                                       polybench_dir=str(polybench_dir) if polybench_dir else None,
                                       codecontests=str(codecontests) if codecontests else None, language=language,
                                       profile=e.profile_name, threads=e.omp_threads, ranks=e.mpi_ranks,
-                                      repeats=e.timing_repeats, max_rel_se=max_rel_se, backend=cfg.sandbox.backend)
+                                      repeats=e.timing_repeats, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
+                                      clock=e.clock)
     except ScoreInputError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2)
@@ -589,20 +590,21 @@ def config_cmd(
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
     as_json: bool = typer.Option(False, "--json", help="Print {table: {key: {value, from}}} as JSON."),
+    docs: bool = typer.Option(False, "--docs", help="Also show each setting's one-line doc (its dataclass field's)."),
 ) -> None:
     """Show every effective setting of every stage (the dataclasses' defaults, the profile, your
     file, --set), each with where it came from; the same default profile as every command."""
     cfg = _load_config(config, profile, set_)
-    explained = cfg.explain()
+    explained = cfg.explain(docs=docs)
     if as_json:
         print(json.dumps({"config_file": cfg.config_file, "profile": cfg.profile, "settings": explained}, indent=1))
         return
     t = Table(title=f"profile {cfg.profile}" + (f" + {cfg.config_file}" if cfg.config_file else ""))
-    for column in ("setting", "from", "value"):
+    for column in ("setting", "from", "value", "doc")[:4 if docs else 3]:
         t.add_column(column, overflow="fold")
     for table, values in explained.items():
         for key, v in values.items():
-            t.add_row(f"{table}.{key}", v["from"], json.dumps(v["value"]))
+            t.add_row(f"{table}.{key}", v["from"], json.dumps(v["value"]), *([v["doc"]] if docs else []))
     console.print(t)
 
 

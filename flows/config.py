@@ -37,7 +37,7 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
-from .options import option_name
+from .options import option_name, static_setting
 from .profile_files import DEFAULT_PROFILE, PROFILES_DIR, profile_names
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
@@ -113,7 +113,7 @@ class AlignSettings:
 @dataclass(frozen=True)
 class PublishSettings:
     repo_id: str = ""        # "": do not publish
-    private: bool = False
+    private: bool = False    # a private Hub repository
 
 
 def _base(cls: type, obj: Any) -> Any:
@@ -143,6 +143,7 @@ LINKS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "reward.model_name_or_path": ("align.base_model", lambda c: c.align.base_model),
     "rlpf.sandbox_backend": ("sandbox.backend", lambda c: c.sandbox.backend),
     "rlpf.sandbox_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
+    "rlpf.clock": ("perf.clock", lambda c: c.perf.clock),  # Eq. 4 in the unit of the dataset's labels
     "eval.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
     "eval.workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
     "grpo.measure.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
@@ -267,15 +268,25 @@ class PerfalignConfig:
                            for t in tables}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
-    def explain(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """Every effective value with its origin (`perfalign config`)."""
+    def explain(self, docs: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
+        """Every effective value with its origin (`perfalign config`) and, with ``docs``, its doc."""
         out: dict[str, dict[str, dict[str, Any]]] = {}
         for t in TABLES:
             for k, v in self.values(t, linked=True).items():
                 key = f"{t}.{k}"
                 origin = f"= {LINKS[key][0]}" if key in LINKS else self.origins.get(key, "default")
-                out.setdefault(t, {})[k] = {"value": v, "from": origin}
+                out.setdefault(t, {})[k] = {"value": v, "from": origin, **({"doc": field_doc(key)} if docs else {})}
         return out
+
+
+def field_doc(key: str) -> str:
+    """A setting's one-line doc: its field's comment in the dataclass, else, for a stage's field
+    that is its TRL config's (``StageConfig``), TRL's help, else its link's source's doc."""
+    table, name = key.split(".", 1)
+    doc = static_setting(key)[2]
+    if not doc and getattr(TABLES[table], "trl_config", None):
+        doc = TABLES[table].trl_doc(name)
+    return doc or (field_doc(LINKS[key][0]) if key in LINKS else "")
 
 
 def _plain(v: Any) -> Any:

@@ -3,6 +3,7 @@ the Eq. 4 reward and its PPO adapter. The end-to-end runs are in tests/alignment
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import platform
@@ -81,6 +82,26 @@ def test_production_defaults_are_the_papers():
     emb = wire({s: getattr(load_config(overrides=["sft.num_train_epochs=1.0"]), s) for s in prod}, "d", "w")
     assert all(not c.bf16 and c.use_cpu for c in emb.values())
     assert emb["sft"].model_name_or_path == "embedded" and emb["sft"].num_train_epochs == 1.0
+
+
+def test_trl_configs_take_our_fields_by_name():
+    """Each stage's TRL config gets every field of ours that it has, by name (no hand-written
+    mapping); only the trainer folder, the device and PPO's episodes and model paths are derived."""
+    cfg = load_config(profile="small")
+    staged = wire({s: getattr(cfg, s) for s in ("sft", "reward", "rlpf", "dpa")}, "d", "w", "cc")
+    derived = {"output_dir", "use_cpu", "max_steps", "total_episodes", "reward_model_path"}
+    for stage, c in staged.items():
+        args = c.trl_args(10) if stage == "rlpf" else c.trl_args()
+        shared = {f.name for f in dataclasses.fields(args)} & {f.name for f in dataclasses.fields(c)}
+        assert {"learning_rate", "seed", "bf16", "per_device_train_batch_size", "optim"} <= shared, stage
+        assert all(getattr(args, n) == getattr(c, n) for n in shared - derived), stage
+        assert args.output_dir == str(Path(c.output_dir) / "trainer") and args.use_cpu and args.report_to == []
+    rl, rl_args = staged["rlpf"], staged["rlpf"].trl_args(10)
+    assert rl_args.total_episodes == rl.max_steps * rl.batch_size and rl_args.max_steps == -1
+    assert (rl_args.sft_model_path, rl_args.reward_model_path) == (rl.model_name_or_path, rl.reward_model_path)
+    dpa = staged["dpa"].trl_args()
+    assert (dpa.beta, dpa.loss_type, dpa.precompute_ref_log_probs) == (0.6, ["sigmoid"], True)
+    assert staged["sft"].trl_args().completion_only_loss and not staged["sft"].trl_args().packing
 
 
 def test_accelerate_fsdp_config_and_launcher(tmp_path):
@@ -309,7 +330,8 @@ def test_eq4_is_measured_like_the_labels():
     assert lucky.reward == pytest.approx(0.1 / 0.02 - 1) and "remeasured" in lucky.flags
     assert "implausible" not in lucky.flags  # the second run was plausible
     assert tiny.reward == pytest.approx(20.0 - 1) and {"implausible", "capped", "remeasured"} <= set(tiny.flags)
-    assert nan.kind == "invalid_measurement" and nan.reward == 0.0 and "invalid_time" in nan.flags
+    # its own time is not a number: penalized, never withheld (common.outcomes)
+    assert nan.kind == "invalid_measurement" and nan.reward == -1.0 and not nan.withheld and "invalid_time" in nan.flags
     assert fine.reward == pytest.approx(1.0) and fine.flags == ()
     assert sb.runs["# lucky 0.001 0.02"] == 2 and sb.runs["# fine 0.05"] == 1
     assert reward.counts["flag:implausible"] == 1

@@ -3,6 +3,7 @@
 ranges and choices are checked where values enter; origins recorded; no default written twice."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -102,6 +103,22 @@ def test_a_profile_holds_only_what_differs_from_the_dataclasses(profile):
                 assert v != dflt[key], f"{profile}: {table}.{key} = {value!r} repeats the dataclass default"
 
 
+def test_no_dataclass_repeats_a_default_it_inherits():
+    """A default lives in one class: no table's dataclass (nor a base of one) re-declares a field
+    with the default its nearest dataclass base already gives it (the profiles: tested above)."""
+    classes = {c for t in TABLES.values() for c in t.__mro__ if dataclasses.is_dataclass(c)}
+    repeated = []
+    for cls in classes:
+        base = next((b for b in cls.__mro__[1:] if dataclasses.is_dataclass(b)), None)
+        inherited = {f.name: f.default for f in dataclasses.fields(base)} if base else {}
+        for name in vars(cls).get("__annotations__", {}):
+            mine = cls.__dataclass_fields__.get(name)
+            if mine and inherited.get(name, dataclasses.MISSING) is not dataclasses.MISSING \
+                    and inherited[name] == mine.default:
+                repeated.append(f"{cls.__name__}.{name} = {mine.default!r} (as in {base.__name__})")
+    assert not repeated, repeated
+
+
 def test_production_is_the_library_defaults():
     prod = load_config(profile="production")
     from perfalign.alignment.sft import SFTStageConfig
@@ -190,6 +207,24 @@ def test_config_command_shows_every_stage_and_refuses_bad_values():
                      ("sandbox.backend=nonsense", "unknown sandbox backend")):
         p = _cli("config", "--set", bad)
         assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_config_shows_each_settings_doc():
+    """`perfalign config --docs`: one line per setting from its dataclass field (its comment; for a
+    stage's field that is its TRL config's, TRL's help; for a linked one, its source's)."""
+    from typer.testing import CliRunner
+
+    from perfalign.flows.cli import app
+
+    explained = load_config().explain(docs=True)
+    for table in ("sandbox", "perf", "align", "sft", "reward", "rlpf", "dpa", "publish"):
+        assert all(v["doc"] and "\n" not in v["doc"] for v in explained[table].values()), table
+    assert explained["dpa"]["beta"]["doc"].startswith("beta of Eq. 7")               # ours
+    assert "learning rate" in explained["sft"]["learning_rate"]["doc"]               # TRL's
+    assert explained["rlpf"]["sandbox_backend"]["doc"] == explained["sandbox"]["backend"]["doc"]
+    res = CliRunner().invoke(app, ["config", "--docs", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["settings"]["perf"]["repeats"]["doc"].startswith("runs per test")
 
 
 def test_options_read_from_source_agree_with_the_dataclasses():
