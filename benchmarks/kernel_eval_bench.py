@@ -3,6 +3,13 @@ correct at ~1x) and our own CPU kernels (kernelenv/oracles/level1) against eager
 
     .venv/bin/python benchmarks/kernel_eval_bench.py oracles            # our kernels, with the Inductor baseline
     .venv/bin/python benchmarks/kernel_eval_bench.py reference --every 5 [--levels level1 level2] [--workers 2]
+    .venv/bin/python benchmarks/kernel_eval_bench.py self --n 10 --scale 0.015625 [--before DIR]
+
+``self``: the reference scored against itself ``--n`` times per problem (a few small level-1
+problems, the copies of a problem in one sandboxed execution): min / median / max of the
+self-speedup (the truth is 1.0) and the share withheld.
+``--before DIR`` also scores with a snapshot of an older ``kernelenv`` package (DIR holds it as
+``kernelenv_before/``), alternating old and new scorings so both see the same machine.
 
 Prints a table and the metrics (correct %, fast_p, % faster than torch.compile, geometric means);
 ``--out DIR`` also writes the report (report.md / report.json). Scale: auto (one eager call <= ~20 ms)
@@ -34,9 +41,64 @@ from perfalign.sandbox import Sandbox  # noqa: E402
 KB = ROOT.parent / "shared" / "external" / "kernelbench"
 
 
+SELF_PROBLEMS = ["19_ReLU", "22_Tanh", "23_Softmax", "100_HingeLoss"]
+
+
+def _summary(values: list, withheld: int) -> str:
+    vals = sorted(v for v in values if v is not None)
+    n = len(values)
+    if not vals:
+        return f"n={n} withheld {withheld}/{n}"
+    med = vals[len(vals) // 2] if len(vals) % 2 else (vals[len(vals) // 2 - 1] + vals[len(vals) // 2]) / 2
+    return (f"n={n} min {vals[0]:.3f} median {med:.3f} max {vals[-1]:.3f} "
+            f"spread(max/min) {vals[-1] / vals[0]:.2f} withheld {withheld}/{n}")
+
+
+def self_speedups(args) -> None:
+    """The reference against itself: its speedup should read 1.0; the spread is the noise a
+    reward sees. The reference calls its own operators: reference ops allowed."""
+    scorers = {}
+    cfg = ScoreConfig(scale=args.scale, compile_baseline=False, allow_reference_ops=True)
+    sb = Sandbox(workers=1)
+    scorers["after"] = Scorer(cfg, sandbox=sb)
+    if args.before:
+        sys.path.insert(0, str(args.before))
+        import kernelenv_before as old  # a snapshot of the package, its guest.py beside it
+
+        scorers["before"] = old.Scorer(old.ScoreConfig(scale=args.scale, compile_baseline=False,
+                                                        allow_reference_ops=True), sandbox=sb)
+    problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
+    results = {(name, p.name): [] for name in scorers for p in problems}
+    t0 = time.monotonic()
+    try:
+        for k, p in enumerate(problems):
+            src = reference_candidate(p)
+            for name in sorted(scorers, reverse=k % 2 == 1):  # alternate which goes first
+                # --n copies in one sandboxed execution (score_many): one torch start-up per test
+                for i, s in enumerate(scorers[name].score_many(p, [(f"reference-{i}", src) for i in range(args.n)])):
+                    withheld = s.reward is None or "unmeasurable" in s.flags
+                    results[(name, p.name)].append((s.speedup_eager, withheld, s.verdict))
+                    flags = " ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
+                    print(f"{name:6s} {p.name:32s} {i:2d} {s.verdict:10s} x{s.speedup_eager or 0:6.3f} "
+                          f"reward {s.reward} {s.seconds:5.1f}s {flags} {getattr(s, 'timing', '')}", flush=True)
+    finally:
+        sb.close()
+    print(f"\n{sum(len(v) for v in results.values())} scorings in {time.monotonic() - t0:.0f} s "
+          f"(scale {args.scale}, one sandbox worker)\n")
+    for (name, prob), rows in sorted(results.items()):
+        print(f"{name:6s} {prob:32s} " + _summary([v for v, w, _ in rows if not w], sum(w for _, w, _ in rows))
+              + ("" if all(v == "correct" for _, _, v in rows) else f" verdicts {[v for _, _, v in rows]}"))
+    for name in scorers:
+        rows = [r for (n, _), rs in results.items() if n == name for r in rs]
+        print(f"{name:6s} {'all':32s} " + _summary([v for v, w, _ in rows if not w], sum(w for _, w, _ in rows)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["oracles", "reference"])
+    ap.add_argument("what", choices=["oracles", "reference", "self"])
+    ap.add_argument("--n", type=int, default=10, help="self: scorings per problem")
+    ap.add_argument("--problems", nargs="+", default=SELF_PROBLEMS, help="self: level-1 problem stems")
+    ap.add_argument("--before", type=Path, default=None, help="self: a folder holding kernelenv_before/")
     ap.add_argument("--kernelbench", type=Path, default=KB)
     ap.add_argument("--levels", nargs="+", default=["level1", "level2"])
     ap.add_argument("--every", type=int, default=1, help="reference: every Nth problem of each level...")
@@ -46,6 +108,9 @@ def main() -> None:
     ap.add_argument("--no-compile-baseline", action="store_true")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    if args.what == "self":
+        self_speedups(args)
+        return
     cfg = ScoreConfig(scale=args.scale, compile_baseline=not args.no_compile_baseline,
                       allow_reference_ops=args.what == "reference")
     if args.what == "oracles":

@@ -86,7 +86,8 @@ def markdown(m: Metrics, scores: list[KernelScore], errors: list[dict], config: 
              else config.scale)
     lines = ["# Kernel evaluation", "",
              f"{m.n} problems, device {config.device}, {config.threads} thread(s), time = median CPU seconds "
-             f"per call over fresh inputs (sandbox cgroup accounting); scale "
+             f"per call over fresh inputs, in rounds interleaved with the eager reference (sandbox cgroup "
+             f"accounting; noise gate: measure/timing_stats.py); scale "
              f"{scale}.", "",
              "| metric | value |", "| --- | --- |",
              f"| correct % | {m.correct_pct:.1f} |",

@@ -13,12 +13,23 @@ Two processes per sandboxed execution:
   outside: CPU time = the sandbox cgroup's counter over the call window minus the driver's own
   CPU (every process and thread the candidate creates is charged), wall time from its own clock.
   It alone writes to stdout: one JSON report carrying the nonce.
-- the **model server** (``--child``) holds the model under test: the problem's ``Model`` (eager
-  or ``torch.compile``) or the candidate's ``ModelNew``. It gets only init values, a weight seed
-  and, per call, input tensors in shared memory (a memfd), and copies its outputs there.
+- two **model servers** (``--child``), each with its own shared memory (a memfd): the
+  reference's (the problem's ``Model``, eager; ``--trusted``: non-dumpable, so no other process
+  can read or write its memory or take its fds) and the subject's (the candidate's ``ModelNew``,
+  or ``torch.compile(Model)`` for the compile baseline). Each gets only init values, a weight
+  seed and, per call, input tensors in shared memory, and copies its outputs there.
 
-Per call the driver flushes the per-core caches, opens the window, writes fresh inputs, asks for
-the call, snapshots the output, then closes the window: inputs never exist before the window
+Timing is the one measurement protocol (``measure/timing_stats.py``, whose source the host sends
+in the job and the driver ``exec``s): the reference server is first timed alone (before any
+candidate code exists: the machine's own noise), then the subject and the reference in
+interleaved rounds, both on the same fresh inputs, in a fresh random order each round, until
+each median's relative standard error is below the target (or the round / time cap). A round's
+CPU: the reference server's process clock, and for the subject everything else the sandbox's
+cgroup counted over the round minus the driver's own CPU (its children, its threads, and any
+work it does between its calls, while the reference runs, are charged to it).
+
+Per call the driver flushes the per-core caches, writes fresh inputs, asks for the call,
+snapshots the output: inputs never exist before the window
 opens and the output is judged as it was when the window closed. Outputs go to a region the
 driver poisons before each call; inputs are compared with the driver's private copy afterwards.
 """
@@ -295,6 +306,9 @@ def _hidden_fd(fd: int) -> int:
 def _child() -> None:
     import mmap
 
+    if "--trusted" in sys.argv:  # the reference's server: nobody may read or write its memory or fds
+        _prctl_nondumpable()
+
     # The protocol moves to close-on-exec copies at random high fds; fds 0/1 become /dev/null, so
     # the model's prints, reads and writes to the inherited fds (or to the low fds) never reach
     # it. A model can still scan its own fd table: the driver treats every byte of the channel as
@@ -420,19 +434,15 @@ class _Cpu:
             self.path, self.keyed = p, text.startswith("usage_usec") or "\nusage_usec" in text
             break
         self.source = "cgroup" if self.path else "process"
-        self._pid_clock = None
 
-    def watch(self, pid: int) -> None:
-        if self.path is None:  # fallback: the child's own CPU clock (misses its subprocesses)
-            import ctypes
-
-            clk = ctypes.c_int()
-            ctypes.CDLL(None).clock_getcpuclockid(pid, ctypes.byref(clk))
-            self._pid_clock = clk.value
-
-    def read(self) -> float:
+    def read(self) -> float | None:
+        """The cgroup's CPU seconds; None without one (then the subject's own process clock
+        counts, which misses its subprocesses)."""
         if self.path is None:
-            return time.clock_gettime(self._pid_clock)
+            return None
+        # The counter holds a running task's time only up to its last accounting (a scheduler
+        # tick: ms); yielding accounts the driver's own, so counter minus getrusage is exact
+        os.sched_yield()
         with open(self.path) as f:
             text = f.read()
         if not self.keyed:
@@ -465,14 +475,33 @@ class _ReferenceFailed(Exception):
 class _Server:
     """The driver's end of the model server: spawn, talk with deadlines, kill."""
 
-    def __init__(self, shm_fd: int, env: dict):
+    def __init__(self, env: dict, trusted: bool = False):
+        import ctypes
         import subprocess
 
+        self.shm_fd, self.size, self.mm = os.memfd_create("kernel-io"), 0, None  # this server's alone
         self.err = os.fdopen(os.memfd_create("child-stderr"), "w+b")
-        self.proc = subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "--child"],
+        self.proc = subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "--child",
+                                      *(["--trusted"] if trusted else [])],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                     pass_fds=(shm_fd,), close_fds=True, env=env, cwd="/tmp")
+                                     pass_fds=(self.shm_fd,), close_fds=True, env=env, cwd="/tmp")
         self.buf = b""
+        clk = ctypes.c_int()
+        err = ctypes.CDLL(None, use_errno=True).clock_getcpuclockid(self.proc.pid, ctypes.byref(clk))
+        self.clock = None if err else clk.value
+
+    def cpu(self) -> float:
+        """CPU seconds of the server process, every thread (not its children)."""
+        if self.clock is not None:
+            try:
+                return time.clock_gettime(self.clock)
+            except OSError:
+                pass
+        try:  # fallback: the scheduler's run time of each thread
+            base = f"/proc/{self.proc.pid}/task"
+            return sum(int(open(f"{base}/{t}/schedstat").read().split()[0]) for t in os.listdir(base)) * 1e-9
+        except (OSError, ValueError) as e:
+            raise _ChildGone(f"its CPU clock cannot be read ({e})") from None
 
     def send(self, obj) -> None:
         try:
@@ -523,6 +552,17 @@ class _Server:
             pass
 
 
+def _load_stats(source: str) -> dict:
+    """The measurement layer's statistics (``measure/timing_stats.py``), sent by the host as
+    source: the driver runs the one implementation without perfalign on its path."""
+    import types
+
+    mod = types.ModuleType("perfalign_timing_stats")
+    sys.modules[mod.__name__] = mod  # dataclasses look their module up
+    exec(compile(source, "timing_stats.py", "exec"), mod.__dict__)  # trusted: the host's own file
+    return mod.__dict__
+
+
 def _prctl_nondumpable() -> None:
     import ctypes
 
@@ -551,13 +591,13 @@ class _Driver:
         if hasattr(self.reference, "to"):
             self.reference = self.reference.to(self.device)
         self.cpu = _Cpu()
-        self.shm_fd = os.memfd_create("kernel-io")
-        self.size = 0
-        self.mm = None
+        self.stats = _load_stats(job["stats"])
+        self.gate = self.stats["NoiseGate"](**job.get("gate", {}))
         self._mmap = mmap
         self.flush = torch.empty(int(job.get("flush_bytes", 16 << 20)) // 4, dtype=torch.float32)
         self.report = {"nonce": job["nonce"], "role": job["role"], "cpu_source": self.cpu.source,
-                       "correctness": [], "times_cpu_s": [], "times_wall_s": [], "flags": []}
+                       "correctness": [], "times_cpu_s": [], "times_wall_s": [], "reference_cpu_s": [],
+                       "reference_alone_cpu_s": [], "order": "", "flags": []}
 
     def _module(self, source: str) -> dict:
         ns = {"__name__": "problem"}
@@ -570,14 +610,14 @@ class _Driver:
         self.torch.manual_seed(seed)
         return list(ns["get_inputs"]())
 
-    def _ensure(self, size: int) -> None:
-        if size > self.size:
-            size = max(size, self.size * 2)
-            os.ftruncate(self.shm_fd, size)
-            self.mm, self.size = self._mmap.mmap(self.shm_fd, size), size
+    def _ensure(self, server, size: int) -> None:
+        if size > server.size:
+            size = max(size, server.size * 2)
+            os.ftruncate(server.shm_fd, size)
+            server.mm, server.size = self._mmap.mmap(server.shm_fd, size), size
 
-    def _view(self, dtype, numel: int, offset: int):
-        return self.torch.frombuffer(self.mm, dtype=dtype, count=numel, offset=offset)
+    def _view(self, server, dtype, numel: int, offset: int):
+        return self.torch.frombuffer(server.mm, dtype=dtype, count=numel, offset=offset)
 
     def _layout(self, inputs, refs):
         offset, specs, outs = 0, [], []
@@ -605,35 +645,36 @@ class _Driver:
             self.flush.add_(1.0)
 
     def call(self, server, inputs, refs, timeout: float, trace: bool = False):
-        """One timed call: (reply, outputs as snapshotted, cpu_s, wall_s, inputs_intact)."""
+        """One call: (reply, outputs as snapshotted, wall_s, inputs_intact). Its CPU is counted
+        by the round around it (``_rounds``)."""
         torch = self.torch
         cpu_inputs = [x.cpu().contiguous() if isinstance(x, torch.Tensor) else x for x in inputs]
         specs, outs, size = self._layout(cpu_inputs, refs)
-        self._ensure(size)
+        self._ensure(server, size)
         self._flush_caches()
-        c0, s0, t0 = self.cpu.read(), _self_cpu(), time.perf_counter()
-        # -- window opens: the inputs exist in shared memory only from here on
+        t0 = time.perf_counter()
+        # -- the inputs exist in shared memory only from here on
         for spec, x in zip(specs, cpu_inputs):
             if spec["kind"] == "tensor" and x.numel():
-                self._view(x.dtype, x.numel(), spec["offset"]).copy_(x.reshape(-1))
+                self._view(server, x.dtype, x.numel(), spec["offset"]).copy_(x.reshape(-1))
         for o, r in zip(outs, refs):  # poison: a stale or unwritten output never passes
             if r.numel():
-                v = self._view(r.dtype, r.numel(), o["offset"])
+                v = self._view(server, r.dtype, r.numel(), o["offset"])
                 if r.dtype.is_floating_point:
                     v.fill_(float("nan"))
                 else:  # wrong everywhere
                     v.copy_((~r if r.dtype == torch.bool else r + 1).reshape(-1))
-        server.send({"size": self.size, "inputs": specs, "outputs": outs, "trace": trace})
+        server.send({"size": server.size, "inputs": specs, "outputs": outs, "trace": trace})
         reply = server.recv(timeout)
-        snaps = [self._view(r.dtype, r.numel(), o["offset"]).clone().view(r.shape) if r.numel()
+        snaps = [self._view(server, r.dtype, r.numel(), o["offset"]).clone().view(r.shape) if r.numel()
                  else r.new_empty(r.shape)
                  for o, r in zip(outs, refs)]
-        # -- window closes after the snapshot: everything that produced it is inside
-        t1, c1, s1 = time.perf_counter(), self.cpu.read(), _self_cpu()
+        # -- the output is judged as it was at the snapshot
+        t1 = time.perf_counter()
         intact = all(spec["kind"] != "tensor" or not x.numel()
-                     or torch.equal(self._view(x.dtype, x.numel(), spec["offset"]), x.reshape(-1))
+                     or torch.equal(self._view(server, x.dtype, x.numel(), spec["offset"]), x.reshape(-1))
                      for spec, x in zip(specs, cpu_inputs))
-        return reply, snaps, max(0.0, (c1 - c0) - (s1 - s0)), t1 - t0, intact
+        return reply, snaps, t1 - t0, intact
 
     def reference_out(self, inputs):
         torch = self.torch
@@ -677,40 +718,59 @@ class _Driver:
 
     # -- the run
     def run(self) -> dict:
-        """Serve the model and judge it. Every failure from the start of the model server on is
-        the served model's (a candidate's penalty, an eager/compiled role's failed baseline),
-        except a failure of the reference's own code outside a candidate's run (baseline_error):
-        beside a candidate, the reference that passed the same inputs in the eager test can only
-        fail through what the candidate did to the shared sandbox (memory, processes)."""
+        """Serve the models and judge them, in two phases.
+
+        A, trusted (no candidate code exists yet): the reference's server loads, warms up and is
+        timed alone. Any failure here is the problem's: baseline_error.
+        B: the subject's server (a candidate's ``ModelNew``, or ``torch.compile(Model)``) loads
+        and passes the correctness trials, a traced call and warm-ups; the subject and the
+        reference are then timed in interleaved rounds; revalidation. Every failure from here on
+        is the subject's, the reference server's included (a candidate's penalty, a compile
+        baseline's failure): the reference passed the same inputs in A, and only what the
+        subject did to the shared sandbox (signals, memory, processes) can make it fail now."""
         job, rep = self.job, self.report
         env = dict(os.environ)
-        if job.get("interpret"):
-            env["TRITON_INTERPRET"] = "1"
         # the trusted work that needs no model server comes first: a failure here is the problem's
         self.nominal = self.inputs(derive_seed(self.seed, "trace"), None)
         self.nominal_refs, self.nominal_ref_s = self.reference_out(self.nominal)
         if job["role"] == "candidate":
             rep["reference_ops"] = self._reference_ops(self.nominal)
-        server = _Server(self.shm_fd, env)
-        self.cpu.watch(server.proc.pid)
+        self.timeout = float(job.get("call_timeout_s", 10.0)) + 100 * self.nominal_ref_s  # slow is not wrong
+        servers = []
         try:
-            self._serve(server)
+            ref = _Server(env, trusted=True)
+            servers.append(ref)
+            self._reference_alone(ref)
+        except Exception as e:  # noqa: BLE001 - nothing but the problem's own code has run
+            rep.update(status="baseline_error", message="the reference failed on its own: "
+                       + f"{type(e).__name__}: {e}"[:3000])
+            for server in servers:
+                server.kill()
+            return rep
+        if job["role"] == "eager":  # the reference alone
+            ref.kill()
+            rep.setdefault("status", "ok")
+            return rep
+        if job.get("interpret"):
+            env["TRITON_INTERPRET"] = "1"
+        try:
+            server = _Server(env)
+            servers.append(server)
+            self._serve(server, ref)
         except TimeoutError as e:
             rep.update(status="timeout", message=str(e))
         except _ChildGone as e:
-            rep.update(status="runtime_error", message="the model server died: " + str(e)[-2000:])
+            rep.update(status="runtime_error", message="a model server died: " + str(e)[-2000:])
         except _Protocol as e:
             rep.update(status="runtime_error", message=f"protocol violation by the model server: {e}")
         except _ReferenceFailed as e:
-            beside = job["role"] == "candidate"
-            rep.update(status="runtime_error" if beside else "baseline_error",
-                       message=("the reference failed beside the candidate: " if beside else "the reference failed: ")
-                       + str(e)[:3000])
+            rep.update(status="runtime_error", message="the reference failed beside the candidate: " + str(e)[:3000])
         except Exception as e:  # noqa: BLE001 - anything else once the model runs is the model's doing
             rep.update(status="runtime_error", message=f"the harness failed serving the model: {type(e).__name__}: "
                        + str(e)[:2000])
         finally:
-            server.kill()
+            for server in servers:
+                server.kill()
         rep.setdefault("status", "ok")
         return rep
 
@@ -721,58 +781,151 @@ class _Driver:
         except Exception as e:  # noqa: BLE001 - caught where it happens: the reference's failure
             raise _ReferenceFailed(f"{type(e).__name__}: {e}") from None
 
-    def _serve(self, server) -> None:
+    def _load(self, server, role: str, source: str) -> dict:
+        job = self.job
+        server.send({"role": role, "source": source, "init_inputs": self.init_inputs,
+                     "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],
+                     "shm_fd": server.shm_fd})
+        return server.recv(float(job.get("load_timeout_s", 300)))
+
+    def _checked(self, server, x, refs, timeout: float, what: str) -> float:
+        """A call to the reference's server that must be right; its wall time."""
+        reply, snaps, wall, intact = self.call(server, x, refs, timeout)
+        status, why, _ = self.judge(reply, snaps, refs, intact)
+        if status != "ok":
+            raise _ReferenceFailed(f"{what}: {status}: {why}")
+        return wall
+
+    def _timing_inputs(self, i: int) -> list:
+        """Round ``i``'s calls: (inputs, reference outputs) for each of ``calls_per_round``."""
+        batch = []
+        for j in range(self.calls_per_round):
+            x = self._trusted(self.inputs, derive_seed(self.seed, "timing", i, j), None)
+            batch.append((x, self._trusted(self.reference_out, x)[0]))
+        return batch
+
+    def _enough(self, series: list, pairs: list, spent: float, most: int = 0) -> bool:
+        """The protocol's stopping rule after a round: the minimum done, and every median precise
+        to the target (or futile), the two speedup estimates agreeing, or a cap reached."""
+        st, n = self.stats, len(series[0])
+        if n < int(self.job["min_trials"]):
+            return False
+        if n >= (most or int(self.job["trials"])) or spent >= float(self.job["time_budget_s"]):
+            return True
+        gap = st["shift"](pairs, self._median(series[0]), self._median(series[1])) if pairs else 0.0
+        futile = st["futile_above"](self.gate, n, int(self.job["trials"]))
+        return not st["needs_more_rounds"]([st["rel_se_of_cost"](x) for x in series], gap, self.gate, futile)
+
+    def _median(self, xs):
+        import statistics
+
+        return statistics.median(xs)
+
+    def _reference_alone(self, ref) -> None:
+        """Phase A: the reference's server loads and runs alone (the machine's own noise)."""
+        job, rep = self.job, self.report
+        hello = self._load(ref, "eager", self.source)
+        if not hello.get("ok"):
+            raise _ReferenceFailed(f"load: {hello.get('error')}")
+        warm = []
+        for i in range(int(job["warmups"])):
+            x = self.inputs(derive_seed(self.seed, "warmup", i), None)
+            r0 = ref.cpu()
+            self._checked(ref, x, self.reference_out(x)[0], self.timeout, f"warm-up call {i}")
+            warm.append(ref.cpu() - r0)
+        # more work per round for short calls: each model's share of a round holds about
+        # round_target_s of the reference's work (a round's CPU has a fixed noise of its own)
+        per_call = self._median(warm[1:] or warm) if warm else 0.0
+        target = float(job.get("round_target_s", 0.01))
+        self.calls_per_round = max(1, min(int(job.get("max_calls_per_round", 8)),
+                                          int(target / max(per_call, 1e-6)) + 1)) if per_call < target else 1
+        rep["calls_per_round"] = self.calls_per_round
+        alone, spent = rep["reference_alone_cpu_s"], 0.0
+        most = max(int(job["min_trials"]), int(job["trials"]) // 3)  # a noise estimate, not a score
+        for i in range(most):
+            batch = self._timing_inputs(i)
+            r0 = ref.cpu()
+            for x, refs in batch:
+                spent += self._checked(ref, x, refs, self.timeout, f"timed call {i}")
+            alone.append(ref.cpu() - r0)
+            if self._enough([alone], [], 2 * spent, most):  # the time budget is shared by two models in B
+                break
+
+    def _serve(self, server, ref) -> None:
         job, rep = self.job, self.report
         src = job["candidate"] if job["role"] == "candidate" else self.source
-        server.send({"role": job["role"], "source": src, "init_inputs": self.init_inputs,
-                     "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],
-                     "shm_fd": self.shm_fd})
-        hello = server.recv(float(job.get("load_timeout_s", 300)))
+        hello = self._load(server, job["role"], src)
         compiles = hello.get("compiles")  # the candidate's words: plain numbers only, into the report
         rep["compile_s"] = [float(t) for t in compiles[:100] if isinstance(t, (int, float))] \
             if isinstance(compiles, list) else []
         if not hello.get("ok"):
             rep.update(status="load_error", message=str(hello.get("error"))[:4000])
             return
-        nominal, refs, ref_s = self.nominal, self.nominal_refs, self.nominal_ref_s
-        timeout = float(job.get("call_timeout_s", 10.0)) + 100 * ref_s  # generous: slow is not wrong
-        # Every role goes through the same calls in the same order (allocator and cache state
+        nominal, refs, timeout = self.nominal, self.nominal_refs, self.timeout
+        # Every subject goes through the same calls in the same order (allocator and cache state
         # depend on the history): correctness trials, one traced call, warm-ups, timing, revalidation.
         # the first call may compile (Inductor; Triton's JIT): a longer deadline for it
         long = timeout + float(job.get("first_call_timeout_s", 600 if job["role"] == "compiled" else 60))
         if not self._correctness(server, "correctness", int(job["correctness_trials"]), timeout, first_timeout=long):
             return
         # The op trace runs under a TorchDispatchMode, which makes Dynamo fall back to eager for good:
-        # the baseline job (eager vs compiled) makes this call untraced for both of its models.
-        reply, snaps, _, _, intact = self.call(server, nominal, refs, long, trace=bool(job.get("trace", True)))
+        # the baseline job (compiled) makes this call untraced.
+        reply, snaps, _, intact = self.call(server, nominal, refs, long, trace=bool(job.get("trace", True)))
         status, why, _ = self.judge(reply, snaps, refs, intact)
         if status != "ok":
             rep.update(status=status, message="traced call: " + why)
             return
         rep["candidate_ops"] = [op for op in reply.get("ops", []) if isinstance(op, str)][:200]
-        for i in range(int(job["warmups"])):
+        # as many calls before the rounds as the reference's server had (its warm-ups and the
+        # rounds alone): otherwise the subject's first rounds run colder (allocator, page faults)
+        alone_calls = len(rep["reference_alone_cpu_s"]) * self.calls_per_round
+        extra = min(16, max(0, alone_calls - int(job["correctness_trials"]) - 1))
+        for i in range(int(job["warmups"]) + extra):
             x = self._trusted(self.inputs, derive_seed(self.seed, "warmup", i), None)
             refs, _ = self._trusted(self.reference_out, x)
-            reply, snaps, _, _, intact = self.call(server, x, refs, long)
+            reply, snaps, _, intact = self.call(server, x, refs, long)
             status, why, _ = self.judge(reply, snaps, refs, intact)
             if status != "ok":
                 rep.update(status=status, message=f"warm-up call {i}: {why}")
                 return
-        spent, budget = 0.0, float(job["time_budget_s"])
-        for i in range(int(job["trials"])):
-            if i >= int(job["min_trials"]) and spent >= budget:
-                break
-            x = self._trusted(self.inputs, derive_seed(self.seed, "timing", i), None)
-            refs, _ = self._trusted(self.reference_out, x)
-            reply, snaps, cpu_s, wall_s, intact = self.call(server, x, refs, timeout)
-            status, why, _ = self.judge(reply, snaps, refs, intact)
-            if status != "ok":  # every timed output is checked: a skipped or cached call fails here
-                rep.update(status=status, message=f"timed call {i}: {why}")
-                return
-            rep["times_cpu_s"].append(cpu_s)
-            rep["times_wall_s"].append(wall_s)
-            spent += wall_s
+        if not self._rounds(server, ref, timeout):
+            return
         self._correctness(server, "revalidation", int(job["revalidation_trials"]), timeout)
+
+    def _rounds(self, server, ref, timeout: float) -> bool:
+        """Phase B's timing: per round, fresh inputs, both models in a fresh random order (no
+        model keeps a position or a predecessor). A round's CPU: the reference server's process
+        clock; for the subject, what the cgroup counted over the whole round minus the driver's
+        own CPU and the reference's: whatever the subject does, in its calls or between them,
+        in threads or in other processes, is its own (without a cgroup: its process clock)."""
+        rep = self.report
+        order = self.random.Random(derive_seed(self.seed, "order"))
+        subject, reference, pairs, spent = rep["times_cpu_s"], rep["reference_cpu_s"], [], 0.0
+        for i in range(int(self.job["trials"])):
+            batch = self._timing_inputs(i)
+            turn = [("reference", ref), ("subject", server)]
+            order.shuffle(turn)
+            c0, s0, r0, k0 = self.cpu.read(), _self_cpu(), ref.cpu(), server.cpu()
+            for who, srv in turn:
+                for x, refs in batch:
+                    reply, snaps, wall, intact = self.call(srv, x, refs, timeout)
+                    status, why, _ = self.judge(reply, snaps, refs, intact)
+                    if status != "ok" and who == "reference":
+                        raise _ReferenceFailed(f"timed round {i}: its server: {status}: {why}")
+                    if status != "ok":  # every timed output is checked: a skipped or cached call fails here
+                        rep.update(status=status, message=f"timed call {i}: {why}")
+                        return False
+                    spent += wall
+                    if who == "subject":
+                        rep["times_wall_s"].append(wall)
+            c1, s1, r1, k1 = self.cpu.read(), _self_cpu(), ref.cpu(), server.cpu()
+            reference.append(r1 - r0)
+            subject.append((c1 - c0) - (s1 - s0) - (r1 - r0) if c0 is not None else k1 - k0)
+            rep["order"] += turn[0][0][0]
+            pairs.append((reference[-1], subject[-1]))
+            if self._enough([reference, subject], pairs, spent / 2):  # the budget is per model
+                break
+        return True
 
     def _correctness(self, server, phase: str, n: int, timeout: float, first_timeout: float = 0.0) -> bool:
         rep = self.report
@@ -790,7 +943,7 @@ class _Driver:
             if x is None:
                 x = self._trusted(self.inputs, derive_seed(self.seed, phase, i), None)
                 refs, _ = self._trusted(self.reference_out, x)
-            reply, snaps, _, _, intact = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
+            reply, snaps, _, intact = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
             status, why, err = self.judge(reply, snaps, refs, intact)
             rep["correctness"].append({"phase": phase, "trial": i, "ok": status == "ok", "reason": why,
                                        "max_abs_err": err, "varied_sizes": varied, "note": note})
@@ -883,7 +1036,7 @@ def _calibrate(job: dict) -> dict:
 
 
 def main() -> None:
-    if sys.argv[1:] == ["--child"]:
+    if sys.argv[1:2] == ["--child"]:
         _child()
         return
     job = json.loads(sys.stdin.read())

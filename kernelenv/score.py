@@ -1,17 +1,27 @@
 """Scoring a candidate ``ModelNew`` against a KernelBench problem, every program in the sandbox.
 
-One sandboxed execution (``Job``, python3 with the ``torch`` toolchain) per score holds two
-tests, back to back, each from a clean state: the eager reference through the model server
-(test 0), then the candidate (test 1), both under the same secret seed and the same protocol
-(``kernelenv/guest.py``). The ``torch.compile`` baseline (cold Inductor compile: ~20 s of CPU) is a
-separate trusted execution (eager, then compiled) cached per problem, scale and host; its
-compile/eager ratio is applied to the eager time of the candidate's own run. Speedups go through
-``common.plausibility``.
+One sandboxed execution (``Job``, python3 with the ``torch`` toolchain) per score holds one test
+per candidate, each from a clean state, all under the same secret seed (``kernelenv/guest.py``).
+In each, the eager reference is first timed alone (no candidate code exists yet: the machine's
+own noise), then the candidate and the reference are timed in interleaved rounds, in a fresh
+random order each round, until each median is precise to the target: the one measurement
+protocol, its statistics in ``measure/timing_stats.py`` (the probe harness's). The ``torch.compile``
+baseline (cold Inductor compile: ~20 s of CPU) is a separate trusted execution (compiled against
+eager, the same rounds) cached per problem, scale and host; its compile/eager ratio is applied to
+the eager time of the candidate's own run. Speedups go through ``common.plausibility``.
+
+The noise gate (``judge_timing``) and whose fault the noise is: a speedup whose combined error
+(or the gap between its two estimates) is above the gate's limit is withheld (flag
+``unmeasurable``, reward None) only when the trusted reference, timed alone before the candidate
+existed, was as noisy: the machine's fault. Otherwise the noise is the candidate's own (it ran
+beside the reference and may have caused it): flag ``erratic_timing``, and its speedup is taken
+at a pessimistic bound, so noise never raises a reward.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import platform
 import secrets
 import statistics
@@ -22,6 +32,8 @@ from pathlib import Path
 from perfalign.common.fileio import atomic_write_json
 from perfalign.common.paths import cache_root
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.measure import timing_stats
+from perfalign.measure.timing_stats import NoiseGate
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environments
 from perfalign.sandbox.calibration import cpu_model
 
@@ -30,6 +42,7 @@ from .metrics import NOT_THE_CANDIDATE, kernel_reward  # noqa: F401
 from .problems import Problem
 
 GUEST = Path(__file__).with_name("guest.py")
+STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
 REPORT_PREFIX = "PERFALIGN-REPORT "
 # Failure verdicts, from the candidate's worst to its least bad; "correct" passes every check.
 VERDICTS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect", "correct")
@@ -44,10 +57,12 @@ class ScoreConfig:
     device: str = "cpu"
     scale: float | None = None      # None: auto, the largest 2**-k with one eager call <= target_s
     target_s: float = 0.020
+    round_target_s: float = 0.010   # each model's share of a timed round: at least this much work (calls per round)
     threads: int = 1                # torch threads and OMP_NUM_THREADS, for baselines and candidates
-    trials: int = 30                # at most this many timed calls per model (fresh inputs each)...
-    min_trials: int = 5             # ...and at least this many, within...
-    time_budget_s: float = 1.0      # ...this much measured wall time
+    trials: int = 30                # at most this many timed rounds (fresh inputs each, both models)...
+    min_trials: int = 5             # ...and at least this many; more while a median is less precise
+    time_budget_s: float = 1.0      # than the gate's target, until this much measured wall time per model
+    gate: NoiseGate = NoiseGate()   # the measurement layer's noise gate (imprecise / unmeasurable)
     warmups: int = 3
     correctness_trials: int = 5
     revalidation_trials: int = 2
@@ -82,7 +97,7 @@ class KernelScore:
     speedup_eager: float | None = None
     speedup_compile: float | None = None
     runtime_s: float | None = None       # median CPU seconds per call of the candidate
-    eager_s: float | None = None
+    eager_s: float | None = None         # the reference's, in the same interleaved rounds
     compile_s: float | None = None
     flags: list[str] = field(default_factory=list)
     reward: float | None = None
@@ -95,6 +110,8 @@ class KernelScore:
     trials: int = 0
     correctness: list = field(default_factory=list)
     times_s: list = field(default_factory=list)
+    eager_times_s: list = field(default_factory=list)   # the reference's per round, beside times_s
+    timing: dict = field(default_factory=dict)          # the gate's numbers (rel_se, shift, rounds...)
     reference_ops: dict = field(default_factory=dict)
     candidate_ops: list = field(default_factory=list)
     candidate_compile_s: list = field(default_factory=list)
@@ -162,7 +179,8 @@ class Scorer:
         self.sandbox = sandbox or Sandbox(backend=backend, workers=1)
         self.cache = (cache_dir or cache_root()) / "kernels"
         self.guest = GUEST.read_text()
-        self.guest_key = hashlib.sha256(self.guest.encode()).hexdigest()[:12]
+        self.stats = STATS.read_text()
+        self.guest_key = hashlib.sha256((self.guest + self.stats).encode()).hexdigest()[:12]
 
     def close(self) -> None:
         if self._own:
@@ -195,7 +213,8 @@ class Scorer:
                 "device": c.device, "threads": c.threads, "trials": c.trials, "min_trials": c.min_trials,
                 "time_budget_s": c.time_budget_s, "warmups": c.warmups, "correctness_trials": c.correctness_trials,
                 "revalidation_trials": c.revalidation_trials, "randomize_shapes": c.randomize_shapes,
-                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s,
+                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s, "stats": self.stats,
+                "gate": asdict(c.gate), "round_target_s": c.round_target_s,
                 **({"first_call_timeout_s": c.first_call_timeout_s} if role == "candidate" else {}), **extra}
 
     # ------------------------------------------------------------------ scale
@@ -233,20 +252,19 @@ class Scorer:
             return {**hit, "cached": True}
         seed, nonce = secrets.randbits(62), secrets.token_hex(16)
         source = problem.scaled_source(scale)
-        # nominal shapes only: a second shape would make Inductor recompile a dynamic-shape graph
-        res = self._run([self._driver_input(source, "eager", seed, nonce, randomize_shapes=False, trace=False),
-                         self._driver_input(source, "compiled", seed, nonce, randomize_shapes=False, trace=False)])
-        reps = [parse_report(t.output, nonce) for t in res.tests] + [None, None]
-        eager, compiled = reps[0], reps[1]
+        # nominal shapes only: a second shape would make Inductor recompile a dynamic-shape graph.
+        # One test: eager alone, then compiled against eager in interleaved rounds
+        res = self._run([self._driver_input(source, "compiled", seed, nonce, randomize_shapes=False, trace=False)])
+        rep = parse_report(res.tests[0].output, nonce) if res.tests else None
         out = {"measured_at": time.time(), "eager_s": None, "compile_s": None, "message": ""}
-        if eager and eager.get("status") == "ok":
-            out["eager_s"] = _median(eager["times_cpu_s"])
-        if compiled and compiled.get("status") == "ok":
-            out["compile_s"] = _median(compiled["times_cpu_s"])
+        k = max(1, int((rep or {}).get("calls_per_round", 1)))  # per round: k calls of each model
+        if rep and rep.get("reference_alone_cpu_s"):
+            out["eager_s"] = _median(rep["reference_alone_cpu_s"]) / k
+        if rep and rep.get("status") == "ok":
+            out["eager_s"], out["compile_s"] = _median(rep["reference_cpu_s"]) / k, _median(rep["times_cpu_s"]) / k
         else:
             out["message"] = "torch.compile baseline failed: " + str(
-                (compiled or {}).get("message")
-                or (res.tests[1].message if len(res.tests) > 1 else res.message))[-1500:]
+                (rep or {}).get("message") or (res.tests[0].message if res.tests else res.message))[-1500:]
         if res.verdict is not Verdict.SANDBOX_ERROR:
             atomic_write_json(path, out)
         return {**out, "cached": False}
@@ -290,7 +308,8 @@ class Scorer:
             for ks, source in todo:
                 if ks.verdict == "correct" and "implausible" in ks.flags:
                     first = ks.speedup_eager
-                    ks.flags = [f for f in ks.flags if f not in ("implausible", "capped", "below_timer_resolution")]
+                    ks.flags = [f for f in ks.flags if f not in ("implausible", "capped", "below_timer_resolution",
+                                                                 "imprecise_timing", "erratic_timing", "unmeasurable")]
                     self._measure(problem, scale, compile_ratio, [(ks, source)])
                     ks.flags.append("remeasured")
                     ks.message = (ks.message + f" (first measurement {first:.3g}x)").strip()
@@ -301,24 +320,17 @@ class Scorer:
         c = self.config
         seed, nonce = secrets.randbits(62), secrets.token_hex(16)
         source = problem.scaled_source(scale)
-        res = self._run([self._driver_input(source, "eager", seed, nonce)] +
-                        [self._driver_input(source, "candidate", seed, nonce, candidate=cand, interpret=c.interpret)
+        res = self._run([self._driver_input(source, "candidate", seed, nonce, candidate=cand, interpret=c.interpret)
                          for _, cand in items])
-        eager = parse_report(res.tests[0].output, nonce) if res.tests else None
-        for i, (ks, _) in enumerate(items, start=1):
-            self._judge(ks, res, eager, res.tests[i] if len(res.tests) > i else None, nonce, compile_ratio)
+        for i, (ks, _) in enumerate(items):
+            self._judge(ks, res, res.tests[i] if len(res.tests) > i else None, nonce, compile_ratio)
 
-    def _judge(self, ks: KernelScore, res, eager: dict | None, test, nonce: str, compile_ratio: float | None) -> None:
+    def _judge(self, ks: KernelScore, res, test, nonce: str, compile_ratio: float | None) -> None:
         c = self.config
         ks.verdict, ks.correct = "baseline_error", False
         if res.verdict is Verdict.SANDBOX_ERROR:
             ks.verdict, ks.message = "sandbox_error", res.message
             return
-        if not eager or eager.get("status") != "ok":
-            ks.message = "the reference failed: " + str((eager or {}).get("message") or
-                                                        (res.tests[0].message if res.tests else res.message))[-2000:]
-            return
-        ks.eager_s = _median(eager["times_cpu_s"])  # the reference's, measured in this run whatever the candidate does
         cand = parse_report(test.output, nonce) if test else None
         if cand is None:
             # no report: the driver was killed or stopped, which only the candidate can do
@@ -327,6 +339,9 @@ class Scorer:
             ks.message = f"the harness did not report ({v}): " + ((test.message if test else res.message) or "")[-1500:]
             return
         status = cand.get("status")
+        if status == "baseline_error":  # the reference failed alone, before any candidate code existed
+            ks.message = str(cand.get("message", ""))[:4000]
+            return
         ks.verdict = {"ok": "correct", "load_error": "load_error", "runtime_error": "runtime_error",
                       "timeout": "timeout", "incorrect": "incorrect"}.get(status, "baseline_error")
         ks.correct = ks.verdict == "correct"
@@ -344,23 +359,87 @@ class Scorer:
                 ks.flags.append(f"hack:reference_op:{main}")
         if not ks.correct:
             return
-        ks.runtime_s = _median(cand["times_cpu_s"])
-        ks.trials = len(cand["times_cpu_s"])
-        ks.times_s = cand["times_cpu_s"]
-        se = speedup_ratio(ks.eager_s, ks.runtime_s, c.policy)
-        ks.speedup_eager = se.value
-        ks.flags += [f for f in se.flags if f not in ks.flags]
-        if compile_ratio is not None and ks.eager_s is not None:
+        k = max(1, int(cand.get("calls_per_round", 1)))  # a round's times hold k calls of each model
+        ks.times_s, ks.eager_times_s = [t / k for t in cand["times_cpu_s"]], [t / k for t in cand["reference_cpu_s"]]
+        ks.trials = len(ks.times_s) * k
+        ks.eager_s, ks.runtime_s = _median(ks.eager_times_s), _median(ks.times_s)
+        alone = [t / k for t in cand.get("reference_alone_cpu_s", [])]
+        t = judge_timing(ks.eager_times_s, ks.times_s, alone, c.gate, c.policy)
+        ks.speedup_eager, ks.timing = t.speedup, {**t.info, "calls_per_round": k}
+        ks.flags += [f for f in t.flags if f not in ks.flags]
+        if t.message:
+            ks.message = (ks.message + " " + t.message).strip()
+        if compile_ratio is not None and ks.eager_s is not None and ks.speedup_eager is not None:
             ks.compile_s = ks.eager_s * compile_ratio
-            ks.speedup_compile = speedup_ratio(ks.compile_s, ks.runtime_s, c.policy).value
+            # the same judgement against compile: the pessimistic bound carries over as a ratio
+            ks.speedup_compile = speedup_ratio(ks.compile_s, ks.eager_s / max(ks.speedup_eager, 1e-12),
+                                               c.policy).value
 
     def _finish(self, ks: KernelScore, t0: float) -> KernelScore:
 
         ks.flags = list(dict.fromkeys(ks.flags))
-        ks.reward = kernel_reward(ks)
+        ks.reward = kernel_reward(ks)  # withholds an unmeasurable one (metrics.kernel_outcome), not a hack
         ks.seconds = round(time.monotonic() - t0, 3)
         return ks
 
 
 class ScaleError(RuntimeError):
     pass
+
+
+@dataclass
+class Timing:
+    speedup: float | None
+    flags: list
+    message: str
+    info: dict
+
+
+def judge_timing(reference: list[float], subject: list[float], alone: list[float],
+                 gate: NoiseGate = NoiseGate(), policy: SpeedupPolicy = SpeedupPolicy()) -> Timing:
+    """The speedup of interleaved rounds (per round: the reference's CPU, the subject's), gated on
+    its precision, and whose fault the noise is.
+
+    The estimate is median(reference) / median(subject); its error combines both medians'; the
+    second estimate is the median of the per-round ratios (``timing_stats.shift``). Within the
+    gate: reported (flag ``imprecise_timing`` above sqrt(2) x target). Above it (``unmeasurable``):
+    - the reference timed *alone* (``alone``: before any candidate code existed in the sandbox) was
+      itself above the limit: the machine cannot measure this problem now, which the candidate
+      cannot have caused: no speedup, the reward withheld (flag ``unmeasurable``);
+    - else the noise appeared only with the candidate beside the reference: its own variability,
+      or its doing (background work disturbing the reference, erratic calls): it is scored, at a
+      pessimistic bound: the slower of its two estimates, times exp(2 x its combined error)
+      (flag ``erratic_timing``), so that noise can never raise a reward."""
+    b, c = statistics.median(reference), statistics.median(subject)
+    pairs = list(zip(reference, subject))
+    errs = {"reference": timing_stats.rel_se_of_cost(reference), "subject": timing_stats.rel_se_of_cost(subject),
+            "alone": timing_stats.rel_se_of_cost(alone)}
+    rel_se = timing_stats.combined_rel_se(errs["reference"], errs["subject"])
+    gap = timing_stats.shift(pairs, b, c)
+    decision = timing_stats.precision(rel_se, gap, gate, len(pairs))
+    rr = timing_stats.round_ratio_speedup(pairs)
+    info = {"rounds": len(pairs), "rel_se": _round(rel_se), "shift": round(gap, 4),
+            "round_ratio_speedup": _round(rr), **{f"rel_se_{k}": _round(v) for k, v in errs.items()},
+            "decision": decision.decision}
+    checked = speedup_ratio(b, c, policy)
+    info["estimate"] = _round(checked.value)  # before the gate: what blocked timing would have reported
+    flags = list(checked.flags)
+    if decision.decision == "ok":
+        return Timing(checked.value, flags, "", info)
+    if decision.decision == "imprecise":
+        return Timing(checked.value, flags + ["imprecise_timing"], "", info)
+    if errs["alone"] is not None and errs["alone"] > gate.max_rel_se:
+        info["blame"] = "machine"
+        return Timing(None, ["unmeasurable"], f"correct; no speedup: {decision.reason}; the reference alone was as "
+                      f"noisy ({100 * errs['alone']:.0f}%): the machine's, the reward is withheld", info)
+    info["blame"] = "candidate"
+    slow = max(c, b / rr) if rr else c
+    bound = math.exp(2 * min(rel_se if rel_se is not None else 0.0, 10.0))
+    low = speedup_ratio(b, slow * bound, policy)
+    return Timing(low.value, low.flags + ["erratic_timing"],
+                  f"timing: {decision.reason}; the reference alone was precise, so the noise is the candidate's: "
+                  "scored at a pessimistic bound", info)
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else round(v, 4)

@@ -156,7 +156,9 @@ def test_reward_tiers_are_ordered_and_gated():
     assert order[-1] < kernel_reward(_score(flags=["hack:x"])) < kernel_reward(_score(se=0.1))
     assert kernel_reward(_score(se=2.5)) == 2.5
     assert kernel_reward(_score(se=2.5, sc=0.5), RewardTiers(against="compile")) == 0.5
-    assert kernel_reward(_score("sandbox_error", None, None)) is None  # not the candidate's fault: skipped
+    # the candidate's own sandbox error is penalized unless a control run failed beside it (common.outcomes)
+    assert kernel_reward(_score("sandbox_error", None, None)) == t.runtime_error
+    assert kernel_reward(_score("sandbox_error", None, None, ["control:SANDBOX_ERROR"])) is None
     assert t.flagged < 0
 
 

@@ -409,7 +409,8 @@ def test_honest_twin_still_scores(hack_scores, name):
     s = hack_scores[name]
     detail = f"{name}: {s.verdict} {s.flags} {s.message[:300]}"
     assert s.verdict == "correct" and not s.hack_flags, detail
-    assert s.reward is not None and s.reward > 0, detail
+    # never penalized; withheld only where the reference alone was too noisy to time (score.judge_timing)
+    assert (s.reward is None and "unmeasurable" in s.flags) or (s.reward is not None and s.reward > 0), detail
 
 
 def test_channel_errors_are_the_candidates_in_the_parser():

@@ -61,10 +61,17 @@ def test_reference_as_candidate_is_correct_at_about_1x(scorer):
     for p, s in zip(problems, results):
         detail = f"{p.name}: {s.verdict} {s.speedup_eager} {s.flags} {s.message[:300]}"
         assert s.verdict == "correct" and not s.hack_flags, detail
-        assert 0.5 < s.speedup_eager < 2.0, detail
         assert s.scale == 1 / 64 and s.sizes and "cpu:cgroup" in s.flags
         assert len(s.correctness) == 7 and all(t["ok"] for t in s.correctness)
-        assert s.reward == pytest.approx(s.speedup_eager)
+        assert len(s.times_s) == len(s.eager_times_s) == s.timing["rounds"] >= 5, detail
+        if "unmeasurable" in s.flags:  # the reference alone was as noisy: withheld, never made up
+            assert s.speedup_eager is None and s.reward is None and s.timing["blame"] == "machine", detail
+            continue
+        # the truth is 1.0: within the run's own error estimate (3 SE, at least 10%)
+        band = max(0.1, 3 * (s.timing["rel_se"] or 0.0))
+        if "erratic_timing" not in s.flags:
+            assert abs(s.speedup_eager - 1.0) < band, detail
+        assert s.speedup_eager < 1.0 + band and s.reward == pytest.approx(s.speedup_eager), detail
     assert any("shapes:varied" in s.flags for s in results)
     # without the allowance, the same program calls the reference operator: flagged
     plain = scorer.score(problems[0], reference_candidate(problems[0]), "reference")
@@ -193,9 +200,8 @@ def test_reward_function_for_grpo(scorer):
     good = "Here:\n```python\n" + reference_candidate(p) + "```"
     rewards = fn(prompts=["p", "p"], completions=[good, "I cannot write kernels."], problem=["relu", "relu"])
     # the plumbing: no code earns the format tier, a correct kernel a speedup (>= 0, above every
-    # failure tier). Not its accuracy: at these tiny scales the reference read 0.16-1.08x itself on
-    # this VM (blocks of eager then candidate, not interleaved; docs/limitations.md)
-    assert rewards[1] == -1.0 and rewards[0] > 0, rewards
+    # failure tier), or None where the machine could not measure it (the reference alone as noisy)
+    assert rewards[1] == -1.0 and (rewards[0] is None or rewards[0] > 0), rewards
 
 
 def test_torch_toolchain_is_read_only(sandbox):

@@ -1,0 +1,121 @@
+"""The statistics of the one measurement protocol: a candidate is timed beside its reference in
+interleaved rounds (a fresh random order each round), each time estimated by a median, and the
+speedup gated on its own precision. The probe harness (``measure/harness.py``) and the kernel
+scorer (``kernelenv/score.py``, and inside the sandbox ``kernelenv/guest.py``, which receives this
+file's source as data and ``exec``s it: one implementation) use these functions.
+
+Plain Python (``math``, ``statistics``): nothing here imports perfalign, so the sandboxed guest can
+run it as is. Each equation is one function:
+
+- ``spread``: the runs' standard deviation (robust from 5 runs on);
+- ``rel_se_of_cost``: relative standard error of median(runs) - median(null runs);
+- ``combined_rel_se``: of a ratio of independent estimates;
+- ``round_ratio_speedup``: the second estimate, the median of the per-round ratios;
+- ``shift``: |log| of the gap between the two estimates (the machine's speed moved);
+- ``needs_more_rounds`` / ``futile_above``: when to add rounds;
+- ``precision``: the decision ok / imprecise / unmeasurable under a ``NoiseGate``.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+MEDIAN_EFFICIENCY = 1.2533  # the standard error of a median of normal runs is sqrt(pi/2) times the mean's
+MAD_TO_SD = 1.4826          # median absolute deviation -> standard deviation (normal runs)
+
+
+@dataclass(frozen=True)
+class NoiseGate:
+    """How precise a speedup must be. Rounds are added while any estimate's relative standard
+    error (or the gap between the speedup's two estimates) is above ``target_rel_se``; a speedup
+    whose combined error is above sqrt(2) times that is imprecise (flagged), above ``max_rel_se``
+    (or whose two estimates are further apart than that) unmeasurable. The values were chosen on
+    the probe harness's sweeps (README: |error|/SE median 0.62, p90 1.88; 113 of 114 reported
+    honest scores within 10% of the truth)."""
+
+    target_rel_se: float = 0.03
+    max_rel_se: float = 0.06
+
+
+def spread(xs: list[float]) -> float:
+    """Standard deviation of the runs: from the median absolute deviation once there are 5 (one
+    run disturbed by other load must not make a time look unmeasurable: the estimate is a
+    median), the plain one below that (a MAD of 3 runs can be 0 by chance)."""
+    if len(xs) < 2:
+        return 0.0
+    if len(xs) < 5:
+        return statistics.stdev(xs)
+    med = statistics.median(xs)
+    return MAD_TO_SD * statistics.median(abs(x - med) for x in xs)
+
+
+def rel_se_of_cost(runs: list[float], null: list[float] | None = None) -> float | None:
+    """Relative standard error of median(runs) - median(null) (just median(runs) without null
+    runs); None with fewer than 2 runs on a side, inf where the cost is not positive."""
+    null = null or []
+    if len(runs) < 2 or (null and len(null) < 2):
+        return None
+    cost = statistics.median(runs) - (statistics.median(null) if null else 0.0)
+    var = spread(runs) ** 2 / len(runs) + (spread(null) ** 2 / len(null) if null else 0.0)
+    return MEDIAN_EFFICIENCY * math.sqrt(var) / cost if cost > 0 else math.inf
+
+
+def combined_rel_se(*errors: float | None) -> float | None:
+    """Relative error of a ratio of independent estimates; None if any is unknown."""
+    if any(e is None for e in errors):
+        return None
+    return math.sqrt(sum(e * e for e in errors))
+
+
+def round_ratio_speedup(pairs: list[tuple[float, float]]) -> float | None:
+    """The median over rounds of baseline cost / candidate cost, each pair from one round (the
+    two runs shared the machine's state); None without a round whose costs are both positive."""
+    ratios = [b / c for b, c in pairs if b > 0 and c > 0]
+    return statistics.median(ratios) if ratios else None
+
+
+def shift(pairs: list[tuple[float, float]], baseline: float, candidate: float) -> float:
+    """|log| of the ratio of a speedup's two estimates: baseline / candidate (the medians' costs)
+    and the median of the per-round ratios. They part when the machine's speed shifts within a
+    session: medians of runs can come from different regimes while per-round ratios do not.
+    0 with fewer than 3 rounds or where a cost is at or below zero (the speedup floor handles
+    those)."""
+    if len(pairs) < 3 or baseline <= 0 or candidate <= 0 or any(b <= 0 or c <= 0 for b, c in pairs):
+        return 0.0
+    return abs(math.log((baseline / candidate) / statistics.median(b / c for b, c in pairs)))
+
+
+def needs_more_rounds(rel_ses: list[float | None], gap: float, gate: NoiseGate,
+                      futile: float = math.inf) -> bool:
+    """More rounds while an estimate is less precise than the target (unless it is already
+    futile) or the speedup's two estimates are further apart than that."""
+    errs = [e for e in rel_ses if e is not None]
+    return any(gate.target_rel_se < e <= futile for e in errs) or gap > gate.target_rel_se
+
+
+def futile_above(gate: NoiseGate, rounds: int, max_rounds: int) -> float:
+    """A relative error above this cannot reach ``max_rel_se`` in the rounds left, even with
+    thrice the luck of the square-root law; judged from 5 rounds on, where the spread is robust."""
+    return 3 * gate.max_rel_se * math.sqrt(max_rounds / rounds) if rounds >= 5 else math.inf
+
+
+@dataclass(frozen=True)
+class Precision:
+    decision: str   # "ok", "imprecise" (reported, flagged) or "unmeasurable" (not reported)
+    reason: str = ""
+
+
+def precision(rel_se: float | None, gap: float, gate: NoiseGate, rounds: int) -> Precision:
+    """The gate: unmeasurable when the combined relative error or the gap between the two
+    estimates is above ``max_rel_se``; imprecise when the error is above sqrt(2) x target."""
+    if rel_se is not None and rel_se > gate.max_rel_se:
+        return Precision("unmeasurable", f"after {rounds} rounds its time is still uncertain by "
+                         f"{100 * rel_se:.0f}% (limit {100 * gate.max_rel_se:.0f}%): the noise swamps the work")
+    if gap > gate.max_rel_se:
+        return Precision("unmeasurable", f"its medians of runs and its per-round ratios disagree by "
+                         f"{100 * (math.exp(gap) - 1):.0f}% after {rounds} rounds (limit "
+                         f"{100 * gate.max_rel_se:.0f}%): the machine's speed shifted during the measurement")
+    if rel_se is not None and rel_se > math.sqrt(2) * gate.target_rel_se:
+        return Precision("imprecise")
+    return Precision("ok")
