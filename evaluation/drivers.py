@@ -124,6 +124,7 @@ class DriverSpec:
     nonce: int = 0
     inout: dict[str, str] = field(default_factory=dict)  # in-out array -> element count (slow variant)
     only_language = "cpp"    # the drivers are C++: a sample in another language is WRONG_LANGUAGE
+    self_timed = True        # times its calls itself (CPU seconds) under every sandbox clock
     baseline_source = "measured"
 
     def __post_init__(self) -> None:

@@ -94,6 +94,13 @@ def _timing_notes(report: EvalReport) -> list[str]:
         "error, runtime error, time limit, wrong result) contributes a speedup of **0** and stays among the n "
         "samples (ParEval's convention): per prompt, speedup_n@1 = (share of correct samples) x (their mean "
         "speedup), and a prompt without a correct sample scores 0.",
+        f"- **Clock**: `{c.get('clock', 'cpu')}`" + ("" if c.get("clock", "cpu") == "cpu" else
+        " (valgrind's count, deterministic) for ParEval/PolyBench probe runs: runtimes and baselines are counts "
+        "per call, not seconds; OpenMP/MPI problems fall back to their wall time (flag `clock_fallback:*`). "
+        "CodeContests samples and the median submission re-run beside them are counted the same way (Java "
+        "falls back to CPU time, flagged); a sample in another language than the prompt's gets no baseline "
+        "under a count (the dataset's medians are CPU seconds). The bundled ParEval/PolyBench samples' "
+        "drivers time themselves in CPU seconds under every clock (flag `clock_fallback:driver`)."),
     ]
 
 

@@ -29,9 +29,9 @@ def ccperf(tmp_path_factory):
     return out
 
 
-def _oracle_eval(ccperf, out):
+def _oracle_eval(ccperf, out, baseline_runs=1):
     cfg = preset("eval", models=ORACLES, codecontests_dir=str(ccperf), max_prompts_per_task=2, num_samples=2,
-                 contest_repeats=3, tasks=("codecontests", "pareval", "polybench"))
+                 contest_repeats=3, tasks=("codecontests", "pareval", "polybench"), baseline_runs=baseline_runs)
     return evaluate(cfg, out), out
 
 
@@ -52,16 +52,23 @@ def test_oracle_pass_at_1_is_one_everywhere(oracle_report):
 
 @pytest.mark.timing
 def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
-    # its own run (function scope): a miss under load is measured again (conftest's timing policy)
-    report, _ = _oracle_eval(ccperf, tmp_path / "oracle-eval")
+    # its own run (function scope): a miss under load is measured again (conftest's timing policy).
+    # Three baseline runs, first and last among the programs: their spread is this run's own estimate
+    # of how far the host's speed drifted while the samples ran, and widens the band by that much.
+    report, _ = _oracle_eval(ccperf, tmp_path / "oracle-eval", baseline_runs=3)
     clock = {s.task: s.timing for s in report.scores}
+    drift = {}
+    for b in report.baselines:
+        runs = [x for x in b["run_runtimes_s"] if x]
+        drift[(b["task"], b["prompt_id"])] = max(runs) / min(runs) if len(runs) > 1 else 1.0
     for o in report.oracle_checks:
         assert o["correct"], o
         if o["expected_speedup"] is None:  # a known faster solution, ratio not known in advance
             assert o["measured_speedup"] > 0
             continue
         tol = TOLERANCE["codecontests" if o["task"] == "codecontests" else clock[o["task"]]]
-        assert o["expected_speedup"] / tol <= o["measured_speedup"] <= o["expected_speedup"] * tol, o
+        tol *= drift.get((o["task"], o["prompt_id"]), 1.0)
+        assert o["expected_speedup"] / tol <= o["measured_speedup"] <= o["expected_speedup"] * tol, (o, tol)
     slow = report.score("oracle-slow", "polybench").speedup_at["1"]
     assert slow == pytest.approx(0.5, rel=0.25)  # the baseline doing its work twice
     # 2mm and 3mm with i-k-j loops beat the i-j-k originals (~2x idle, 1.17x seen under CI load): the
