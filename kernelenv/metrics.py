@@ -43,10 +43,9 @@ CONTROL_FLAG = "control:"
 
 def kernel_outcome(score) -> Outcome | None:
     """common.outcomes for a kernel score (None for a correct, measured one). Withheld only:
-    - ``baseline_error`` where the scorer read no report of the candidate's (no ``cpu:`` flag):
-      the scale calibration failed, or the trusted driver reported the reference failing alone,
-      before any candidate code existed. A baseline_error beside a candidate report the scorer
-      read (a status it does not know) is the candidate's run: penalized;
+    - ``baseline_error`` flagged ``reference_failed`` by the scorer: the scale calibration failed,
+      or the trusted driver reported the reference failing alone, before any candidate code
+      existed. Any other baseline_error is penalized;
     - a correct kernel (no ``hack:`` or penalized measurement flag) flagged ``unmeasurable``: the
       reference timed alone, before any candidate code, was itself too noisy (score.judge_timing;
       the candidate's own noise is ``erratic_timing``, scored at a pessimistic bound);
@@ -60,10 +59,10 @@ def kernel_outcome(score) -> Outcome | None:
             return bad
         return judge("unmeasurable_problem", score.message) if "unmeasurable" in score.flags else None
     if v == "baseline_error":
-        if not any(f.startswith("cpu:") for f in score.flags):
+        if "reference_failed" in score.flags:  # set by the scorer where the trusted side saw it
             return judge("reference_failed", score.message)
-        return judge("candidate_broke_its_harness", "the scorer read the candidate's report, which named no "
-                     "verdict it knows: " + (score.message or "")[:500])
+        return judge("candidate_broke_its_harness", "a baseline error the scorer did not establish as the "
+                     "reference's own: " + (score.message or "")[:500])
     if v == "sandbox_error":
         control = next((f[len(CONTROL_FLAG):] for f in score.flags if f.startswith(CONTROL_FLAG)), None)
         return sandbox_outcome("SANDBOX_ERROR", control_verdict=control)

@@ -48,6 +48,11 @@ REPORT_PREFIX = "PERFALIGN-REPORT "
 VERDICTS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect", "correct")
 
 
+# the flag of a baseline_error the trusted side established: the reference failed alone (its scale
+# calibration, or its own run in the driver before any candidate code existed)
+REFERENCE_FAILED = "reference_failed"
+
+
 class KernelEnvError(RuntimeError):
     """The environment cannot score here (no torch for the sandbox, no device): nothing was scored."""
 
@@ -292,8 +297,9 @@ class Scorer:
             try:
                 scale, scale_info = self.scale_for(problem)
             except ScaleError as e:
-                for ks, _ in todo:
+                for ks, _ in todo:  # the reference's own calibration, before any candidate code
                     ks.verdict, ks.message = "baseline_error", str(e)
+                    ks.flags.append(REFERENCE_FAILED)
                 todo = []
         if todo:
             compile_ratio, base = None, {}
@@ -341,9 +347,11 @@ class Scorer:
         status = cand.get("status")
         if status == "baseline_error":  # the reference failed alone, before any candidate code existed
             ks.message = str(cand.get("message", ""))[:4000]
+            ks.flags.append(REFERENCE_FAILED)
             return
+        # a status the driver does not send: the candidate's run said it (an allowlist of verdicts)
         ks.verdict = {"ok": "correct", "load_error": "load_error", "runtime_error": "runtime_error",
-                      "timeout": "timeout", "incorrect": "incorrect"}.get(status, "baseline_error")
+                      "timeout": "timeout", "incorrect": "incorrect"}.get(status, "runtime_error")
         ks.correct = ks.verdict == "correct"
         ks.message = str(cand.get("message", ""))[:4000]
         ks.correctness = cand.get("correctness", [])

@@ -42,6 +42,11 @@ FAILURES = {
 }
 
 
+# scored for real here; load_error and incorrect run for real in test_score.py, a timeout costs its
+# limit: those three are judged from their verdicts (test_each_failure_verdict_earns_its_tier)
+REAL = sorted(set(FAILURES) - {"load_error", "incorrect", "timeout"})
+
+
 def _fenced(code: str) -> str:
     return code if code.startswith("I cannot") else f"Here:\n```python\n{code}```\n"
 
@@ -68,7 +73,7 @@ def failed(scorer):
     from perfalign.kernelenv import load_problem
 
     fn = make_reward_function(scorer, {"relu": load_problem(RELU)})
-    names = sorted(FAILURES)
+    names = sorted(REAL)
     rewards = fn(prompts=["p"] * len(names), completions=[_fenced(FAILURES[n][0]) for n in names],
                  problem=["relu"] * len(names))
     return dict(zip(names, rewards)), fn.stats
@@ -77,7 +82,7 @@ def failed(scorer):
 # one sandboxed execution of every failure: about 45 s per candidate (torch start-ups, the
 # reference timed alone), 400 s for the set on 2 loaded cores
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(FAILURES))
+@pytest.mark.parametrize("name", REAL)
 def test_each_kernel_failure_is_penalized(failed, name):
     rewards, _ = failed
     assert rewards[name] == FAILURES[name][2], (name, rewards[name])
@@ -86,7 +91,7 @@ def test_each_kernel_failure_is_penalized(failed, name):
 @pytest.mark.slow
 def test_a_step_of_penalties_withholds_nothing(failed):
     _, stats = failed
-    assert stats[-1]["total"] == len(FAILURES) and stats[-1]["withheld"] == 0
+    assert stats[-1]["total"] == len(REAL) and stats[-1]["withheld"] == 0
     assert stats[-1]["withheld_share"] == 0.0
 
 
@@ -154,8 +159,9 @@ def test_kernel_outcomes_are_an_allowlist():
     assert kernel_reward(_ks("sandbox_error")) == T.runtime_error  # no control: nothing established
     assert kernel_reward(_ks("sandbox_error", ["control:OK"])) == T.runtime_error
     assert kernel_reward(_ks("sandbox_error", ["control:SANDBOX_ERROR"])) is None
-    # baseline_error: withheld where no candidate report was read, penalized beside one
-    assert kernel_reward(_ks("baseline_error")) is None
+    # baseline_error: withheld only where the scorer established the reference's own failure
+    assert kernel_reward(_ks("baseline_error", ["reference_failed"])) is None
+    assert kernel_reward(_ks("baseline_error")) == T.runtime_error
     assert kernel_reward(_ks("baseline_error", ["cpu:cgroup"])) == T.runtime_error
     assert kernel_outcome(_ks("baseline_error", ["cpu:cgroup"])).cause == "candidate_broke_its_harness"
     assert kernel_reward(_ks("unsupported")) == T.runtime_error
