@@ -2,7 +2,7 @@
 that turn bad inputs into clear errors before any training starts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
@@ -12,7 +12,14 @@ from perfalign.common.equations import adaptive_margin
 from perfalign.common.prompts import format_response
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import load_table
-from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
+from perfalign.perfdata.submissions import (
+    CLOCK_COLUMNS,
+    MEASURED_COLUMNS,
+    language_clocks,
+    language_count_medians,
+    language_medians,
+    measured_by_problem,
+)
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
 SFT_REQUIRED = ("prompt", "completion", "split")
@@ -47,7 +54,7 @@ def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | No
 
 # CodeContests-Perf's default ``perf.repeats``: what a problem without that column was measured with.
 DATASET_REPEATS = BuildSettings.repeats
-_LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s")  # how the labels were measured (optional)
+_LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s", *CLOCK_COLUMNS)  # how the labels were measured (optional)
 
 
 @dataclass
@@ -65,6 +72,10 @@ class ContestProblem:
     repeats: int = DATASET_REPEATS
     hosts: frozenset[str] = frozenset()
     calibration_cpu_s: float | None = None
+    # language -> the clock of its labels (sandbox.clock; cpu for a dataset from before the column),
+    # and for a deterministic clock the median count (mean over tests): the baseline in that unit
+    label_clocks: dict[str, str] = field(default_factory=dict)
+    median_count: dict[str, float] = field(default_factory=dict)
 
 
 def load_contest_problems(codecontests_dir: str | Path | list,
@@ -96,8 +107,17 @@ def load_contest_problems(codecontests_dir: str | Path | list,
                                   meds,
                                   repeats=int(median(reps)) if reps else DATASET_REPEATS,
                                   hosts=frozenset(s["host"] for s in used if s.get("host")),
-                                  calibration_cpu_s=median(cals) if cals else None)
+                                  calibration_cpu_s=median(cals) if cals else None,
+                                  label_clocks=_clocks(pid, measured.get(pid, {})),
+                                  median_count=language_count_medians(measured.get(pid, {})))
     return out
+
+
+def _clocks(pid: str, by_language: dict) -> dict[str, str]:
+    try:
+        return language_clocks(by_language)
+    except ValueError as e:
+        raise ValueError(f"problem {pid}: {e}") from None
 
 
 def preference_rows(rows: list[dict], max_margin: float, use_margin: bool = True) -> list[dict]:

@@ -33,6 +33,7 @@ from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outc
 from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
 from perfalign.common.prompts import extract_code
 from perfalign.sandbox.calibration import host_scale
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, check_clock, fallback_reason
 
 from .data import ContestProblem
 from .scoring import reward_scores
@@ -88,6 +89,17 @@ class _Measured:
     remeasured: bool = False
     flags: tuple[str, ...] = ()  # the sandbox's "fast_repeat": its runtime is the slowest repeat's
     control: str | None = None   # SANDBOX_ERROR only: the verdict of the control program run after it
+    clock: str = DEFAULT_CLOCK   # what measured ``runtime_s`` (a count under instructions / cycles)
+
+
+class ClockMismatch(ValueError):
+    """The reward's clock is not the one the dataset's baseline labels were measured with."""
+
+
+def label_clock(language: str, clock: str) -> str:
+    """The clock a label of ``language`` carries when measured with ``clock``: the sandbox falls
+    back to cpu where a count does not apply (Java's JIT, the Python 2 root; sandbox.clock)."""
+    return DEFAULT_CLOCK if clock not in DETERMINISTIC or fallback_reason(language, "default", (), {}) else clock
 
 
 class PerformanceReward:
@@ -95,12 +107,27 @@ class PerformanceReward:
     to: the dataset's repeats per test (median CPU time per test, mean over tests), the median
     converted to this host by the calibration figures (sandbox.calibration.host_scale), and the
     speedup through common.plausibility (capped; NaN/inf rejected; above ``remeasure_above`` the
-    program is run once more and the lower speedup kept, flagged if still implausible)."""
+    program is run once more and the lower speedup kept, flagged if still implausible).
+
+    ``clock`` (sandbox.clock): under "instructions" / "cycles" the candidate's runtime is its
+    count (mean over tests) and the baseline the dataset's median count in that language: no host
+    calibration (a count does not depend on the machine) and no re-measurement (it would repeat
+    the same count). The dataset's labels must carry the same clock (``ClockMismatch``, checked
+    when the reward is made): instructions are never compared with seconds."""
 
     def __init__(self, problems: dict[str, ContestProblem], reward_model=None, tokenizer=None, sandbox=None,
                  workers: int = 2, repeats: int | None = None, policy: SpeedupPolicy = SpeedupPolicy(),
-                 rm_batch_size: int = 8, max_length: int | None = None, cache: bool = True):
+                 rm_batch_size: int = 8, max_length: int | None = None, cache: bool = True,
+                 clock: str = DEFAULT_CLOCK):
         self.problems = problems
+        self.clock = check_clock(clock)
+        for p in problems.values():
+            for lang, have in p.label_clocks.items():
+                if have != label_clock(lang, clock):
+                    raise ClockMismatch(
+                        f"the dataset's {lang} labels of {p.problem_id} were measured with the {have} clock, "
+                        f"the reward measures with {label_clock(lang, clock)}: set rlpf.clock (perf.clock) to the "
+                        "dataset's")
         self.reward_model, self.tokenizer = reward_model, tokenizer
         self._sandbox = sandbox
         self.workers, self.repeats, self.policy = workers, repeats, policy
@@ -128,6 +155,14 @@ class PerformanceReward:
     def _speedup(self, key: tuple[str, str, str], m: _Measured) -> tuple[float | None, CheckedSpeedup]:
         """(the median on this host, the checked speedup) of a correct program."""
         p = self.problems[key[0]]
+        have = p.label_clocks.get(key[1], DEFAULT_CLOCK)
+        if key[1] in p.median_runtime_s and m.clock != have:  # e.g. a backend without valgrind fell back
+            raise ClockMismatch(f"{key[0]}: a {key[1]} program was measured with the {m.clock} clock, its baseline "
+                                f"with {have}: instructions are never compared with seconds")
+        if m.clock in DETERMINISTIC:
+            med = p.median_count.get(key[1])
+            return med, (speedup_ratio(med, m.runtime_s, self.policy) if med is not None
+                         else CheckedSpeedup(None, None, ["no_baseline"]))
         med = p.median_runtime_s.get(key[1])
         if med is None:
             return None, CheckedSpeedup(None, None, ["no_baseline"])
@@ -200,14 +235,15 @@ class PerformanceReward:
         keep the slower measurement (a program cannot buy a reward with one lucky run)."""
         done = {k: self._cache[k] for k in keys if self._cache is not None and k in self._cache}
         fresh = self._execute([k for k in keys if k not in done])
-        again = [k for k, m in fresh.items() if m.verdict == "OK" and self._speedup(k, m)[1].needs_remeasure]
+        again = [k for k, m in fresh.items() if m.verdict == "OK" and self._speedup(k, m)[1].needs_remeasure
+                 and m.clock not in DETERMINISTIC]  # a count measured again is the same count
         for k, m in self._execute(again).items():
             first = fresh[k]
             slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
             if m.verdict != "OK":  # the second run failed (its SANDBOX_ERROR judged like the first's)
                 slower = m
             fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True,
-                                 flags=tuple(sorted(set(first.flags) | set(m.flags))))
+                                 flags=tuple(sorted(set(first.flags) | set(m.flags))), clock=slower.clock)
         self._control(fresh)
         for k, m in fresh.items():
             if self._cache is not None and m.verdict != "SANDBOX_ERROR":
@@ -242,14 +278,23 @@ class PerformanceReward:
             p = self.problems[pid]
             jobs.append(Job(code, lang, [TestCase(i, o) for i, o in zip(p.inputs, p.outputs)],
                             Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb), repeats=self.repeats_for(p),
-                            stop_on_failure=True))
+                            stop_on_failure=True, clock=self.clock))
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
-            out[keys[j]] = _Measured(res.verdict.value, res.mean_cpu_time_s,
+            clock = getattr(res, "clock", DEFAULT_CLOCK)
+            out[keys[j]] = _Measured(res.verdict.value, _count(res) if clock in DETERMINISTIC else res.mean_cpu_time_s,
                                      dict(getattr(res, "calibration", None) or {}),
-                                     flags=tuple(f for f in getattr(res, "flags", ()) if f == "fast_repeat"))
+                                     flags=tuple(f for f in getattr(res, "flags", ()) if f == "fast_repeat"),
+                                     clock=clock)
             self.counts["sandbox_runs"] += 1
         return out
+
+
+def _count(res) -> float | None:
+    """The mean over tests of a run's deterministic count (the label's unit: perfdata count_label)."""
+    vals = [t.cycles if res.clock == "cycles" else t.instructions for t in res.tests]
+    vals = [float(v) for v in vals if v is not None]
+    return sum(vals) / len(vals) if vals else None
 
 
 class _RewardBackbone(nn.Module):

@@ -14,6 +14,7 @@ from typing import Any
 
 from perfalign.common.paths import BUNDLED_DATA
 from perfalign.perfdata.perf import BuildSettings
+from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
 from .tasks.registry import OPTIONAL_TASK_GROUPS, TASK_GROUPS
 
@@ -83,6 +84,7 @@ class EvalConfig:
     backend: str = "auto"
     ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
     task_time_limit_s: float = 20.0          # per driver run (init + validation + timed calls)
+    clock: str = DEFAULT_CLOCK               # cpu, instructions or cycles (sandbox.clock): probes and contests
 
     def __post_init__(self) -> None:
         # CLI-friendly: models as "LABEL=REF" strings, sequences as lists
@@ -111,6 +113,7 @@ class EvalConfig:
             raise ValueError("EvalConfig.max_prompts_per_task must be >= 1 (or None for all)")
         if not self.ks or any(not 1 <= k <= self.num_samples for k in self.ks):
             raise ValueError(f"every k in ks={self.ks} must be in [1, num_samples={self.num_samples}]")
+        check_clock(self.clock)
         if self.temperature < 0 or not 0 < self.top_p <= 1:
             raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
 

@@ -4,7 +4,8 @@ The baseline is the dataset's median-runtime correct submission in the candidate
 re-run beside the candidate (never a runtime stored at build time, which was measured under
 other load): ``repeats`` rounds, each running the baseline and the candidate on all tests once,
 one after the other. runtime = median over rounds of the mean per-test CPU time (the sandbox's
-accounting of every process and thread of the program); the speedup goes through
+accounting of every process and thread of the program), or under ``ContestSettings.clock``
+instructions / cycles the mean per-test count of both (valgrind); the speedup goes through
 ``common.plausibility.speedup_ratio``, an implausible one re-measured once.
 
 Sources: a CodeContests-Perf folder (``perfalign perf build`` output: the submissions carry
@@ -25,6 +26,7 @@ from perfalign.measure.harness import ProbeScore
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, check_clock
 
 
 @dataclass
@@ -92,11 +94,25 @@ def load_contest(problem: str, source: str | Path | None = None, language: str =
 class ContestSettings:
     repeats: int = 3
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
+    # what measures the candidate and the baseline beside it (sandbox.clock); both in the same
+    # clock, every round: a recorded runtime is never compared (it stays in info as a note)
+    clock: str = DEFAULT_CLOCK
+
+    def __post_init__(self) -> None:
+        check_clock(self.clock)
 
 
 def _runtime(res: RunResult) -> float | None:
-    vals = [t.cpu_time_s for t in res.tests if t.cpu_time_s is not None]
+    """Mean per-test measure in the clock that ran it: the count under instructions / cycles, else
+    CPU seconds."""
+    vals = [t.cycles if res.clock == "cycles" else t.instructions if res.clock == "instructions" else t.cpu_time_s
+            for t in res.tests]
+    vals = [float(v) for v in vals if v is not None]
     return sum(vals) / len(vals) if vals and res.ok else None
+
+
+class ClockMismatch(ValueError):
+    """The baseline and the candidate were measured with different clocks."""
 
 
 def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: ContestSettings | None = None,
@@ -104,25 +120,38 @@ def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: Cont
     s = settings or ContestSettings()
 
     def job(src: str) -> Job:
-        return Job(src, task.language, task.tests, task.limits, repeats=1, stop_on_failure=True, cpus=1)
+        return Job(src, task.language, task.tests, task.limits, repeats=1, stop_on_failure=True, cpus=1,
+                   clock=s.clock)
+
+    used: set[str] = set()  # the clocks that really measured the runs (a fallback says cpu)
 
     def rounds(n: int, baselines: list[str]) -> tuple[list[list[float | None]], list[RunResult]]:
         base_times: list[list[float | None]] = [[] for _ in baselines]
         cand_runs = []
         for _ in range(n):
             for i, b in enumerate(baselines):
-                base_times[i].append(_runtime(_run(sandbox, job(b))))
+                r = _run(sandbox, job(b))
+                used.update([r.clock] if r.ok else [])
+                base_times[i].append(_runtime(r))
             cand_runs.append(_run(sandbox, job(code)))
+            used.update([cand_runs[-1].clock] if cand_runs[-1].ok else [])
             if not cand_runs[-1].ok:
                 break
         return base_times, cand_runs
 
     # a CodeContests-Perf folder names one baseline; a raw source: measure each, keep the median one
     sources = [b for b, _ in task.baselines]
-    info = {"problem": task.problem_id, "source": task.source, "language": task.language, "clock": "cpu",
+    info = {"problem": task.problem_id, "source": task.source, "language": task.language, "clock": s.clock,
             "baseline_candidates": len(sources)}
     base_times, cand_runs = rounds(s.repeats, sources)
-    score = ProbeScore(label, "OK", True, None, None, None, "cpu", rounds=len(cand_runs))
+    if len(used) > 1:  # never compare a count with seconds
+        raise ClockMismatch(f"{task.problem_id}: the baseline and the candidate ran under different clocks "
+                            f"({', '.join(sorted(used))})")
+    unit = next(iter(used), s.clock if s.clock not in DETERMINISTIC else "cpu")
+    info["clock"] = unit
+    if unit != s.clock:
+        info["clock_fallback"] = s.clock
+    score = ProbeScore(label, "OK", True, None, None, None, unit, rounds=len(cand_runs))
     bad = [r for r in cand_runs if not r.ok]
     if bad:
         r = bad[0]
@@ -143,14 +172,15 @@ def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: Cont
     info["baseline_recorded_runtime_s"] = task.baselines[pick][1]
 
     def judge(base: list[float | None], cands: list[RunResult]) -> ProbeScore:
-        sc = ProbeScore(label, "OK", True, None, None, None, "cpu", rounds=len(cands))
+        sc = ProbeScore(label, "OK", True, None, None, None, unit, rounds=len(cands))
         pairs = [(b, _runtime(c)) for b, c in zip(base, cands) if b is not None]
         sc.baseline_s = statistics.median(b for b, _ in pairs)
         sc.runtime_s = statistics.median(c for _, c in pairs)
         sc.round_speedups = [round(b / c, 4) for b, c in pairs if c]
         checked = speedup_ratio(sc.baseline_s, sc.runtime_s, s.policy)
         sc.speedup, sc.raw_speedup = checked.value, checked.raw
-        sc.flags = sorted(set(checked.flags) | {f for c in cands for f in c.flags if f.startswith("cpu")})
+        sc.flags = sorted(set(checked.flags) | {f for c in cands for f in c.flags
+                                                 if f.startswith(("cpu", "clock_fallback"))})
         return sc
 
     score = judge(base_times[pick], cand_runs)

@@ -13,6 +13,7 @@ from pathlib import Path
 from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem
 from perfalign.measure.probe import ProbeProblem
 from perfalign.sandbox import Sandbox
+from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 from .contest_score import ContestSettings, contest_names, load_contest, score_contest
 
@@ -54,7 +55,7 @@ def score_candidate(suite: str, problem: str, code: str, *, model: str = "serial
                     polybench_dir: str | None = None, codecontests: str | None = None, language: str = "cpp",
                     profile: str = "embedded", threads: int = 2, ranks: int = 2, repeats: int = 3,
                     max_rel_se: float | None = None, backend: str = "auto",
-                    sandbox: Sandbox | None = None) -> tuple[ProbeScore, dict]:
+                    sandbox: Sandbox | None = None, clock: str = DEFAULT_CLOCK) -> tuple[ProbeScore, dict]:
     """Score ``code`` on one problem, its baseline measured in the same session. Raises
     ScoreInputError for a request that names nothing scorable and ProblemUnusable when the
     suite's own reference cannot run here; anything the candidate does is a score."""
@@ -72,10 +73,10 @@ def score_candidate(suite: str, problem: str, code: str, *, model: str = "serial
                 task = load_contest(problem, codecontests, language)
             except (ContestError, FileNotFoundError, ValueError) as e:
                 raise ScoreInputError(str(e)) from None
-            return score_contest(sb, task, code, ContestSettings(repeats=repeats))
+            return score_contest(sb, task, code, ContestSettings(repeats=repeats, clock=clock))
         p = load_problem(suite, problem, model, pareval_dir=pareval_dir, polybench_dir=polybench_dir,
                          profile=profile, threads=threads, ranks=ranks)
-        settings = ProbeSettings(repeats=repeats)
+        settings = ProbeSettings(repeats=repeats, clock=clock)
         if max_rel_se is not None:
             settings.max_rel_se = max_rel_se
         scores, info = score_problem(sb, p, {"candidate": code}, settings)

@@ -27,6 +27,7 @@ from perfalign.perfdata.perf import (  # noqa: E402
     BatchReport,
     BuildPlan,
     BuildSettings,
+    ClockMismatch,
     SourceUnreadable,
     error_lines,
     finalize,
@@ -50,15 +51,18 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
                             repeats: int = BuildSettings.repeats, backend: str = BuildSettings.backend,
                             time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
                             batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
-                            remeasure_rejects: bool = False, allow_partial: bool = False) -> dict:
+                            remeasure_rejects: bool = False, allow_partial: bool = False,
+                            clock: str = BuildSettings.clock) -> dict:
     """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
     ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source file
     that cannot be read fails the run with its name and reason (a Failed state, no traceback;
     calling the flow raises prefect's FailedRun with that line), unless ``allow_partial``: the
-    build then goes on without it and every summary says so."""
+    build then goes on without it and every summary says so. ``clock``: what measures the labels
+    (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock`` column and
+    an output folder measured with another clock is refused (perfdata.perf.ClockMismatch)."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
-                             max_tests=max_tests, batch_size=batch_size)
+                             max_tests=max_tests, batch_size=batch_size, clock=clock)
     plan = BuildPlan(Path(out), settings)
     artifact = create_progress_artifact(progress=0.0, description=PROGRESS,
                                         key=artifact_key(run_label(out), "codecontests_perf", "progress"))
@@ -90,7 +94,7 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
         for msg in plan.quarantined:
             print(msg)
         finalize(Path(out), source, settings)
-    except SourceUnreadable as e:
+    except (SourceUnreadable, ClockMismatch) as e:
         collect(len(in_flight))  # what was measured is kept: a rerun resumes
         return Failed(message=str(e))
     finally:

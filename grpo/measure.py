@@ -20,6 +20,7 @@ from perfalign.common.outcomes import flag_outcome, judge
 from perfalign.common.plausibility import SpeedupPolicy
 from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.sandbox import Sandbox
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
 from .spec import SpecError, expand_dgemm, parse_spec
@@ -42,12 +43,17 @@ class MeasureSettings:
     peak_n: int = 512               # numpy DGEMM size of the peak measurement
     peak_seconds: float = 0.3
     backend: str = "auto"
+    # what measures the runs (sandbox.clock): cpu, or instructions / cycles (valgrind, exact). GFLOPS
+    # from a count is meaningless: under a count a correct rollout's reward is its speedup over the
+    # naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
+    clock: str = DEFAULT_CLOCK
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
 
     def probe_settings(self) -> ProbeSettings:
         return ProbeSettings(repeats=self.repeats, max_repeats=self.max_repeats, target_rel_se=self.target_rel_se,
                              target_s=self.target_s, max_run_s=self.max_run_s, time_factor=self.time_factor,
-                             validate_time_s=self.validate_time_s, policy=self.policy, retries=1)
+                             validate_time_s=self.validate_time_s, policy=self.policy, retries=1,
+                             clock=self.clock)
 
 
 @dataclass
@@ -212,9 +218,14 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
                 lib = link_violation(score.message, ("main",))
                 if lib:
                     tier, why, outcome = "library", f"library violation: {lib}", judge("library")
-            if score.baseline_s:
-                rec["naive_gflops"] = gflops(task.flops, score.baseline_s)
             speedup = score.estimate()  # a reward needs a number: a noisy one is kept (flagged)
+            counted = score.clock in DETERMINISTIC
+            if counted:  # runtimes are counts: no GFLOPS; the reward is the speedup over the reference
+                rec["flags"] = sorted(set(rec["flags"]) | {f"clock:{score.clock}"})
+                if tier == "ok" and speedup is not None:
+                    rec["speedup_vs_naive"] = speedup
+            elif score.baseline_s:
+                rec["naive_gflops"] = gflops(task.flops, score.baseline_s)
             if tier == "ok" and speedup is not None and rec["naive_gflops"]:
                 # through the plausibility policy: GFLOPS = naive floor x (checked) speedup
                 rec["speedup_vs_naive"] = speedup
@@ -222,11 +233,14 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
                 if rec["peak_gflops"]:
                     rec["peak_fraction"] = rec["gflops"] / rec["peak_gflops"]
             if tier == "ok":
-                tier, outcome, why = _judge_correct(score, rec["gflops"], why)
+                tier, outcome, why = _judge_correct(score, rec["speedup_vs_naive"] if counted else rec["gflops"], why)
     rec["tier"] = tier
     rec["withheld"] = bool(outcome and outcome.withheld)
     rec["cause"] = outcome.cause if outcome else ""
     rec["message"] = (why or "")[:2000]
-    rec["reward"] = tier_reward(tier, rec["gflops"], rec["peak_gflops"], tiers)
+    if "clock:instructions" in rec["flags"] or "clock:cycles" in rec["flags"]:  # no GFLOPS, no peak fraction
+        rec["reward"] = tier_reward(tier, rec["speedup_vs_naive"], None, tiers)
+    else:
+        rec["reward"] = tier_reward(tier, rec["gflops"], rec["peak_gflops"], tiers)
     rec["measure_s"] = time.perf_counter() - t0
     return rec

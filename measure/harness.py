@@ -13,7 +13,9 @@ For one problem and any number of candidates, in one session:
    candidate is compared with the reference's call on the same inputs (at the problem size: the
    second size, after V's).
 4. Time is measured outside the program: the sandbox's accounting of the whole run (CPU time of
-   every process and thread for serial code, wall time for OpenMP/MPI). runtime = (median over
+   every process and thread for serial code, wall time for OpenMP/MPI; with ``ProbeSettings.clock``
+   instructions or cycles, valgrind's count of the run, the same subtraction, calibrated to
+   ``target_count``; OpenMP/MPI keep their wall time, flagged clock_fallback). runtime = (median over
    rounds of the candidate's runs - median of the null runs) / ``calls``: start-up, input
    generation and fingerprints cancel. baseline = the reference's, measured the same way beside
    it. Where the driver's overhead dwarfs the work (memory-bound kernels), more rounds are run,
@@ -48,8 +50,10 @@ from dataclasses import asdict, dataclass, field
 
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, SLOWDOWN, check_clock
 
 from .probe import ProbeProblem
+from .timing_stats import rel_se_of_cost
 from .transcript import Transcript, compare_calls, parse_transcript
 
 log = logging.getLogger("perfalign.evaluation")
@@ -79,6 +83,17 @@ class ProbeSettings:
     validate_time_s: float = 120.0   # CPU limit of a mode-V run
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
     retries: int = 1                 # SANDBOX_ERROR re-runs
+    # What measures every run (sandbox.clock): "cpu" (the problem's own clock: CPU time, wall time
+    # for OpenMP/MPI) or a deterministic count, "instructions" or "cycles" (valgrind; OpenMP/MPI
+    # problems fall back to their wall clock, flagged clock_fallback:*). A count is exact, so a run
+    # needs far less work than target_s: target_count (2e7 instructions ~ 10 ms natively, ~0.3-0.7 s
+    # under valgrind) and max_run_count replace target_s and max_run_s under a count.
+    clock: str = DEFAULT_CLOCK
+    target_count: float = 2e7        # reference work per timed run under a count (instructions / cycles)
+    max_run_count: float = 3e8       # cap on one run's expected count, overhead included
+
+    def __post_init__(self) -> None:
+        check_clock(self.clock)
 
 
 @dataclass
@@ -131,7 +146,11 @@ class ProbeSession:
         self.v_seed = secrets.randbits(63)  # mode V: the same secret inputs for reference and candidates
         self.ref_v: Transcript | None = None
         self.calls = 0
-        self.ref_run_clock = 0.0
+        self.ref_run_clock = 0.0         # in the session's unit (seconds, or a count)
+        self.ref_run_s = 0.0             # ... and in CPU (wall) seconds: the time limits
+        # the unit of every score: the problem's clock, or the count asked for (until a run says
+        # the sandbox fell back: OpenMP, MPI, a backend without valgrind)
+        self.unit = self.s.clock if self.s.clock in DETERMINISTIC else problem.clock
         self.order_rng = random.Random(secrets.randbits(64))
         self.info: dict = {"problem": problem.key, "suite": problem.suite, "model": problem.model,
                            "clock": problem.clock, "threads": problem.threads, "sizes": problem.sizes}
@@ -145,7 +164,7 @@ class ProbeSession:
                    keep_output=True, compile_flags=p.compile_flags, env=p.env,
                    extra_sources={"candidate.cpp": p.candidate_source(code, mode)}, cpus=p.threads,
                    exports={"candidate.cpp": (p.signature.name,)},
-                   toolchain=p.toolchain)
+                   toolchain=p.toolchain, clock=self.s.clock)
 
     def run(self, code: str, mode: str, calls: int, seed: int, time_s: float) -> RunResult:
         job = self.job(code, mode, calls, seed, time_s)
@@ -154,12 +173,23 @@ class ProbeSession:
             if res.verdict is not Verdict.SANDBOX_ERROR:
                 break
             res = self.sb.run_job(job)
+        if res.ok and self.s.clock in DETERMINISTIC:  # the clock that really measured it
+            self.unit = res.clock if res.clock in DETERMINISTIC else self.p.clock
+            fallback = [f for f in res.flags if f.startswith("clock_fallback:")]
+            if fallback:
+                self.info["clock_fallback"] = fallback[0].split(":", 1)[1]
         return res
 
     def clock(self, res: RunResult) -> float | None:
+        """A run's measure in the session's unit: its count under a deterministic clock, else the
+        problem's clock (CPU or wall seconds)."""
         t = res.tests[0] if res.tests else None
         if t is None:
             return None
+        if res.clock == "cycles":
+            return t.cycles
+        if res.clock == "instructions":
+            return None if t.instructions is None else float(t.instructions)
         return t.wall_time_s if self.p.clock == "wall" else t.cpu_time_s
 
     def transcript(self, res: RunResult) -> Transcript:
@@ -193,19 +223,27 @@ class ProbeSession:
                 if not r.ok or self.transcript(r).problems:
                     raise ProblemUnusable(f"{p.key}: the {what} program fails its timed run: {_why(r)}")
             c_null = self.clock(null1)
+            counted = self.unit in DETERMINISTIC
             # the reference is trusted code: its own per-call clock is exact and unaffected by
-            # the driver's overhead (the external difference can be noise-dominated here)
-            inner = self.transcript(ref1).times(p.clock)
+            # the driver's overhead (the external difference can be noise-dominated here); a
+            # count's difference is exact, and the per-call seconds are not in its unit
+            inner = [] if counted else self.transcript(ref1).times(p.clock)
             work = max(statistics.median(inner) if inner else (self.clock(ref1) - c_null) / calls, 1e-6)
             overhead = max(c_null / calls, 1e-6)
-            wanted = max(s.min_calls, min(s.max_calls, math.ceil(s.target_s / work),
-                                          max(1, int(s.max_run_s / (work + overhead)))))
+            target, cap = (s.target_count, s.max_run_count) if counted else (s.target_s, s.max_run_s)
+            wanted = max(s.min_calls, min(s.max_calls, math.ceil(target / work),
+                                          max(1, int(cap / (work + overhead)))))
+            # the run's seconds (time limits): under a count, the CPU time under valgrind per call,
+            # in native seconds (the sandbox scales limits by the clock's slowdown)
+            secs_per_call = (ref1.tests[0].cpu_time_s / calls / SLOWDOWN[self.unit]) if counted else work + overhead
             done = 0.5 <= wanted / calls <= 2
             calls = wanted
             if done:
                 break
         self.calls = calls
         self.ref_run_clock = (work + overhead) * calls
+        self.ref_run_s = secs_per_call * calls
+        self.info["measure_clock"] = self.unit
         self.measurable = overhead / work <= s.max_overhead_ratio
         self.unmeasurable_why = "" if self.measurable else (
             f"the driver's per-call overhead is {round(overhead / work, 2)}x the reference's work, "
@@ -236,7 +274,7 @@ class ProbeSession:
         for label, code in candidates.items():
             verdict, message, _ = self.validate(code)
             if verdict != "OK":
-                out[label] = ProbeScore(label, verdict, False, 0.0, None, None, self.p.clock, [], message[:2000])
+                out[label] = ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
             else:
                 alive[label] = code
         if alive:
@@ -285,9 +323,7 @@ class ProbeSession:
         a, b = self._clocks(label, rounds), self._clocks("__null__", rounds)
         if len(a) < 2 or len(b) < 2:
             return None
-        cost = statistics.median(a) - statistics.median(b)
-        se = 1.2533 * math.sqrt(_spread(a) ** 2 / len(a) + _spread(b) ** 2 / len(b))
-        return se / cost if cost > 0 else float("inf")
+        return rel_se_of_cost(a, b)
 
     def _shift(self, label: str, rounds: list[dict[str, RunResult]]) -> float:
         """|log| of the ratio of a speedup's two estimates: the score's (median runs, each minus
@@ -319,7 +355,7 @@ class ProbeSession:
 
     def _rounds(self, alive: dict[str, str], repeats: int) -> list[dict[str, RunResult]]:
         rounds = []
-        limit = max(10.0, self.s.time_factor * self.ref_run_clock)
+        limit = max(10.0, self.s.time_factor * self.ref_run_s)
         programs = [("__null__", self.p.null()), ("__reference__", self.p.reference), *alive.items()]
         for _ in range(repeats):
             seed = secrets.randbits(63)
@@ -337,7 +373,7 @@ class ProbeSession:
     def _judge(self, label: str, rounds: list[dict[str, RunResult]]) -> ProbeScore:
         p = self.p
         mine = [r for r in rounds if label in r]
-        score = ProbeScore(label, "OK", True, None, None, None, p.clock, calls=self.calls, rounds=len(mine))
+        score = ProbeScore(label, "OK", True, None, None, None, self.unit, calls=self.calls, rounds=len(mine))
         paired, run_ratio, wall_work, in_c, in_b, threads = [], [], [], [], [], []
         ref_threads = 0
         for runs in rounds:
@@ -367,7 +403,8 @@ class ProbeSession:
             in_c += t_cand.times(p.clock)
             in_b += t_ref.times(p.clock)
             threads.append(t_cand.max_threads)
-            score.flags = sorted(set(score.flags) | {f for f in cand.flags if f.startswith(("cpu", "cpus"))})
+            score.flags = sorted(set(score.flags) | {f for f in cand.flags
+                                                     if f.startswith(("cpu", "cpus", "clock_fallback"))})
         # medians over rounds, each minus the median null run: pooling the null runs halves the
         # noise a per-round difference would carry; the rounds are interleaved, so drift is shared
         null_med = statistics.median(self._clocks("__null__", rounds))
@@ -432,16 +469,6 @@ class ProbeSession:
         if score.max_threads and score.max_threads > allowed:
             return f"{score.max_threads} threads after a call, budget {allowed}"
         return ""
-
-
-def _spread(xs: list[float]) -> float:
-    """Standard deviation of the runs' clocks: from the median absolute deviation once there are 5
-    (one run disturbed by other load must not make a problem look unmeasurable: the estimate is a
-    median), the plain one below that (a MAD of 3 runs can be 0 by chance)."""
-    if len(xs) < 5:
-        return statistics.stdev(xs)
-    med = statistics.median(xs)
-    return 1.4826 * statistics.median(abs(x - med) for x in xs)
 
 
 def _fail(score: ProbeScore, verdict: str, message: str, keep_times: bool = False) -> ProbeScore:

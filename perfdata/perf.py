@@ -350,8 +350,18 @@ class ClockMismatch(ValueError):
 
 def check_same_clock(out_dir: Path, clock: str) -> None:
     """Refuse to add labels of ``clock`` to a dataset measured with another (rows from before
-    the clock column count as cpu)."""
-    seen = {c or DEFAULT_CLOCK for c in shards.read_column(out_dir, "submissions", "clock")}
+    the clock column count as cpu). A row's ``clock`` is what really measured it, so a
+    deterministic build holds honest cpu rows: a fallback (``clock_fallback:`` flag, e.g. Java)
+    and a program that failed before a clock ran it (compile error, unsupported language); any
+    other cpu row (a label, or a not-run row of a cpu build) is another clock's."""
+    seen = set()
+    for _, t in shards.iter_shards(out_dir, "submissions", ["clock", "sandbox_flags", "verdict"]):
+        for c, flags, verdict in zip(*(t.column(k).to_pylist() for k in ("clock", "sandbox_flags", "verdict"))):
+            c = c or DEFAULT_CLOCK
+            if c == DEFAULT_CLOCK and clock != DEFAULT_CLOCK and (
+                    verdict not in (None, "OK") or any(f.startswith("clock_fallback:") for f in flags or ())):
+                continue
+            seen.add(c)
     if seen - {clock}:
         raise ClockMismatch(f"{out_dir} holds labels measured with the {', '.join(sorted(seen))} clock; this build "
                             f"asks for {clock}: a dataset never mixes clocks (use another output folder)")

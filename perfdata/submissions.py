@@ -35,3 +35,38 @@ def language_medians(by_language: Mapping[str, list[Mapping]]) -> dict[str, floa
     """language -> median ``runtime_s`` of its rows: the baseline runtime of Eq. 4 (RLPF's
     reward) and of speedup_n@k (paper §VI)."""
     return {lang: statistics.median(float(r["runtime_s"]) for r in rows) for lang, rows in by_language.items() if rows}
+
+
+# The optional columns that say which clock measured a label (perfdata.perf; sandbox.clock).
+CLOCK_COLUMNS = ("clock", "test_clock_counts")
+
+
+def count_label(row: Mapping) -> float | None:
+    """A label measured with a deterministic clock (instructions, cycles): the mean over its
+    tests of the count, the unit its ``runtime_s`` (CPU time under valgrind) is not in."""
+    counts = [float(c) for c in (row.get("test_clock_counts") or []) if c is not None]
+    return sum(counts) / len(counts) if counts and (row.get("clock") or "cpu") != "cpu" else None
+
+
+def language_clocks(by_language: Mapping[str, list[Mapping]]) -> dict[str, str]:
+    """language -> the clock its labels were measured with (rows from before the column: cpu).
+    A language whose labels mix clocks raises ValueError: a baseline never mixes units."""
+    out = {}
+    for lang, rows in by_language.items():
+        seen = {r.get("clock") or "cpu" for r in rows}
+        if len(seen) > 1:
+            raise ValueError(f"the {lang} labels mix clocks ({', '.join(sorted(seen))}): a baseline needs one")
+        if seen:
+            out[lang] = seen.pop()
+    return out
+
+
+def language_count_medians(by_language: Mapping[str, list[Mapping]]) -> dict[str, float]:
+    """language -> median count label (:func:`count_label`) of a language measured with a
+    deterministic clock: the baseline of Eq. 4 under that clock."""
+    out = {}
+    for lang, rows in by_language.items():
+        vals = [v for v in map(count_label, rows) if v is not None]
+        if vals:
+            out[lang] = statistics.median(vals)
+    return out

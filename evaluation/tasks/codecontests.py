@@ -17,6 +17,7 @@ from perfalign.common.prompts import instruction_prompt
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from ..sandbox_jobs import Measurement, score_jobs
 from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
@@ -39,21 +40,28 @@ class ContestSpec:
     hosts: set[str] = field(default_factory=set)      # where the dataset was measured
     calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
     baseline_scale: float = 1.0                       # set by rescale_baselines on another host
+    clock: str = DEFAULT_CLOCK                        # EvalConfig.clock: what measures samples and re-run baselines
     parallel = False
     only_language = None                              # a sample may be in any language the sandbox runs
     baseline_source = "measured (median submission re-run)"
 
     def job(self, code: str, language: str) -> Job:
-        return Job(code, language, self.tests, self.limits, repeats=self.repeats, stop_on_failure=True)
+        return Job(code, language, self.tests, self.limits, repeats=self.repeats, stop_on_failure=True,
+                   clock=self.clock)
 
     def measure(self, result: RunResult) -> Measurement:
         if not result.ok:
             msg = result.compile.message if result.verdict is Verdict.COMPILE_ERROR else result.message
             return Measurement(False, None, result.verdict.value, (msg or "")[:2000])
+        if result.clock in DETERMINISTIC:  # the count (mean over tests), like the re-run baseline beside it
+            counts = [float(t.cycles if result.clock == "cycles" else t.instructions) for t in result.tests]
+            return Measurement(True, sum(counts) / len(counts), Verdict.OK.value, "", counts)
         return Measurement(True, result.mean_cpu_time_s, Verdict.OK.value, "",
                            [t.cpu_time_s for t in result.tests if t.cpu_time_s is not None])
 
     def baseline_s(self, language: str) -> float | None:
+        if self.clock in DETERMINISTIC:  # the dataset's medians are CPU seconds: never compared with a count
+            return None
         base = self.baselines.get(language)
         return None if base is None else base * self.baseline_scale
 
@@ -87,7 +95,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             spec = ContestSpec(
                 p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
                 Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), config.contest_repeats,
-                baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None)
+                baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
+                clock=config.clock)
             prompts.append(EvalPrompt(
                 "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,
                 {k: s["solution"] for k, s in picks.items()},

@@ -1,0 +1,51 @@
+"""Contest scoring under a deterministic clock (ContestSettings.clock / EvalConfig.clock): the
+baseline re-run beside the candidate and the candidate are both counted by valgrind, so the same
+program scores the same every time and the report says which clock measured it.
+valgrind must be installed (scripts/setup.sh)."""
+from __future__ import annotations
+
+import pytest
+from clock_programs import ANSWER, FAST, SLOW, N
+
+from perfalign.evaluation.config import EvalConfig
+from perfalign.evaluation.contest_score import ContestSettings, ContestTask, score_contest
+from perfalign.sandbox import Limits, Sandbox, TestCase
+from perfalign.sandbox import clock as clk
+
+TASK = ContestTask("p", [TestCase(f"{N}\n", ANSWER), TestCase(f"{N // 2}\n", None)], Limits(time_s=2.0, memory_mb=256),
+                   [(FAST, None)], "cpp", "test")
+
+
+@pytest.fixture(scope="module")
+def sb():
+    assert clk.valgrind_missing() is None, clk.valgrind_missing()
+    with Sandbox(backend="bwrap", workers=1, calibrate=False) as s:
+        yield s
+
+
+def test_contest_scores_in_counts_are_exact(sb):
+    settings = ContestSettings(repeats=2, clock="instructions")
+    same, info = score_contest(sb, TASK, FAST, settings)
+    assert same.verdict == "OK" and same.clock == "instructions" and info["clock"] == "instructions", same
+    assert same.runtime_s == same.baseline_s and same.speedup == 1.0 and same.runtime_s > 1e5  # a count
+    slow, _ = score_contest(sb, TASK, SLOW, settings)
+    again, _ = score_contest(sb, TASK, SLOW, settings)
+    assert 0.4 < slow.speedup < 0.6 and (slow.runtime_s, slow.speedup) == (again.runtime_s, again.speedup)
+
+
+def test_the_eval_config_checks_its_clock():
+    assert EvalConfig().clock == "cpu"
+    with pytest.raises(ValueError, match="clock must be one of"):
+        EvalConfig(clock="wall").check_values()
+    with pytest.raises(ValueError, match="clock must be one of"):
+        ContestSettings(clock="seconds")
+
+
+def test_the_eval_contest_task_counts_samples_and_never_uses_seconds_as_a_baseline(sb):
+    from perfalign.evaluation.tasks.codecontests import ContestSpec
+
+    spec = ContestSpec("p", TASK.tests, TASK.limits, 1, {"cpp": 0.01, "python3": 0.02}, clock="instructions")
+    first, again = (spec.measure(sb.run_job(spec.job(FAST, "cpp"))) for _ in range(2))
+    assert first.correct and first.runtime_s == again.runtime_s > 1e5 and len(first.times_s) == 2
+    assert spec.baseline_s("python3") is None  # the dataset's median is CPU seconds: no baseline under a count
+    assert ContestSpec("p", TASK.tests, TASK.limits, 1, {"python3": 0.02}).baseline_s("python3") == 0.02
