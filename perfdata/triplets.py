@@ -50,11 +50,13 @@ from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import load_table, write_parquet
-from perfalign.perfdata.submissions import measured_correct
+from perfalign.perfdata.submissions import count_label, measured_correct
 
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",
                       "verdict", "status")
+# read when present (builds with a deterministic clock): a label is then the count, not runtime_s
+CLOCK_COLUMNS = ("clock", "test_clock_counts")
 # perfdata.synth writes these (key: config hash + sample index; CPU times summed over inputs)
 SYNTHETIC_COLUMNS = ("key", "problem", "language", "fast", "slow", "fast_cpu_time_s", "slow_cpu_time_s", "speedup")
 TRIPLET_SPLITS = ("reward_train", "reward_eval", "rl_train", "rl_eval")
@@ -66,6 +68,7 @@ TRIPLET_SCHEMA = pa.schema([
     ("fast_runtime_s", pa.float64()), ("slow_runtime_s", pa.float64()), ("slow_is_correct", pa.bool_()),
     ("speedup", pa.float64()), ("margin", pa.float64()), ("median_runtime_s", pa.float64()),
     ("group_solutions", pa.int64()),  # correct solutions of the (problem, language) group (contest)
+    ("clock", pa.string()),  # what measured fast/slow: cpu (seconds), instructions or cycles (counts)
     ("split", pa.string()),
 ])
 SFT_SCHEMA = pa.schema([
@@ -90,6 +93,8 @@ COLUMN_DOCS = {
                  "speedup": "slow_runtime_s / fast_runtime_s", "margin": "adaptive margin mu (Eq. 3)",
                  "median_runtime_s": "median runtime of the group's correct solutions (s)",
                  "group_solutions": "correct solutions of the (problem, language) group (contest rows)",
+                 "clock": "what measured the runtimes: cpu (seconds) or a deterministic count (instructions, "
+                          "cycles; then the *_runtime_s columns hold counts)",
                  "split": "reward_train / reward_eval / rl_train / rl_eval"},
     "sft_prompts": {**_COMMON_DOCS,
                     "sample_id": "unique key", "kind": "instruction (problem -> fast code) or optimization "
@@ -268,6 +273,7 @@ class _ContestData:
     correct: dict[str, dict[str, list[_Solution]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     incorrect: dict[tuple[str, str], list[_Solution]] = field(default_factory=lambda: defaultdict(list))
+    clocks: dict[tuple[str, str], str] = field(default_factory=dict)  # (problem, language) -> its labels' clock
 
 
 @dataclass
@@ -292,7 +298,8 @@ def _load_contest(codecontests_dir: str | Path, cfg: TripletConfig, dropped: Cou
     """Training problems (held-out ones and their statement twins removed) and their solutions:
     correct measured ones sorted by runtime, incorrect ones sorted by id."""
     ptab = load_table(codecontests_dir, "problems", PROBLEM_COLUMNS).to_pylist()
-    stab = load_table(codecontests_dir, "submissions", SUBMISSION_COLUMNS).select(list(SUBMISSION_COLUMNS))
+    stab = load_table(codecontests_dir, "submissions", SUBMISSION_COLUMNS)
+    stab = stab.select(list(SUBMISSION_COLUMNS) + [c for c in CLOCK_COLUMNS if c in stab.column_names])
     data = _ContestData(heldout=_heldout_problems(ptab, cfg))
     held = set(data.heldout)
     data.held_statements = {normalize_statement(r["description"]) for r in ptab if r["problem_id"] in held} - {""}
@@ -312,7 +319,12 @@ def _load_contest(codecontests_dir: str | Path, cfg: TripletConfig, dropped: Cou
         elif not s["is_correct"]:
             data.incorrect[(pid, lang)].append(_Solution(s["submission_id"], s["solution"], None))
         elif measured_correct(s):
-            data.correct[pid][lang].append(_Solution(s["submission_id"], s["solution"], float(s["runtime_s"])))
+            clock = s.get("clock") or "cpu"  # a group is ranked in one unit: its first label's clock
+            if data.clocks.setdefault((pid, lang), clock) != clock:
+                dropped["correct_submissions_other_clock"] += 1
+                continue
+            label = count_label(s) if clock != "cpu" else float(s["runtime_s"])
+            data.correct[pid][lang].append(_Solution(s["submission_id"], s["solution"], label))
         else:
             dropped["correct_submissions_not_measured_ok"] += 1
     for groups in data.correct.values():
@@ -384,7 +396,7 @@ def _contest_rows(usable_contest: list[str], contest: _ContestData, units: _Unit
                 sft += _contest_sft_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split, rng, cfg)
             elif _keep_group(len(sols), cfg, dropped):
                 triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
-                                                  rng, cfg)
+                                                  rng, cfg, contest.clocks.get((pid, lang), "cpu"))
     return triplets, sft
 
 
@@ -419,10 +431,10 @@ def _keep_group(n_solutions: int, cfg: TripletConfig, dropped: Counter) -> bool:
 
 
 def _contest_triplet_rows(pid: str, lang: str, problem: str, sols: list[_Solution], unit: str, split: str,
-                          rng: random.Random, cfg: TripletConfig) -> list[dict]:
+                          rng: random.Random, cfg: TripletConfig, clock: str = "cpu") -> list[dict]:
     """Triplets of one group (§VII-B): d_f among the k fastest, d_s among the slowest half, d_f strictly faster."""
     base = dict(unit_id=unit, problem_id=pid, source="contest", language=lang, problem=problem,
-                group_solutions=len(sols))
+                group_solutions=len(sols), clock=clock)
     pairs = _pairs(sols[:cfg.fast_top_k], _slowest(sols, cfg.slow_fraction))
     med = median([s.runtime_s for s in sols])
     return [dict(base, triplet_id=f"{pid}/{lang}/{j}", prompt=instruction_prompt(problem, lang),
@@ -467,7 +479,8 @@ def _synthetic_rows(synthetic: dict[str, list[dict]], units: _Units) -> tuple[li
                                  problem=r["problem"], prompt=instruction_prompt(r["problem"], lang),
                                  fast=r["fast"], slow=r["slow"], fast_id=sid + "/fast", slow_id=sid + "/slow",
                                  fast_runtime_s=r.get("fast_cpu_time_s"), slow_runtime_s=r.get("slow_cpu_time_s"),
-                                 slow_is_correct=True, speedup=r.get("speedup"), median_runtime_s=None, split=split))
+                                 slow_is_correct=True, speedup=r.get("speedup"), median_runtime_s=None, clock="cpu",
+                                 split=split))
     return triplets, sft
 
 

@@ -306,3 +306,31 @@ def test_small_groups_are_excluded_or_flagged(built, tmp_path):
                                                        "triplets_flagged": len(small)}
     with pytest.raises(ValueError, match="small_groups"):
         build_triplets(tmp_path / "x", root / "cc", config=TripletConfig(small_groups="keep"))
+
+
+def test_a_counted_dataset_ranks_by_its_counts_and_says_so(tmp_path):
+    """A build measured with a deterministic clock (issue 23): groups are ranked and margins taken
+    on the count labels (runtime_s is CPU time under valgrind there), every triplet names its clock,
+    and a label in another clock than its group's is dropped with a reason, never mixed in."""
+    problems, subs = make_codecontests(tmp_path / "cc", n_problems=12, n_heldout=1)
+    rng = random.Random(3)
+    for s in subs:
+        if s["status"] == "measured" and s["language"] == "cpp":
+            s["clock"] = "instructions"
+            # counts ordered against the CPU times: ranking by runtime_s would pick the opposite pair
+            s["test_clock_counts"] = [1e9 - s["runtime_s"] * 1e9 + rng.random()]
+        else:
+            s["clock"], s["test_clock_counts"] = "cpu", None
+    stray = next(s for s in subs if s["language"] == "cpp" and s["status"] == "measured" and s["problem_id"] != "p000")
+    subs.append(dict(stray, submission_id="stray", clock="cpu", test_clock_counts=None))
+    write_table(tmp_path / "cc", "submissions", subs)
+    out = build_triplets(tmp_path / "t", codecontests_dir=tmp_path / "cc")
+    rows = load_table(tmp_path / "t", "triplets").to_pylist()
+    counted = [r for r in rows if r["language"] == "cpp"]
+    assert counted and all(r["clock"] == "instructions" for r in counted)
+    assert all(r["clock"] == "cpu" for r in rows if r["language"] == "python3")
+    count_of = {s["submission_id"]: s["test_clock_counts"][0] for s in subs if s.get("test_clock_counts")}
+    for r in counted:
+        if r["slow_is_correct"]:
+            assert r["fast_runtime_s"] == count_of[r["fast_id"]] < r["slow_runtime_s"] == count_of[r["slow_id"]]
+    assert out.stats["dropped"]["correct_submissions_other_clock"] >= 1
