@@ -28,9 +28,9 @@ FAST_REPEAT_RATIO = 3.0
 
 @dataclass(frozen=True)
 class SpeedupPolicy:
-    cap: float = DEFAULT_CAP
-    remeasure_above: float = DEFAULT_REMEASURE_ABOVE
-    min_denominator_s: float = MIN_DENOMINATOR_S
+    cap: float = DEFAULT_CAP                        # a speedup above this is capped to it (flag capped)
+    remeasure_above: float = DEFAULT_REMEASURE_ABOVE  # a speedup above this is measured once more (flag implausible)
+    min_denominator_s: float = MIN_DENOMINATOR_S    # a denominator below this (s) is raised to it (timer resolution)
 
     def __post_init__(self) -> None:
         if not (self.cap > 0 and math.isfinite(self.cap)):

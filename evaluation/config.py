@@ -55,21 +55,21 @@ class EvalConfig:
     codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
     controlled_dir: str | None = None        # task "controlled": an alignment.controlled task folder
     kernelbench_dir: str | None = None       # task "kernelbench": a KernelBench checkout's KernelBench/ folder
-    kernelbench_levels: tuple[int, ...] = (1,)
+    kernelbench_levels: tuple[int, ...] = (1,)  # task "kernelbench": which KernelBench levels to run
     pareval_dir: str = str(DEFAULT_PAREVAL_DIR)      # a ParEval checkout (default: the bundled sample)
     polybench_dir: str = str(DEFAULT_POLYBENCH_DIR)  # a PolyBench/C 4.2.1 checkout (default: the bundled sample)
     contest_language: str = "cpp"            # language the contest prompts ask for
-    pareval_models: tuple[str, ...] = ("serial", "omp", "mpi")
+    pareval_models: tuple[str, ...] = ("serial", "omp", "mpi")  # ParEval execution models run: serial, omp, mpi
     max_prompts_per_task: int | None = None  # prompts per task; None: all (paper: 100 contests, all ParEval/PolyBench)
     # generation (§VII-D)
     num_samples: int = 20                    # samples per prompt
-    temperature: float = 0.2
-    top_p: float = 0.95
-    max_new_tokens: int = 1024
-    batch_size: int = 8
-    seed: int = 0
+    temperature: float = 0.2                 # sampling temperature (paper §VII-D); 0: greedy
+    top_p: float = 0.95                      # nucleus sampling top-p (paper §VII-D)
+    max_new_tokens: int = 1024               # generated tokens per sample at most
+    batch_size: int = 8                      # sequences per generate() call
+    seed: int = 0                            # torch seed set before sampling each model
     bf16: bool | None = None                 # None: bf16 on a GPU, fp32 on the CPU
-    torch_threads: int | None = None
+    torch_threads: int | None = None         # torch CPU threads for generation; None: torch's default
     accept_unfenced: bool = True             # a response without a ``` block is taken as code as is
     # execution
     profile_name: str = "production"         # problem sizes of the real suites: the suites' own or scaled down

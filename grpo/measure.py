@@ -33,20 +33,20 @@ class MeasureSettings:
     """How a rollout is measured (fewer, shorter rounds than evaluation's defaults: RL needs
     many rewards; the probe's precision loop still adds rounds while a time is noisy)."""
 
-    repeats: int = 2
-    max_repeats: int = 4
+    repeats: int = 2                # timed rounds at first (null, reference, candidate interleaved)
+    max_repeats: int = 4            # at most this many rounds, added while a time is less precise than target_rel_se
     target_s: float = 0.08          # reference work per timed run
-    max_run_s: float = 1.0
+    max_run_s: float = 1.0          # cap on one timed run's expected clock time (s), overhead included
     validate_time_s: float = 5.0    # CPU limit of the validation run: a hung program is a timeout
-    time_factor: float = 10.0
-    target_rel_se: float = 0.05
+    time_factor: float = 10.0       # a candidate run may take this many times the reference's time
+    target_rel_se: float = 0.05     # relative standard error a time is measured to (see max_repeats)
     peak_n: int = 512               # numpy DGEMM size of the peak measurement
-    peak_seconds: float = 0.3
+    peak_seconds: float = 0.3       # how long (s) the peak DGEMM is repeated; its best call counts
     backend: str = "auto"
     # what measures the runs (sandbox.clock): cpu, or instructions / cycles (valgrind, exact). GFLOPS
     # from a count is meaningless: under a count a correct rollout's reward is its speedup over the
     # naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
-    clock: str = DEFAULT_CLOCK
+    clock: str = DEFAULT_CLOCK      # cpu, or instructions / cycles (valgrind): then the reward is a speedup
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
 
     def probe_settings(self) -> ProbeSettings:

@@ -24,14 +24,13 @@ WITHHELD_TIER = "infrastructure"  # no reward (common.outcomes: a fault the cand
 
 @dataclass(frozen=True)
 class RewardTiers:
-    format: float = -100.0
-    library: float = -100.0
-    compile: float = -40.0
-    timeout: float = -30.0
-    runtime: float = -20.0
-    verification: float = -10.0
-    # "gflops": the reward of a correct program is its GFLOPS; "peak_fraction": GFLOPS / peak * 100
-    ok_reward: str = "gflops"
+    format: float = -100.0         # reward of bad format, a forbidden technique, over-budget CPU (arXiv 2602.12049)
+    library: float = -100.0        # reward of an external library's use (header, symbol, link, dlopen, new process)
+    compile: float = -40.0         # reward of a compile error
+    timeout: float = -30.0         # reward of a time-limit overrun
+    runtime: float = -20.0         # reward of a runtime error (memory and output limits too)
+    verification: float = -10.0    # reward of a wrong answer or invalid transcript
+    ok_reward: str = "gflops"      # a correct program's reward: "gflops", or "peak_fraction" (GFLOPS / peak * 100)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -48,36 +48,36 @@ class GrpoRunConfig:
     out_dir: str
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"
     seed: int = 0
-    profile: str = "embedded"
-    tasks: tuple[str, ...] = ("dgemm",)
+    profile: str = "embedded"              # problem sizes: embedded (DGEMM n=256) or production (n=1024)
+    tasks: tuple[str, ...] = ("dgemm",)    # dgemm and/or PolyBench kernels 2mm, syrk, jacobi-2d
     mode: str = "spec"                     # "spec" (controlled family) | "code" (free C, production)
-    model: str = EMBEDDED
+    model: str = EMBEDDED                  # embedded (the tiny local model), a registry name, a Hub id or a path
     schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages ("none;blocking;...", see sqd.parse_schedule)
-    steps_per_stage: int = 3
+    steps_per_stage: int = 3               # GRPO steps of an SQD stage whose schedule entry gives no count
     steps: int | None = None               # plain GRPO / control: total steps (default: as many as SQD's)
-    num_generations: int = 8
-    prompts_per_step: int = 1
-    learning_rate: float = 5e-4
-    beta: float = 0.0
-    temperature: float = 0.7
-    max_completion_length: int = 24
+    num_generations: int = 8               # completions per prompt: the GRPO group
+    prompts_per_step: int = 1              # prompts per task per step (batch: num_generations x this)
+    learning_rate: float = 5e-4            # GRPO learning rate (arm control: 0, no update)
+    beta: float = 0.0                      # KL coefficient of GRPO (TRL's beta; 0: no KL term)
+    temperature: float = 0.7               # sampling temperature of the rollouts
+    max_completion_length: int = 24        # tokens per completion at most
     warmup_steps: int = 300                # spec-format warm-up (SFT) of the tiny model
-    warmup_lr: float = 2e-3
+    warmup_lr: float = 2e-3                # learning rate of the warm-up
     warmup_prior: str = "uniform"          # warm-up targets, one of WARMUP_PRIORS
     init_model_dir: str | None = None      # start from this model (e.g. a shared warm-up)
-    elite_seeds: int = 2
-    n_workers: int = 2
-    cpus_per_worker: int = 1
-    dask_address: str | None = None
-    polybench_dir: str | None = None
+    elite_seeds: int = 2                   # archive elites the stage permits shown in each prompt (SQD seeds)
+    n_workers: int = 2                     # benchmark workers of the local Dask cluster (one program at a time each)
+    cpus_per_worker: int = 1               # cores pinned to each benchmark worker (the tasks' thread count)
+    dask_address: str | None = None        # a running Dask scheduler; None: a LocalCluster of n_workers
+    polybench_dir: str | None = None       # a PolyBench/C 4.2.1 checkout (needed by the PolyBench tasks)
     reuse_measurements: bool = True        # one measurement per distinct program per run
     tiers: RewardTiers = field(default_factory=RewardTiers)
     measure: MeasureSettings = field(default_factory=MeasureSettings)
-    bf16: bool = False
-    use_cpu: bool = True
-    # CPU threads of training (embedded: 1; measured here, 2 threads on a loaded 2-core machine
-    # made a warm-up step 8x slower than 1); None leaves torch's default
-    torch_threads: int | None = 1
+    bf16: bool = False                     # bf16 weights and training
+    use_cpu: bool = True                   # train on the CPU even where a GPU is present (TRL's use_cpu)
+    # embedded: 1 (measured here, 2 threads on a loaded 2-core machine made a warm-up step 8x
+    # slower than 1)
+    torch_threads: int | None = 1          # CPU threads of training; None: torch's default
 
     def stages(self) -> list[Stage]:
         if self.arm == "sqd":

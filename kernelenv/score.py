@@ -59,29 +59,29 @@ class KernelEnvError(RuntimeError):
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    device: str = "cpu"
+    device: str = "cpu"             # cpu; cuda is refused (the sandbox passes no GPU through yet)
     scale: float | None = None      # None: auto, the largest 2**-k with one eager call <= target_s
-    target_s: float = 0.020
+    target_s: float = 0.020         # auto scale: one eager reference call takes at most this long (s)
     round_target_s: float = 0.010   # each model's share of a timed round: at least this much work (calls per round)
     threads: int = 1                # torch threads and OMP_NUM_THREADS, for baselines and candidates
-    trials: int = 30                # at most this many timed rounds (fresh inputs each, both models)...
-    min_trials: int = 5             # ...and at least this many; more while a median is less precise
-    time_budget_s: float = 1.0      # than the gate's target, until this much measured wall time per model
+    trials: int = 30                # at most this many timed rounds (fresh inputs each, both models)
+    min_trials: int = 5             # at least this many rounds; more while a median misses the gate's target
+    time_budget_s: float = 1.0      # no round is added past this much measured wall time (s) per model
     gate: NoiseGate = NoiseGate()   # the measurement layer's noise gate (imprecise / unmeasurable)
-    warmups: int = 3
-    correctness_trials: int = 5
-    revalidation_trials: int = 2
-    randomize_shapes: bool = True
-    compile_baseline: bool = True
-    fresh_baselines: bool = False
-    baseline_max_age_s: float = 6 * 3600
-    allow_reference_ops: bool = False
+    warmups: int = 3                # untimed calls of each model before the timed rounds
+    correctness_trials: int = 5     # calls checked against the reference before timing (fresh inputs each)
+    revalidation_trials: int = 2    # calls checked against the reference again after the timed rounds
+    randomize_shapes: bool = True   # correctness calls also on varied sizes (a kernel fixed to one shape fails)
+    compile_baseline: bool = True   # also time torch.compile (Inductor) for speedup_compile (cached)
+    fresh_baselines: bool = False   # measure the torch.compile baseline again instead of its cached value
+    baseline_max_age_s: float = 6 * 3600  # a cached torch.compile baseline older than this (s) is measured again
+    allow_reference_ops: bool = False  # let a candidate use the reference's own torch ops (off: flagged as a hack)
     interpret: bool = False         # TRITON_INTERPRET=1 in the model server (Triton on CPU, correctness only)
-    call_timeout_s: float = 10.0    # per call (+ 100x the reference's time); the first call gets
-    first_call_timeout_s: float = 60.0  # this much more (Triton JIT); 600 s for torch.compile's
+    call_timeout_s: float = 10.0    # wall deadline (s) per call, plus 100x the reference's time per call
+    first_call_timeout_s: float = 60.0  # a candidate's first call's extra deadline (s, Triton JIT); torch.compile: 600
     time_limit_s: float = 600.0     # CPU seconds per sandboxed execution (both processes, everything)
-    memory_mb: int = 4096
-    flush_bytes: int = 16 << 20
+    memory_mb: int = 4096           # memory limit (MB) of each sandboxed execution
+    flush_bytes: int = 16 << 20     # buffer touched on every CPU before each call to evict L1/L2 (bytes)
     policy: SpeedupPolicy = SpeedupPolicy()
 
     def __post_init__(self) -> None:

@@ -34,8 +34,8 @@ class NoiseGate:
     the probe harness's sweeps (README: |error|/SE median 0.62, p90 1.88; 113 of 114 reported
     honest scores within 10% of the truth)."""
 
-    target_rel_se: float = 0.03
-    max_rel_se: float = 0.06
+    target_rel_se: float = 0.03  # rounds are added while a relative standard error is above this
+    max_rel_se: float = 0.06     # a speedup less precise than this (or its estimates further apart) is unmeasurable
 
 
 def spread(xs: list[float]) -> float:

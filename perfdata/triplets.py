@@ -121,7 +121,7 @@ class TripletConfig:
     min_group_solutions: int = 10         # correct solutions a (problem, language) group needs (fewer: near-tie pairs)
     small_groups: str = "exclude"         # smaller groups: "exclude" their triplets, or "flag" them
     sft_prompts_per_group: int = 1        # prompts of each kind per (problem, language)
-    languages: tuple[str, ...] = ("cpp", "python3", "java")
+    languages: tuple[str, ...] = ("cpp", "python3", "java")  # others' rows are dropped (paper §IV: C++, Python, Java)
 
     def validate(self) -> None:
         for name in ("sft_fraction", "reward_fraction", "eval_fraction", "slow_fraction", "sft_slow_fraction",
