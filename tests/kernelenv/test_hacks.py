@@ -385,7 +385,12 @@ def test_work_outside_the_process_is_charged(hack_scores):
     # ... and so is the forked helper's work (20x the computation), and every thread's
     fork = hack_scores["fork_offload"]
     assert fork.speedup_eager is not None and fork.speedup_eager < 0.5, fork.flags
-    assert hack_scores["threads_parallel"].speedup_eager < 1.0
+    threads = hack_scores["threads_parallel"]
+    # withheld (the reference alone was too noisy on this host: no reward at all) or measured; the
+    # pre-gate estimate charges the threads' work either way
+    assert threads.speedup_eager is None or threads.speedup_eager < 1.0, threads.flags
+    assert threads.speedup_eager is not None or ("unmeasurable" in threads.flags and threads.reward is None)
+    assert threads.timing["estimate"] < 1.0, threads.timing
 
 
 def test_failures_say_why(hack_scores):

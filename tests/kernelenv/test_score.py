@@ -90,9 +90,10 @@ def test_our_cpu_kernels_beat_eager(scorer):
         detail = f"{s.problem}: {s.verdict} {s.speedup_eager} {s.flags} {s.message[:300]}"
         assert s.verdict == "correct" and not s.hack_flags, detail
         assert s.candidate_compile_s and max(s.candidate_compile_s) < 10, detail  # plain g++ inside the sandbox
-    # the one-pass reductions replace three passes with temporaries: clearly faster
-    assert results[0].speedup_eager > 1.2 and results[1].speedup_eager > 1.2, \
-        [(s.problem, s.speedup_eager) for s in results]
+    # the one-pass reductions replace three passes with temporaries: clearly faster (a speedup the gate
+    # withholds, the reference alone too noisy on this host, is judged on its pre-gate estimate)
+    fast = [s.speedup_eager if s.speedup_eager is not None else s.timing["estimate"] for s in results[:2]]
+    assert min(fast) > 1.2, [(s.problem, s.speedup_eager, s.flags) for s in results]
 
 
 def test_compile_errors_and_wrong_kernels(scorer):
@@ -183,7 +184,10 @@ def test_torch_compile_baseline(tmp_path):
         assert base["eager_s"] > 0 and base["compile_s"] > 0 and not base["cached"], base
         assert s.baselines(p, 1 / 64)["cached"]
         r = s.score(p, (ORACLES / "level1" / "88_MinGPTNewGelu.py").read_text(), "oracle")
-    assert r.verdict == "correct" and r.speedup_compile is not None and r.compile_s > 0
+    assert r.verdict == "correct"
+    # measured against compile, unless the reference alone was too noisy here (withheld, flagged)
+    assert (r.speedup_compile is not None and r.compile_s > 0) or ("unmeasurable" in r.flags
+                                                                    and r.reward is None), r.flags
 
 
 def test_reward_function_for_grpo(scorer):
