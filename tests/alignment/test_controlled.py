@@ -3,6 +3,7 @@ vary with the measured runtimes, samples classified by execution, and its evalua
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -107,7 +108,13 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     assert settings.controlled_task
     res = triplets(None, str(tmp_path / "syn"), str(out), settings)
     added = res["stats"]["controlled_task"]["added_rows"]
-    assert added == {"sft_prompts": 6 * 3 * 3, "triplets": 6 * 2 + 6}  # 3 copies; 2 pair kinds + the RL prompt
+    # 3 copies of 3 programs; the RL prompt, and the pairs of the two kinds kept (fast>medium,
+    # fast>slow) that this run's measurement ordered that way (a pair measured the other way round
+    # is named medium>fast and left out)
+    meta = json.loads((controlled_dir(out) / "controlled_task.json").read_text())
+    kept = sum(not rt[s] < rt["fast"] for pid in meta["train"] for rt in [meta["runtimes"][pid]]
+               for s in ("medium", "slow"))
+    assert added == {"sft_prompts": 6 * 3 * 3, "triplets": kept + 6} and kept >= 6
     held = {i.prompt for i in subset[1]}
     sft = load_sft_rows(out, "train")
     assert sum(r["problem_id"].startswith("ctl_") for r in sft) == 54 and not held & {r["prompt"] for r in sft}
