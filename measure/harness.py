@@ -53,7 +53,7 @@ from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, SLOWDOWN, check_clock
 
 from .probe import ProbeProblem
-from .timing_stats import rel_se_of_cost
+from .timing_stats import NoiseGate, combined_rel_se, futile_above, precision, rel_se_of_cost, shift
 from .transcript import Transcript, compare_calls, parse_transcript
 
 log = logging.getLogger("perfalign.evaluation")
@@ -63,7 +63,7 @@ log = logging.getLogger("perfalign.evaluation")
 class ProbeSettings:
     repeats: int = 3                 # timed rounds (null, reference, candidates interleaved)...
     max_repeats: int = 9             # ...more, two at a time, while a time is less precise than
-    target_rel_se: float = 0.03      # this relative standard error (noisy, overhead-heavy problems)
+    target_rel_se: float = NoiseGate.target_rel_se  # this relative standard error (noisy, overhead-heavy problems)
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
     # reference's work, a time measured from outside the program is noise: such a problem is
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
@@ -74,7 +74,7 @@ class ProbeSettings:
     # proved calibrated (|error|/SE: median 0.62, p90 1.88) and 113 of 114 reported honest
     # scores fell within 10% of the truth. The same limit applies to the gap between the two
     # estimates of a speedup (see _shift).
-    max_rel_se: float = 0.06
+    max_rel_se: float = NoiseGate.max_rel_se
     target_s: float = 0.3            # reference work per timed run (clock seconds)
     min_calls: int = 2
     max_calls: int = 4000
@@ -154,6 +154,10 @@ class ProbeSession:
         self.order_rng = random.Random(secrets.randbits(64))
         self.info: dict = {"problem": problem.key, "suite": problem.suite, "model": problem.model,
                            "clock": problem.clock, "threads": problem.threads, "sizes": problem.sizes}
+
+    @property
+    def gate(self) -> NoiseGate:
+        return NoiseGate(self.s.target_rel_se, self.s.max_rel_se)
 
     # ------------------------------------------------------------------ running
     def job(self, code: str, mode: str, calls: int, seed: int, time_s: float) -> Job:
@@ -303,8 +307,7 @@ class ProbeSession:
             # square-root law, leave it over max_rel_se (23_histogram_first_letter_counts: 16x
             # overhead, 150% after 9 rounds of 3 s runs); a futile reference makes them all futile.
             # Judged from 5 rounds on, where the spread is robust (3 runs, one disturbed, are not)
-            hopeless = (3 * self.s.max_rel_se * math.sqrt(self.s.max_repeats / len(rounds))
-                        if len(rounds) >= 5 else math.inf)
+            hopeless = futile_above(self.gate, len(rounds), self.s.max_repeats)
             rse = {k: self._rel_se(k, rounds) or 0.0 for k in ["__reference__", *live]}
             if rse["__reference__"] > hopeless:
                 break
@@ -334,24 +337,17 @@ class ProbeSession:
         at an estimated error of 1.7%) while the rounds' median ratio read 0.995. 0 where a
         round's work is at or below its null run (the speedup floor handles those)."""
         mine = [r for r in rounds if label in r and r[label].ok]
-        ratios = []
+        pairs = []
         for r in mine:
             clocks = [self.clock(r[k]) if r[k].ok else None for k in ("__null__", "__reference__", label)]
             if None in clocks:  # a failed null or reference run: _judge reports the problem
                 continue
-            c0 = clocks[0]
-            b, c = clocks[1] - c0, clocks[2] - c0
-            if b <= 0 or c <= 0:
-                return 0.0
-            ratios.append(b / c)
-        if len(ratios) < 3:
+            pairs.append((clocks[1] - clocks[0], clocks[2] - clocks[0]))
+        if len(pairs) < 3:
             return 0.0
         null_med = statistics.median(self._clocks("__null__", rounds))
         b = statistics.median(self._clocks("__reference__", rounds)) - null_med
-        c = statistics.median(self._clocks(label, mine)) - null_med
-        if b <= 0 or c <= 0:
-            return 0.0
-        return abs(math.log((b / c) / statistics.median(ratios)))
+        return shift(pairs, b, statistics.median(self._clocks(label, mine)) - null_med)
 
     def _rounds(self, alive: dict[str, str], repeats: int) -> list[dict[str, RunResult]]:
         rounds = []
@@ -411,9 +407,9 @@ class ProbeSession:
         score.runtime_s = (statistics.median(self._clocks(label, mine)) - null_med) / self.calls
         score.baseline_s = (statistics.median(self._clocks("__reference__", rounds)) - null_med) / self.calls
         # the speedup's relative error combines the candidate's and the reference's
-        errs = [self._rel_se(label, mine), self._rel_se("__reference__", rounds)]
-        if all(e is not None for e in errs):
-            score.rel_se = round(math.sqrt(sum(e * e for e in errs)), 4)
+        rel_se = combined_rel_se(self._rel_se(label, mine), self._rel_se("__reference__", rounds))
+        if rel_se is not None:
+            score.rel_se = round(rel_se, 4)
             if score.rel_se > math.sqrt(2) * self.s.target_rel_se:
                 score.flags.append("imprecise_timing")
         score.round_speedups = [round(b / c, 4) if c > 0 else float("inf") for b, c in paired]
@@ -445,15 +441,8 @@ class ProbeSession:
         score.flags = sorted(set(score.flags) | set(checked.flags))
         # correct, but no number of its own can be stood behind: no speedup, the (capped)
         # estimate kept for consumers that average many samples (a mean averages the noise)
-        shift = self._shift(label, rounds)
-        why = ""
-        if score.rel_se is not None and score.rel_se > self.s.max_rel_se:
-            why = (f"after {score.rounds} rounds its time is still uncertain by {100 * score.rel_se:.0f}% "
-                   f"(limit {100 * self.s.max_rel_se:.0f}%): the machine's noise swamps the work")
-        elif shift > self.s.max_rel_se:
-            why = (f"its medians of runs and its per-round ratios disagree by {100 * (math.exp(shift) - 1):.0f}% "
-                   f"after {score.rounds} rounds (limit {100 * self.s.max_rel_se:.0f}%): the machine's speed "
-                   "shifted during the measurement")
+        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds)
+        why = gate.reason if gate.decision == "unmeasurable" else ""
         if why:
             score.speedup, score.raw_speedup = None, checked.value
             score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
