@@ -8,17 +8,12 @@ dozen torch start-ups, not one per hack."""
 from __future__ import annotations
 
 import concurrent.futures as cf
-from pathlib import Path
 
 import pytest
+from kernelbench_checkout import KB, sandboxed_kernel_marks
 
-KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"
 TANH = KB / "level1" / "22_Tanh.py"
-from perfalign.sandbox.environments import torch_site  # noqa: E402
-
-pytestmark = [pytest.mark.skipif(not TANH.exists(), reason=f"KernelBench is not at {KB} (../shared/external)"),
-              pytest.mark.skipif(torch_site().dir is None,
-                                 reason=f"the sandbox cannot use torch: {torch_site().reason}")]
+pytestmark = sandboxed_kernel_marks(TANH)
 
 HEAD = "import torch\nimport torch.nn as nn\n"
 # tanh without aten::tanh: an honest computation the reference-op check must not flag
