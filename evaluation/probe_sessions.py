@@ -9,7 +9,6 @@ import logging
 from perfalign.common.progress import report as report_progress
 from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.measure.probe import ProbeProblem
-from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 from .tasks.base import (
     BaselineResult,
@@ -26,7 +25,7 @@ log = logging.getLogger("perfalign.evaluation")
 
 
 def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, run: ScoreRun) -> Scored:
-    settings = ProbeSettings(repeats=run.config.timing_repeats, clock=getattr(run.config, "clock", DEFAULT_CLOCK))
+    settings = ProbeSettings(repeats=run.config.timing_repeats, clock=run.config.clock)
     samples: list[SampleResult] = []
     baselines: dict[str, BaselineResult] = {}
     for pi, p in enumerate(prompts):

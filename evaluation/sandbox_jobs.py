@@ -147,7 +147,7 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
         else:  # another language than the prompt's: the dataset's median for it (not re-run)
             r.baseline_s = p.spec.baseline_s(r.language)
             r.flags = ["baseline_from_dataset"]
-        if getattr(p.spec, "self_timed", False) and getattr(cfg, "clock", "cpu") != "cpu":
+        if getattr(p.spec, "self_timed", False) and cfg.clock != "cpu":
             r.flags = sorted(set(r.flags) | {"clock_fallback:driver"})  # its own CPU clock, not the count
         r.speedup = 0.0
         if r.correct and r.baseline_s:
