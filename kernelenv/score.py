@@ -417,19 +417,21 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
     - else the noise appeared only with the candidate beside the reference: its own variability,
       or its doing (background work disturbing the reference, erratic calls): it is scored, at a
       pessimistic bound: the slower of its two estimates, times exp(2 x its combined error)
-      (flag ``erratic_timing``), so that noise can never raise a reward."""
+      (flag ``erratic_timing``), so that noise can never raise a reward.
+    A candidate slower than the reference whatever the noise (``timing_stats.precision``'s
+    ``slower_than``) is reported as measured, flagged ``imprecise_timing``: never withheld."""
     b, c = statistics.median(reference), statistics.median(subject)
     pairs = list(zip(reference, subject))
     errs = {"reference": timing_stats.rel_se_of_cost(reference), "subject": timing_stats.rel_se_of_cost(subject),
             "alone": timing_stats.rel_se_of_cost(alone)}
     rel_se = timing_stats.combined_rel_se(errs["reference"], errs["subject"])
     gap = timing_stats.shift(pairs, b, c)
-    decision = timing_stats.precision(rel_se, gap, gate, len(pairs))
+    checked = speedup_ratio(b, c, policy)
+    decision = timing_stats.precision(rel_se, gap, gate, len(pairs), checked.value)
     rr = timing_stats.round_ratio_speedup(pairs)
     info = {"rounds": len(pairs), "rel_se": _round(rel_se), "shift": round(gap, 4),
             "round_ratio_speedup": _round(rr), **{f"rel_se_{k}": _round(v) for k, v in errs.items()},
             "decision": decision.decision}
-    checked = speedup_ratio(b, c, policy)
     info["estimate"] = _round(checked.value)  # before the gate: what blocked timing would have reported
     flags = list(checked.flags)
     if decision.decision == "ok":

@@ -441,7 +441,7 @@ class ProbeSession:
         score.flags = sorted(set(score.flags) | set(checked.flags))
         # correct, but no number of its own can be stood behind: no speedup, the (capped)
         # estimate kept for consumers that average many samples (a mean averages the noise)
-        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds)
+        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds, checked.value)
         why = gate.reason if gate.decision == "unmeasurable" else ""
         if why:
             score.speedup, score.raw_speedup = None, checked.value

@@ -13,6 +13,7 @@ run it as is. Each equation is one function:
 - ``round_ratio_speedup``: the second estimate, the median of the per-round ratios;
 - ``shift``: |log| of the gap between the two estimates (the machine's speed moved);
 - ``needs_more_rounds`` / ``futile_above``: when to add rounds;
+- ``optimistic_bound``: the highest speedup the noise leaves plausible;
 - ``precision``: the decision ok / imprecise / unmeasurable under a ``NoiseGate``.
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ class NoiseGate:
 
     target_rel_se: float = 0.03  # rounds are added while a relative standard error is above this
     max_rel_se: float = 0.06     # a speedup less precise than this (or its estimates further apart) is unmeasurable
+    slower_than: float = 0.5     # ... unless even its optimistic bound is below this: slower whatever the noise
 
 
 def spread(xs: list[float]) -> float:
@@ -106,16 +108,28 @@ class Precision:
     reason: str = ""
 
 
-def precision(rel_se: float | None, gap: float, gate: NoiseGate, rounds: int) -> Precision:
+def optimistic_bound(speedup: float, rel_se: float | None, gap: float, z: float = 3.0) -> float:
+    """The highest speedup the noise leaves plausible: speedup x exp(z x error + gap)."""
+    return speedup * math.exp(z * min(rel_se if rel_se is not None else math.inf, 10.0) + gap)
+
+
+def precision(rel_se: float | None, gap: float, gate: NoiseGate, rounds: int,
+              speedup: float | None = None) -> Precision:
     """The gate: unmeasurable when the combined relative error or the gap between the two
-    estimates is above ``max_rel_se``; imprecise when the error is above sqrt(2) x target."""
-    if rel_se is not None and rel_se > gate.max_rel_se:
+    estimates is above ``max_rel_se``; imprecise when the error is above sqrt(2) x target. A
+    speedup whose ``optimistic_bound`` is below ``gate.slower_than`` is never unmeasurable (only
+    imprecise): no noise of this size could make it as fast as its reference, so withholding it
+    would only spare a slow program its penalty."""
+    clear = speedup is not None and 0 < optimistic_bound(speedup, rel_se, gap) < gate.slower_than
+    if rel_se is not None and rel_se > gate.max_rel_se and not clear:
         return Precision("unmeasurable", f"after {rounds} rounds its time is still uncertain by "
                          f"{100 * rel_se:.0f}% (limit {100 * gate.max_rel_se:.0f}%): the noise swamps the work")
-    if gap > gate.max_rel_se:
+    if gap > gate.max_rel_se and not clear:
         return Precision("unmeasurable", f"its medians of runs and its per-round ratios disagree by "
                          f"{100 * (math.exp(gap) - 1):.0f}% after {rounds} rounds (limit "
                          f"{100 * gate.max_rel_se:.0f}%): the machine's speed shifted during the measurement")
+    if clear and (gap > gate.max_rel_se or rel_se is None or rel_se > gate.max_rel_se):
+        return Precision("imprecise")
     if rel_se is not None and rel_se > math.sqrt(2) * gate.target_rel_se:
         return Precision("imprecise")
     return Precision("ok")

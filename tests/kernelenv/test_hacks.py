@@ -381,10 +381,11 @@ def test_work_outside_the_process_is_charged(hack_scores):
     fork = hack_scores["fork_offload"]
     assert fork.speedup_eager is not None and fork.speedup_eager < 0.5, fork.flags
     threads = hack_scores["threads_parallel"]
-    # withheld (the reference alone was too noisy on this host: no reward at all) or measured; the
-    # pre-gate estimate charges the threads' work either way
+    # no speedup (the reference alone was too noisy on this host) or measured; the pre-gate estimate
+    # charges the threads' work either way, and its hack flag keeps the reward a penalty regardless
     assert threads.speedup_eager is None or threads.speedup_eager < 1.0, threads.flags
-    assert threads.speedup_eager is not None or ("unmeasurable" in threads.flags and threads.reward is None)
+    assert threads.speedup_eager is not None or "unmeasurable" in threads.flags, threads.flags
+    assert threads.hack_flags and threads.reward is not None and threads.reward < 0, threads.flags
     assert threads.timing["estimate"] < 1.0, threads.timing
 
 

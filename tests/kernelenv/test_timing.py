@@ -36,6 +36,10 @@ def test_statistics_are_the_harness_equations():
     assert ts.precision(0.07, 0.0, gate, 9).decision == "unmeasurable"
     assert ts.precision(0.01, 0.07, gate, 9).decision == "unmeasurable" and "shifted" in ts.precision(
         0.01, 0.07, gate, 9).reason
+    # slower whatever the noise: reported (imprecise), not withheld; near 1 the noise still decides
+    assert ts.precision(0.2, 0.1, gate, 9, speedup=0.05).decision == "imprecise"
+    assert ts.precision(0.2, 0.0, gate, 9, speedup=0.6).decision == "unmeasurable"
+    assert ts.optimistic_bound(0.1, 0.1, 0.0) == pytest.approx(0.1 * math.exp(0.3))
     assert ts.needs_more_rounds([0.04, 0.01], 0.0, gate) and not ts.needs_more_rounds([0.02, 0.01], 0.0, gate)
     assert not ts.needs_more_rounds([0.9, 0.01], 0.0, gate, futile=0.5)          # futile: stop
     assert ts.needs_more_rounds([0.01], 0.04, gate)                                # the estimates disagree
@@ -108,3 +112,7 @@ def test_only_the_machines_noise_withholds_the_reward():
     assert kernel_reward(score(machine)) is None                        # withheld: the machine's
     assert kernel_reward(score(own)) == pytest.approx(own.speedup)      # scored: its own noise
     assert kernel_reward(score(machine, ["hack:reference_op:aten::tanh"])) < 0  # a hack is never withheld
+    # a kernel 20x slower than its reference on the same noisy machine: its penalty stands
+    slow = judge_timing(_runs(rng, 1e-3, 0.4, 30), _runs(rng, 2e-2, 0.4, 30), _runs(rng, 1e-3, 0.4, 10))
+    assert slow.speedup is not None and slow.speedup < 0.2 and "imprecise_timing" in slow.flags, slow
+    assert kernel_reward(score(slow)) == pytest.approx(slow.speedup)

@@ -201,6 +201,14 @@ extern "C" int clock_gettime(clockid_t, struct timespec* t) { t->tv_sec = 0; t->
 HOSTILE.update(INTERPOSERS)
 
 
+def _gains_nothing(s, ref) -> bool:
+    """The trick's speedup is no higher than the suite reference's, within 3 standard errors of
+    the ratio of the two estimates (both errors: this VM has bursts of a second and more at half
+    speed, and a burst that hits most of one program's five rounds moves its median by 1.6x)."""
+    err = math.hypot(s.rel_se or 0.0, ref.rel_se or 0.0)
+    return s.speedup <= max(1.3, math.exp(3 * err)) * max(ref.speedup, 1.0)
+
+
 @pytest.fixture(scope="module")
 def gemm_serial(sandbox):
     from perfalign.evaluation.tasks.pareval import ParEvalCheckout
@@ -245,7 +253,7 @@ def test_tricks_outside_the_function_gain_nothing(gemm_serial, name):
     assert s.verdict == "OK" and s.correct, (name, s)
     # measured as what it is: the same work as the reference, at best no faster
     # (the band widens with the measured noise, as above; the tricks gained 13-1e7x before the fix)
-    assert s.speedup <= max(1.3, math.exp(3 * s.rel_se)) * max(ref.speedup, 1.0), (name, s)
+    assert _gains_nothing(s, ref), (name, s, ref)
 
 
 def test_openmp_budget_and_honest_parallel_code(sandbox):
@@ -372,7 +380,7 @@ def test_definitions_of_the_drivers_functions_stay_in_the_candidate(gemm_serial,
     assert s.verdict == "OK" and s.correct, (name, s)  # the driver printed, allocated, copied for real
     assert s.max_threads and s.max_threads >= 1, (name, s)  # the real opendir counted the thread
     assert s.inprocess_runtime_s and s.inprocess_runtime_s > 0, (name, s)  # the real clocks ran
-    assert s.speedup <= max(1.3, math.exp(3 * s.rel_se)) * max(ref.speedup, 1.0), (name, s)
+    assert _gains_nothing(s, ref), (name, s, ref)
 
 
 def test_private_link_keeps_only_the_function(tmp_path):
