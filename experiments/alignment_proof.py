@@ -171,9 +171,24 @@ def real_task_scores(w: Path, cfg: ProofConfig, seed: int) -> dict:
     base = json.loads((w / "sft" / "stage_config.json").read_text())["model_name_or_path"]
     models = [ModelSpec("base", base)] + [ModelSpec(f"+{m.upper()}", str(w / m)) for m in MODELS]
     tasks = tuple(t for t in preset("eval", profile=cfg.profile).tasks if t != "controlled")
-    report = evaluate(preset("eval", profile=cfg.profile, models=models, tasks=tasks, seed=seed), w / "eval")
+    extra = {"codecontests_dir": str(contest_tables(w.parent, cfg))} if "codecontests" in tasks else {}
+    report = evaluate(preset("eval", profile=cfg.profile, models=models, tasks=tasks, seed=seed, **extra), w / "eval")
     return {f"{s.model}|{s.task}": {"pass@1": s.pass_at["1"], "speedup_1@1": s.speedup_at["1"]}
             for s in report.scores}
+
+
+def contest_tables(root: Path, cfg: ProofConfig) -> Path:
+    """CodeContests-Perf of the profile's contest source (the bundled sample by default), built
+    once beside the seeds and shared by them: the real contest prompts' tests and baselines.
+    The build is incremental: an interrupted one resumes."""
+    from perfalign.perfdata.perf import build
+
+    perf = preset("perf", profile=cfg.profile)
+    out = root / "codecontests_perf"
+    if not (out / "README.md").exists():
+        print(f"building CodeContests-Perf from {perf.source} into {out} (once, shared by the seeds)", flush=True)
+        build(perf.source, out, perf.build_settings(), limit_problems=perf.limit_problems, workers=2)
+    return out
 
 
 def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
