@@ -46,6 +46,7 @@ import math
 import random
 import secrets
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
@@ -282,8 +283,11 @@ class ProbeSession:
         self.prepare()
         out: dict[str, ProbeScore] = {}
         alive: dict[str, str] = {}
+        # validation is never timed: candidates build and validate side by side on the sandbox's slots
+        with ThreadPoolExecutor(max(1, min(self.sb.workers, len(candidates)))) as pool:
+            checked = dict(zip(candidates, pool.map(self.validate, candidates.values())))
         for label, code in candidates.items():
-            verdict, message, _ = self.validate(code)
+            verdict, message, _ = checked[label]
             if verdict != "OK":
                 out[label] = ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
             else:
