@@ -102,8 +102,13 @@ class AlignSettings:
 
     base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
     stages: tuple[str, ...] = ALIGN_STAGES   # which of sft, reward, rlpf, dpa run
+    # Stages trained at once, each in a process of its own, as the DAG allows (SFT beside the RM,
+    # then RLPF beside DPA): on a CPU box with one torch thread per stage; 1 on a GPU (one device)
+    parallel_stages: int = 1
 
     def __post_init__(self) -> None:
+        if self.parallel_stages < 1:
+            raise ValueError(f"parallel_stages must be >= 1, not {self.parallel_stages}")
         unknown = set(self.stages) - set(ALIGN_STAGES)
         if unknown or not self.stages:
             raise ValueError(f"unknown or no stages {sorted(unknown) or list(self.stages)}; choose from "
