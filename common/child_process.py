@@ -43,7 +43,8 @@ def call_in_child(fn: Callable[..., Any], *args: Any, stop: threading.Event | No
     """``fn(*args, **kwargs)`` in a child interpreter (``fn`` importable by name, arguments
     picklable); returns its value or raises its exception (or ChildDied with the end of
     its stderr when it died without one). Setting ``stop`` terminates the child (Cancelled)."""
-    job = pickle.dumps(list(sys.path)) + pickle.dumps((fn, args, kwargs))  # the path first: what imports here imports there
+    # the path first: what imports here imports there
+    job = pickle.dumps(list(sys.path)) + pickle.dumps((fn, args, kwargs))
     r, w = os.pipe()
     env = {**os.environ, "PERFALIGN_CHILD_FD": str(w)}
     try:

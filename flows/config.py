@@ -102,9 +102,8 @@ class AlignSettings:
 
     base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
     stages: tuple[str, ...] = ALIGN_STAGES   # which of sft, reward, rlpf, dpa run
-    # Stages trained at once, each in a process of its own, as the DAG allows (SFT beside the RM,
-    # then RLPF beside DPA): on a CPU box with one torch thread per stage; 1 on a GPU (one device)
-    parallel_stages: int = 1
+    # (a CPU box, one torch thread per stage: 2; one GPU holds one stage: 1)
+    parallel_stages: int = 1  # stages trained at once as the DAG allows, a process each (SFT beside the RM)
 
     def __post_init__(self) -> None:
         if self.parallel_stages < 1:
