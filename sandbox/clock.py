@@ -81,6 +81,11 @@ _SUMMARY = re.compile(r"^perfcount: Ir (\d+) I1mr (\d+) ILmr (\d+) D1mr (\d+) D1
                       r"clreq (\d+)$")
 
 
+class ClockMismatch(ValueError):
+    """Two measurements in different clocks were to be compared, or a dataset would mix clocks:
+    a count is never compared with seconds (one line, raised where the mix is found)."""
+
+
 def check_clock(clock: str) -> str:
     if clock not in CLOCKS:
         raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")

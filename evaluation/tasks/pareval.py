@@ -60,11 +60,14 @@ from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, int
 from perfalign.sandbox import Limits
 
 from ..drivers import DriverSpec, read_task_dir
-from ..probe_sessions import score_probes
+from ..probe_sessions import score_probe_candidate, score_probes
 from ..sandbox_jobs import score_jobs
-from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 
 if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
+    from perfalign.sandbox import Sandbox
+
     from ..config import EvalConfig
 
 MODELS = ("serial", "omp", "mpi")
@@ -282,6 +285,28 @@ class ParEvalTask(EvalTask[ProbeProblem | DriverSpec]):
         if is_pareval_checkout(run.config.pareval_dir):
             return score_probes(prompts, responses, run)
         return score_jobs(prompts, responses, run)
+
+    scores_one_by_one = True
+
+    def problem_names(self, request: CandidateRequest) -> list[dict] | str:
+        if not request.pareval_dir:
+            return "give --pareval-dir (a checkout) to list pareval's problems"
+        co = ParEvalCheckout(request.pareval_dir)
+        return [{"problem": n, "models": [m for m in MODELS if (n, m) in co.prompts]} for n in co.names()]
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        if not request.pareval_dir:
+            raise ScoreInputError("--pareval-dir is required: a ParEval checkout (parallelcodefoundry/ParEval)")
+        if request.model == "mpi" and (shutil.which("mpicxx") is None or shutil.which("mpirun") is None):
+            raise ScoreInputError("MPI problems need Open MPI (mpicxx, mpirun): apt-get install openmpi-bin "
+                                  "libopenmpi-dev (scripts/setup.sh does)")
+        try:
+            p = ParEvalCheckout(request.pareval_dir).problem(problem, request.model, request.profile,
+                                                             threads=request.threads, ranks=request.ranks)
+        except (ParEvalError, FileNotFoundError) as e:
+            raise ScoreInputError(str(e)) from None
+        return score_probe_candidate(p, code, request, sandbox)
 
 
 def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
