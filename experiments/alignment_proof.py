@@ -222,7 +222,9 @@ def t_interval(values: list[float]) -> tuple[float, float]:
 
 
 def summarize(results: list[dict]) -> dict:
-    out: dict = {"seeds": [r["seed"] for r in results], "models": {}, "differences": {}, "reward_models": {}}
+    out: dict = {"seeds": [r["seed"] for r in results], "models": {}, "differences": {}, "reward_models": {},
+                 # per seed: a seed run with other --samples-per-prompt is an estimate of the same shares
+                 "heldout_samples_per_model": [r["samples"][MODELS[0]]["heldout"]["samples"] for r in results]}
     for split in ("heldout", "train"):
         for name in MODELS:
             for key in SHARES:
@@ -258,7 +260,8 @@ def _fmt(mc) -> str:
 
 
 def format_summary(s: dict) -> str:
-    lines = [f"seeds {s['seeds']}; mean ± 95 % t-interval over seeds", ""]
+    lines = [f"seeds {s['seeds']}; mean ± 95 % t-interval over seeds; held-out samples per model and seed "
+             f"{s['heldout_samples_per_model']}", ""]
     for split in ("heldout", "train"):
         lines += [f"{split} prompts | correct | fast & correct | mean speedup", "--- | --- | --- | ---"]
         for name in MODELS:
