@@ -5,6 +5,10 @@ passes all of the problem's tests in the sandbox; its runtime is the dataset's l
 over tests of the median CPU time. Baseline: the median runtime of the dataset's correct
 (measured) submissions in the sample's language. If the dataset was measured on another host,
 the baseline is rescaled by the ratio of the sandbox calibration figures.
+
+One candidate (`perfalign eval score --suite codecontests`): the problem comes from a
+CodeContests-Perf folder or a raw source (``load_contest_problem``) and is scored by the contest
+protocol of measure/contest.py (its baseline re-run in the same rounds).
 """
 from __future__ import annotations
 
