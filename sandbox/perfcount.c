@@ -1,8 +1,9 @@
 /* perfcount: perfalign's valgrind tool for the deterministic clocks (sandbox/clock.py).
  *
- * SPDX-License-Identifier: GPL-2.0-or-later
- * (It links with valgrind's core, which is GPL-2.0-or-later; it is built on the host from this
- * source by sandbox/valgrind_tool.py and is not part of the Apache-2.0 Python package's code.)
+ * SPDX-License-Identifier: Apache-2.0 (this source, as the rest of perfalign). The tool built from it
+ * links valgrind's core (GPL-2.0-or-later), so that executable is a combined work under the GPL
+ * (version 3, with which Apache-2.0 is compatible); sandbox/perfcount.py builds it on the host where
+ * it runs and perfalign distributes no binary of it.
  *
  * What it counts, per process: guest instructions executed (Ir) and, with --cache-sim=yes, the
  * misses of a fixed cache hierarchy (I1, D1 and a unified LL; set-associative, LRU, write-allocate;
