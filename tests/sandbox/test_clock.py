@@ -451,3 +451,35 @@ def test_a_dataset_never_mixes_clocks(tmp_path):
     check_same_clock(tmp_path, "cpu")
     with pytest.raises(ClockMismatch, match="never mixes clocks"):
         check_same_clock(tmp_path, "instructions")
+
+
+# ---------------------------------------------------------------------------- work done by the kernel
+
+# 2000 copies of 64 KB: with memcpy (counted), or written into a pipe and read back (the kernel copies)
+KERNEL_COPY = r"""
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <unistd.h>
+int main(){ int mode; if(scanf("%d",&mode)!=1) return 1;
+  const size_t n = 1<<16; std::vector<char> a(n), b(n); for(size_t i=0;i<n;i++) a[i]=(char)(i*7);
+  int fd[2]; if(pipe(fd)) return 2;
+  unsigned long s=0;
+  for(int r=0;r<2000;r++){ a[r%n]^=1;
+    if(mode==0) memcpy(b.data(), a.data(), n);
+    else for(size_t w=0;w<n;){ ssize_t k=write(fd[1], a.data()+w, n-w); if(k<=0) return 3;
+      for(ssize_t got=0; got<k;){ ssize_t q=read(fd[0], b.data()+w+got, k-got); if(q<=0) return 4; got+=q; } w+=k; }
+    s+=(unsigned char)b[(r*131)%n]; }
+  printf("%lu\n", s); return 0; }
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="known limit (docs/sandbox.md): data the kernel copies for the program (a pipe "
+                                       "round trip instead of memcpy) is outside the user-space count: 2.1M vs 133M "
+                                       "instructions; perfcount does not price system calls yet")
+def test_copies_made_by_the_kernel_gain_nothing(sb):
+    honest = run(sb, KERNEL_COPY, inp="0\n", expected=None, keep_output=True)
+    assert honest.ok and honest.tests[0].output
+    piped = run(sb, KERNEL_COPY, inp="1\n", expected=honest.tests[0].output)
+    assert piped.ok  # the same answer
+    assert piped.tests[0].instructions >= 0.5 * honest.tests[0].instructions
