@@ -10,6 +10,8 @@ counts from valgrind's log, which reaches it over a socket the program cannot wr
 - the log fd is one end of a ``socketpair``: valgrind moves it into its reserved fd range, where
   the program's own system calls on it fail (EBADF); a socket cannot be reopened through
   ``/proc/self/fd`` (ENXIO) and the seccomp filter denies pidfd_getfd and ptrace;
+- bytes the kernel moves for the program (``read``/``write`` and the like) are charged one
+  instruction each, as the C library's copy costs under the count: a copy through a pipe gains nothing;
 - client requests do nothing (``VALGRIND_NON_SIMD_CALL``, which would run a function on the real
   CPU uncounted; ``VALGRIND_PRINTF``; ``RUNNING_ON_VALGRIND`` answers 0 as natively), whether the
   program was compiled with them or builds them at run time: the capability is gone, not detected.
@@ -78,7 +80,7 @@ MAX_LOG_BYTES = 1 << 20
 _LINE = re.compile(r"^==(\d+)== (.*)$")
 # perfcount's summary (perfcount.c): one per process
 _SUMMARY = re.compile(r"^perfcount: Ir (\d+) I1mr (\d+) ILmr (\d+) D1mr (\d+) D1mw (\d+) DLmr (\d+) DLmw (\d+) "
-                      r"clreq (\d+)$")
+                      r"clreq (\d+) kbytes (\d+)$")
 
 
 class ClockMismatch(ValueError):
@@ -180,7 +182,7 @@ def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
         if f:
             if p in summaries:
                 return None, "two instruction-count summaries for one process"
-            ir, i1, il, d1r, d1w, dlr, dlw, clreq = map(int, f.groups())
+            ir, i1, il, d1r, d1w, dlr, dlw, clreq, _kbytes = map(int, f.groups())  # Ir includes kbytes
             summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq)
     if len(starts) > 1:
         return None, (f"the program started {len(starts)} programs under valgrind (it may not exec: "
