@@ -19,7 +19,7 @@ from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock
 
-from .harness import ProbeScore
+from .harness import ProbeScore, ProbeSettings
 
 
 @dataclass
@@ -35,7 +35,7 @@ class ContestProblem:
 
 @dataclass
 class ContestSettings:
-    repeats: int = 3
+    repeats: int = ProbeSettings.repeats  # rounds, as the probe harness's
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
     # what measures the candidate and the baseline beside it (sandbox.clock); both in the same
     # clock, every round: a recorded runtime is never compared (it stays in info as a note)
@@ -69,10 +69,10 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
         cand_runs = []
         for _ in range(n):
             for i, b in enumerate(baselines):
-                r = _run(sandbox, job(b))
+                r = sandbox.run_job_retrying(job(b), retries=1)
                 used.update([r.clock] if r.ok else [])
                 base_times[i].append(_runtime(r))
-            cand_runs.append(_run(sandbox, job(code)))
+            cand_runs.append(sandbox.run_job_retrying(job(code), retries=1))
             used.update([cand_runs[-1].clock] if cand_runs[-1].ok else [])
             if not cand_runs[-1].ok:
                 break
@@ -129,10 +129,3 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
             score = judge(again_base[0], again_cands)
             score.flags = sorted(set(score.flags) | {"remeasured"})
     return score, info
-
-
-def _run(sandbox: Sandbox, job: Job) -> RunResult:
-    res = sandbox.run_job(job)
-    if res.verdict is Verdict.SANDBOX_ERROR:
-        res = sandbox.run_job(job)
-    return res

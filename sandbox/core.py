@@ -247,8 +247,8 @@ class Sandbox:
                 if why:  # never silently: the flag says which clock measured it and why
                     flags.append(f"clock_fallback:{why}")
                     clock = "cpu"
-                elif _clock.valgrind_missing():
-                    return result(Verdict.SANDBOX_ERROR, info, message=_clock.valgrind_missing())
+                elif missing := _clock.valgrind_missing():
+                    return result(Verdict.SANDBOX_ERROR, info, message=missing)
             flags.append(f"clock:{clock}")
             if slot.cgroup and job.cpus is not None:
                 flags.append(f"cpus:{job.cpus}" if slot.cgroup.set_cpus(job.cpus) else "cpus_not_enforced")

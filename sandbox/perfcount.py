@@ -42,9 +42,6 @@ def missing() -> str | None:
     return None
 
 
-_built: dict[str, Path] = {}
-
-
 def tool_dir() -> Path:
     """The directory to give valgrind as VALGRIND_LIB (built on first use; keyed by the source, the
     valgrind installation and the flags, so an upgrade of either builds it again)."""
@@ -60,8 +57,7 @@ def tool_dir() -> Path:
         h.update(f"{lib}:{st.st_size}:{st.st_mtime_ns}".encode())
     out = cache_root() / "valgrind" / f"{TOOL}-{h.hexdigest()[:16]}"
     exe = out / f"{TOOL}-amd64-linux"
-    if _built.get(str(exe)) or (exe.exists() and exe.stat().st_size > 0):
-        _built[str(exe)] = out
+    if exe.exists() and exe.stat().st_size > 0:
         return out
     out.mkdir(parents=True, exist_ok=True)
     for f in VALGRIND_LIBEXEC.iterdir():  # valgrind's own files, as the launcher expects to find them

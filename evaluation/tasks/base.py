@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from perfalign.common.prompts import extract_code
+from perfalign.measure.harness import ProbeSettings
 from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class CandidateRequest:
     profile: str = "embedded"           # problem sizes
     threads: int = 2
     ranks: int = 2
-    repeats: int = 3
+    repeats: int = ProbeSettings.repeats
     max_rel_se: float | None = None     # the probe harness's noise gate; None: its default
     clock: str = DEFAULT_CLOCK
 

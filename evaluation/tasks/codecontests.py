@@ -99,8 +99,7 @@ class CodeContestsTask(EvalTask[ContestSpec]):
                 continue
             baselines = language_medians(by_lang)
             median = baselines[lang]
-            middle = min(own, key=lambda s: abs(s["runtime_s"] - median))
-            picks = {"reference": middle, "slow": own[-1], "fast": own[0]}
+            picks = {"reference": _median_submission(own, median), "slow": own[-1], "fast": own[0]}
             used = [s for ss in by_lang.values() for s in ss]
             cals = [s["calibration_cpu_s"] for s in used if s["calibration_cpu_s"]]
             spec = ContestSpec(
@@ -156,13 +155,22 @@ class ContestError(ValueError):
     pass
 
 
+def _median_submission(subs: list[dict], median: float) -> dict:
+    """The measured submission whose runtime is closest to the language's median (the baseline)."""
+    return min(subs, key=lambda s: abs(s["runtime_s"] - median))
+
+
+def _source_root(source: str | Path | None) -> Path:
+    return Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+
+
 def _is_perf_folder(root: Path) -> bool:
     return bool(glob.glob(str(root / "data" / "submissions-*.parquet"))
                 or glob.glob(str(root / "submissions-*.parquet")))
 
 
 def contest_names(source: str | Path | None = None) -> list[str]:
-    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    root = _source_root(source)
     if _is_perf_folder(root):
         return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
     from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
@@ -171,7 +179,7 @@ def contest_names(source: str | Path | None = None) -> list[str]:
 
 
 def load_contest_problem(problem: str, source: str | Path | None = None, language: str = "cpp") -> ContestProblem:
-    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    root = _source_root(source)
     lang = Language.parse(language).value
     if _is_perf_folder(root):
         probs = [r for r in read_rows(root, "problems", ("problem_id", "description", "time_limit_s",
@@ -183,11 +191,10 @@ def load_contest_problem(problem: str, source: str | Path | None = None, languag
         subs = measured_by_problem(read_rows(root, "submissions", (*MEASURED_COLUMNS, "solution")))[problem][lang]
         if not subs:
             raise ContestError(f"{problem}: no measured correct {lang} submission in {root}: no baseline")
-        median = language_medians({lang: subs})[lang]
-        middle = min(subs, key=lambda s: abs(s["runtime_s"] - median))
+        middle = _median_submission(subs, language_medians({lang: subs})[lang])
         return ContestProblem(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
-                           Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
-                           [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
+                              Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
+                              [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
     from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
 
     for p in iter_problems(str(root)):
@@ -198,5 +205,5 @@ def load_contest_problem(problem: str, source: str | Path | None = None, languag
             raise ContestError(f"{problem}: no correct {lang} submission in {root}: no baseline")
         tests = list(p.tests)
         return ContestProblem(p.problem_id, tests, Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
-                           [(s.solution, None) for s in subs], lang, str(root), p.description)
+                              [(s.solution, None) for s in subs], lang, str(root), p.description)
     raise ContestError(f"no problem {problem!r} in {root}")
