@@ -1,5 +1,5 @@
-"""Scoring by probe sessions: the path of the real suites read from a user's checkout (ParEval,
-PolyBench/C), whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
+"""Scoring by probe sessions: the path of ParEval and PolyBench, from a user's checkout or the
+bundled samples, whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
 prompt: every distinct sample of every model scored beside the suite's reference, one program at
 a time (threaded and MPI programs need the machine)."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ import logging
 from perfalign.common.progress import report as report_progress
 from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
 from perfalign.measure.probe import ProbeProblem
+from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 from .tasks.base import (
     BaselineResult,
@@ -24,8 +25,18 @@ from .tasks.base import (
 log = logging.getLogger("perfalign.evaluation")
 
 
+# The embedded profile (the README's main job: 2 cores, minutes): less reference work per timed
+# run and fewer extra rounds than the harness's defaults; the noise gate is the harness's own (a
+# speedup still too uncertain after them is withheld, flag unmeasurable).
+EMBEDDED = {"target_s": 0.1, "max_repeats": 5}
+
+
+def probe_settings(repeats: int, profile: str, clock: str = DEFAULT_CLOCK) -> ProbeSettings:
+    return ProbeSettings(repeats=repeats, clock=clock, **(EMBEDDED if profile == "embedded" else {}))
+
+
 def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, run: ScoreRun) -> Scored:
-    settings = ProbeSettings(repeats=run.config.timing_repeats)
+    settings = probe_settings(run.config.timing_repeats, run.config.profile_name, run.config.clock)
     samples: list[SampleResult] = []
     baselines: dict[str, BaselineResult] = {}
     for pi, p in enumerate(prompts):
@@ -69,6 +80,7 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
                 # with its capped estimate: a mean over samples averages that noise, a 0 would not
                 r.speedup = sc.estimate() or 0.0
                 r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
+                r.rel_se = sc.rel_se
                 if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
                     r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)
             elif r.language and not r.verdict:
