@@ -1,5 +1,5 @@
-"""Scoring by probe sessions: the path of the real suites read from a user's checkout (ParEval,
-PolyBench/C), whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
+"""Scoring by probe sessions: the path of ParEval and PolyBench, from a user's checkout or the
+bundled samples, whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
 prompt: every distinct sample of every model scored beside the suite's reference, one program at
 a time (threaded and MPI programs need the machine)."""
 from __future__ import annotations
@@ -25,7 +25,9 @@ log = logging.getLogger("perfalign.evaluation")
 
 
 def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, run: ScoreRun) -> Scored:
-    settings = ProbeSettings(repeats=run.config.timing_repeats, clock=run.config.clock)
+    c = run.config
+    settings = ProbeSettings(repeats=c.timing_repeats, max_repeats=max(c.probe_max_repeats, c.timing_repeats),
+                             target_s=c.probe_target_s, clock=c.clock)
     samples: list[SampleResult] = []
     baselines: dict[str, BaselineResult] = {}
     for pi, p in enumerate(prompts):
@@ -69,6 +71,7 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
                 # with its capped estimate: a mean over samples averages that noise, a 0 would not
                 r.speedup = sc.estimate() or 0.0
                 r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
+                r.rel_se = sc.rel_se
                 if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
                     r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)
             elif r.language and not r.verdict:
