@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from perfalign.evaluation.probe_sessions import probe_settings
 from perfalign.evaluation.tasks.registry import load_tasks
 from perfalign.flows.config import preset
-from perfalign.measure.harness import score_problem
+from perfalign.measure.harness import ProbeSettings, score_problem
 
 GEMM = ("void kernel_gemm(int ni, int nj, int nk, double alpha, double beta, double* C, const double* A, "
         "const double* B)")
@@ -38,7 +37,7 @@ def gemm():
 
 
 def test_results_kept_between_calls_are_wrong_answers(sandbox, gemm):
-    scores, info = score_problem(sandbox, gemm.spec, CANDIDATES, probe_settings(3, "embedded"))
+    scores, info = score_problem(sandbox, gemm.spec, CANDIDATES, ProbeSettings(repeats=3, max_repeats=5, target_s=0.1))
     assert scores["honest"].verdict == "OK" and scores["honest"].correct, scores["honest"]
     for name in ("first_call_only", "cache_across_calls"):
         s = scores[name]
