@@ -33,7 +33,7 @@ train_app = typer.Typer(help="Train one alignment stage: sft, reward, rlpf or dp
 app.add_typer(train_app, name="train")
 
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 
 
@@ -349,8 +349,8 @@ def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, code
               profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
               set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
               flags: Optional[dict] = None) -> None:
-    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: [sft], [reward],
-    [rlpf], [dpa] in `perfalign config`)."""
+    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: the sft,
+    reward, rlpf and dpa tables of `perfalign config`)."""
     _run_align(triplets, workdir, codecontests, profile, config, set_, flags, None, overwrite)
 
 
@@ -435,7 +435,8 @@ def eval_score_cmd(
     suite: str = typer.Option(..., "--suite", help="pareval, polybench or codecontests."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
-    model: str = typer.Option("serial", "--model", help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
+    model: str = typer.Option("serial", "--execution-model",
+                              help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
     pareval_dir: Optional[Path] = _PAREVAL_DIR_OPT,
     polybench_dir: Optional[Path] = _POLYBENCH_DIR_OPT,
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
@@ -454,7 +455,7 @@ def eval_score_cmd(
     flags: Optional[dict] = None,
 ) -> None:
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
-    Problem sizes, threads, ranks and rounds: the profile's [eval] table."""
+    Problem sizes, threads, ranks and rounds: the eval table of the profile (`perfalign config`)."""
     from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
 
     cfg = _load_config(config, profile, set_, flags)
@@ -709,7 +710,7 @@ def grpo_cmd(
     flags: Optional[dict] = None,
 ) -> None:
     """Online GRPO with rewards measured in GFLOPS on Dask benchmark workers, and staged
-    quality-diversity (docs/grpo.md). Settings: the [grpo] table (`perfalign config`)."""
+    quality-diversity (docs/grpo.md). Settings: the grpo table of `perfalign config`."""
     from perfalign.flows.grpo import grpo_command
 
     try:

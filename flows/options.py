@@ -22,10 +22,13 @@ from rich.markup import escape
 from .profile_files import DEFAULT_PROFILE, profile_names
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the folder `perfalign` is imported from
-# Option names that are not the field's own (the sandbox backend is --sandbox-backend everywhere).
+# Option names that are not the field's own: one name per concept across commands (the sandbox
+# backend is --sandbox-backend, and `--backend` of `sandbox run` the sandbox too; synth's LLM is
+# --llm-backend and --llm-model; the model a command trains is --base-model; --seeds are random seeds).
 OPTION_NAMES = {"sandbox.backend": "--sandbox-backend", "sandbox.workers": "--workers",
                 "kernel.interpret": "--triton-interpret", "grpo.n_workers": "--workers",
-                "grpo.tiers.ok_reward": "--reward-mode"}
+                "grpo.tiers.ok_reward": "--reward-mode", "grpo.model": "--base-model",
+                "synth.backend": "--llm-backend", "synth.model": "--llm-model", "synth.seeds": "--seed-source"}
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "Path": str}
 GENERATED: set[str] = set()  # every key a command has an option for (a test checks them against the config)
 

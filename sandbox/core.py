@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import json
 import math
@@ -32,7 +33,7 @@ from . import clock as _clock
 from .backends import Backend, Mount, Slot, make_backend
 from .backends.base import RunnerHandle
 from .backends.bwrap import GUEST_ENV
-from .cache import CompileCache, compile_key, pch_dir
+from .cache import CompileCache, UnitCache, compile_key, pch_dir, unit_key
 from .checker import DEFAULT_TOLERANCE, outputs_match
 from .languages import describe
 from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
@@ -72,10 +73,12 @@ class Sandbox:
     """Runs untrusted submissions through one backend with up to ``workers`` concurrent slots."""
 
     def __init__(self, backend: str = "auto", workers: int = 1, calibrate: bool = True,
-                 cgroups_enabled: bool = True, cache_dir: Path | None = None) -> None:
+                 cgroups_enabled: bool = True, cache_dir: Path | None = None, unit_cache: bool = True) -> None:
         self.backend: Backend = make_backend(backend)
         self.workers = max(1, int(workers))
         self.cache = CompileCache(cache_dir)
+        # objects of trusted C++ units reused across programs (off: every build compiles every unit)
+        self.units = UnitCache(cache_dir) if unit_cache else None
         self._calibrate = calibrate
         self._calibration: dict | None = None
         self._cal_lock = threading.Lock()
@@ -270,9 +273,11 @@ class Sandbox:
         pch = pch_dir() if lang is Language.CPP and not extra_flags else None
         argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags, toolchain)
         units = [f"/box/src/{n}" for n in sorted(extra_sources) if not n.endswith((".h", ".hpp"))]
+        plain, link_units = argv, None
         if argv is not None and exports:  # some units may export only the functions named
-            argv = languages.private_link_argv(argv, [("/box/src/main.cpp", None)] + [
-                (u, tuple(exports[u.rsplit("/", 1)[1]]) if u.rsplit("/", 1)[1] in exports else None) for u in units])
+            link_units = [("/box/src/main.cpp", None)] + [
+                (u, tuple(exports[u.rsplit("/", 1)[1]]) if u.rsplit("/", 1)[1] in exports else None) for u in units]
+            argv = languages.private_link_argv(argv, link_units)
         elif argv is not None and units:
             at = argv.index("/box/src/main.cpp") + 1
             argv = argv[:at] + units + argv[at:]
@@ -303,6 +308,12 @@ class Sandbox:
                "cpu_s": math.ceil(limits.compile_time_s), "fsize_bytes": MAX_PROGRAM_MB * MB,
                "nproc": max(limits.processes, 64) + _INFRA_PROCESSES, "nofile": 1024}
         t0 = time.monotonic()
+        if link_units is not None and self.units is not None:  # the trusted units' objects, compiled once (cache.py)
+            prebuilt = self._trusted_objects(plain, link_units, {"main.cpp": source, **extra_sources},
+                                             limits, lim, slot, box, pch)
+            if prebuilt:
+                mounts.append(Mount("/box/units", box / "units"))
+                argv = languages.private_link_argv(plain, link_units, prebuilt)
         frames: list[tuple[dict, bytes, bytes]] = []
         try:
             self._launch(argv, ["/dev/null"], lim, mounts, slot, lambda *f: frames.append(f), repeats=1,
@@ -334,6 +345,73 @@ class Sandbox:
         final = self.cache.commit(key, out, info)
         shutil.rmtree(out.parent, ignore_errors=True)
         return final, info
+
+    def _trusted_objects(self, argv: list[str], units: list[tuple[str, tuple[str, ...] | None]],
+                         texts: dict[str, str], limits: Limits, lim: dict, slot: Slot, box: Path,
+                         pch: Path | None) -> dict[str, str]:
+        """Guest paths of read-only objects (under /box/units) for the trusted units (no exports)
+        of a private-link build: from the unit cache, or compiled now in a sandbox run that holds
+        only the trusted files (no candidate byte) and stored by the host. {} when none is usable:
+        the build then compiles every unit itself, as without the cache."""
+        confined = {u.rsplit("/", 1)[1] for u, e in units if e is not None}
+        trusted_files = {n: t for n, t in texts.items() if n not in confined}
+        compiler = tuple(languages.unit_compiler(argv))
+        keys = {u: unit_key(compiler, u, trusted_files) for u, e in units if e is None}
+        found = {u: self.units.lookup(k) for u, k in keys.items()}
+        missing = sorted(u for u, o in found.items() if o is None)
+        if missing:
+            with contextlib.ExitStack() as locks:
+                for k in sorted({keys[u] for u in missing}):
+                    locks.enter_context(self.units.lock(k))
+                found.update({u: self.units.lookup(keys[u]) for u in missing})  # another build's
+                missing = [u for u in missing if found[u] is None]
+                if missing:
+                    found.update(self._compile_trusted(argv, missing, keys, trusted_files, limits, lim, slot,
+                                                       box, pch))
+        prebuilt = {}
+        for i, u in enumerate(sorted(keys)):
+            obj = found.get(u)
+            if isinstance(obj, Path):
+                (box / "units").mkdir(mode=0o755, exist_ok=True)
+                try:  # the build's own copy, mounted read-only
+                    shutil.copyfile(obj, box / "units" / f"{i}.o")
+                except OSError:  # pruned meanwhile by another process: the build compiles the unit
+                    continue
+                os.chmod(box / "units" / f"{i}.o", 0o444)
+                prebuilt[u] = f"/box/units/{i}.o"
+        return prebuilt
+
+    def _compile_trusted(self, argv: list[str], missing: list[str], keys: dict[str, str],
+                         trusted_files: dict[str, str], limits: Limits, lim: dict, slot: Slot, box: Path,
+                         pch: Path | None) -> dict[str, Path | bool]:
+        """Compile the ``missing`` trusted units alone and store their objects under ``keys``."""
+        src, out = box / "unit-src", box / "unit-out"
+        src.mkdir(mode=0o755)
+        out.mkdir(mode=0o755)
+        for name, text in trusted_files.items():
+            (src / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        if os.geteuid() == 0:  # the compiler runs as the slot's unprivileged uid
+            os.chown(out, slot.uid, slot.uid)
+        objects = {u: f"/box/out/{i}.o" for i, u in enumerate(missing)}
+        mounts = [Mount("/box/src", src), Mount("/box/out", out, writable=True)]
+        if pch:
+            mounts.append(Mount("/pch", pch))
+        frames: list[tuple[dict, bytes, bytes]] = []
+        t0 = time.monotonic()
+        try:
+            self._launch(languages.unit_objects_argv(argv, objects), ["/dev/null"], lim, mounts, slot,
+                         lambda *f: frames.append(f), repeats=1, stop_on_failure=True,
+                         memory_mb=limits.compile_memory_mb)
+        except (_ProgramFault, SandboxError):
+            return {}  # nothing stored: the build compiles the units itself
+        if not frames or frames[0][0]["timed_out"] or frames[0][0]["cpu_exceeded"] or frames[0][0]["signal"]:
+            return {}  # out of time (a loaded host) is no fact about the unit: nothing stored
+        seconds, err = time.monotonic() - t0, frames[0][2].decode("utf-8", "replace")
+        done: dict[str, Path | bool] = {}
+        for i, u in enumerate(missing):
+            obj = out / f"{i}.o"
+            done[u] = self.units.store(keys[u], obj if obj.exists() else None, seconds, err)
+        return done
 
     def _execute(self, job: Job, lang: Language, prog_dir: Path, slot: Slot, box: Path, clock: str = "cpu"
                  ) -> tuple[list[TestResult], list[str]]:

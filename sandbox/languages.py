@@ -86,16 +86,32 @@ def compile_argv(language: Language, source: str, pch_dir: str | None, extra_fla
 PRIVATE_LINK = Path(__file__).with_name("privatelink.py")
 
 
-def private_link_argv(argv: list[str], units: list[tuple[str, tuple[str, ...] | None]]) -> list[str]:
+def unit_compiler(argv: list[str]) -> list[str]:
+    """The compiler and its flags of ``compile_argv``'s C++ command (what compiles each unit)."""
+    return argv[:argv.index("-o")]
+
+
+def private_link_argv(argv: list[str], units: list[tuple[str, tuple[str, ...] | None]],
+                      prebuilt: dict[str, str] | None = None) -> list[str]:
     """The C++ build of ``compile_argv``'s command as privatelink.py runs it: every unit compiled
-    on its own, a unit with exports (not None) confined to them, linked in the order given (the
-    trusted units first: their COMDAT copies win) with full RELRO (the GOT is read-only once
-    the program runs). ``argv`` is ``[g++, flags..., -o, out, main.cpp, libs...]``."""
+    on its own (or, for a trusted unit in ``prebuilt``, its object compiled before), a unit with
+    exports (not None) confined to them, linked in the order given (the trusted units first:
+    their COMDAT copies win) with full RELRO (the GOT is read-only once the program runs).
+    ``argv`` is ``[g++, flags..., -o, out, main.cpp, libs...]``."""
     at = argv.index("-o")
-    compiler, out, libs = argv[:at], argv[at + 1], argv[at + 3:]
+    compiler, out, libs = unit_compiler(argv), argv[at + 1], argv[at + 3:]
     spec = {"units": [[u, list(e) if e is not None else None] for u, e in units], "compile": compiler,
             "link": [*compiler, "-Wl,-z,relro,-z,now"], "libs": libs, "output": out,
             "nm": "/usr/bin/nm", "cxxfilt": "/usr/bin/c++filt", "objcopy": "/usr/bin/objcopy"}
+    if prebuilt:
+        spec["prebuilt"] = prebuilt
+    return [PYTHON3, "-I", "-S", "-c", PRIVATE_LINK.read_text(), json.dumps(spec)]
+
+
+def unit_objects_argv(argv: list[str], objects: dict[str, str]) -> list[str]:
+    """privatelink.py compiling trusted units only (unit -> object path), no link: the objects
+    the unit cache keeps (sandbox/cache.py)."""
+    spec = {"objects": objects, "compile": unit_compiler(argv)}
     return [PYTHON3, "-I", "-S", "-c", PRIVATE_LINK.read_text(), json.dumps(spec)]
 
 

@@ -13,6 +13,10 @@ Trust by capability: which definitions may leave the unit is decided by what the
 (the names of the functions it calls), never by a list of dangerous names. The only symbols
 kept are those whose demangled name is ``<function>(...)`` at global scope.
 
+Objects of trusted units compiled before (sandbox/cache.py: UnitCache) come in read-only as
+``spec["prebuilt"]`` (unit -> object) and are linked as they are; ``spec["objects"]`` (unit ->
+object) asks for objects only, no link: the sandbox run that compiles the trusted units alone.
+
 Standard library only: this file is the whole program the sandbox runs for the build.
 """
 from __future__ import annotations
@@ -58,10 +62,25 @@ def demangle(cxxfilt: str, names: list[str]) -> list[str]:
     return lines
 
 
+def compile_objects(spec: dict) -> int:
+    """Compile each unit of ``spec["objects"]`` (unit -> object path) with ``spec["compile"]``;
+    a unit that does not compile leaves no object (the caller reads which did), the others go on."""
+    failed = 0
+    for unit, obj in spec["objects"].items():
+        if subprocess.run([*spec["compile"], "-c", "-o", obj, unit]).returncode != 0:
+            failed += 1
+            if os.path.exists(obj):
+                os.unlink(obj)
+    return 0 if not failed else 1
+
+
 def build(spec: dict) -> int:
     """Compile ``spec["units"]`` (path -> allowed exports, or None for a trusted unit) one by one
-    with ``spec["compile"]`` (the compiler and its flags), confine the confined ones, link with
-    ``spec["link"]`` (flags before the objects) and ``spec["libs"]`` (after) into ``spec["output"]``."""
+    with ``spec["compile"]`` (the compiler and its flags), or take a trusted unit's object from
+    ``spec["prebuilt"]``, confine the confined ones, link with ``spec["link"]`` (flags before the
+    objects) and ``spec["libs"]`` (after) into ``spec["output"]``."""
+    if "objects" in spec:
+        return compile_objects(spec)
     objdir = os.path.join(os.path.dirname(spec["output"]), ".objects")
     os.makedirs(objdir, exist_ok=True)
     try:
@@ -74,7 +93,13 @@ def build(spec: dict) -> int:
 
 def _build(spec: dict, objdir: str) -> int:
     objects = []
+    prebuilt = spec.get("prebuilt") or {}
     for i, (unit, exports) in enumerate(spec["units"]):
+        if unit in prebuilt and exports is None:  # a trusted unit compiled before: linked as it is
+            sys.stderr.write("note: %s: object from the unit cache (compiled alone, same bytes and command)\n"
+                             % os.path.basename(unit))
+            objects.append(prebuilt[unit])
+            continue
         obj = os.path.join(objdir, "%d.o" % i)
         rc = subprocess.run([*spec["compile"], "-c", "-o", obj, unit]).returncode
         if rc != 0:

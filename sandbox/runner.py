@@ -282,10 +282,10 @@ def _child_limits(lim, hard):
 def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
     """Start the program with the three fds as its stdio; returns (pid, error message).
 
-    ``at_start`` is called once nothing but the program's exec is left: the runner's forked child
-    parks after its set-up (fds, limits, filters) until ``at_start`` has run, so the clocks read
-    there count everything the program does and none of the runner's own pre-exec Python
-    (0.6-2.5 ms of copy-on-write faults per run here, varying: noise on every CPU time).
+    ``at_start`` is called once nothing but the program's start is left: right before
+    posix_spawn, or while the runner's forked child is parked after its set-up (fds, limits,
+    filters), so the clocks read there count everything the program does and none of the
+    runner's own work (docs/sandbox.md: a null program's CPU-time SD 0.74 -> 0.12 ms).
     With ``log_fd`` (a deterministic clock) the program runs under valgrind, whose log goes to
     that fd, with the clock's no-fork filter stacked on the sandbox's."""
     argv, env = job["argv"], job.get("env") or {}

@@ -33,7 +33,7 @@ if [ "${FULL:-0}" = 1 ]; then
   perfalign pipeline --out "$RUN" 2>&1 | tee "$WORK/run.log"
 else  # the stages that need no training, each its own flow run named demo/<stage>
   perfalign perf build --out "$RUN/codecontests_perf" --limit-problems 2 --repeats 1 --max-tests 2 2>&1 | tee "$WORK/run.log"
-  perfalign synth generate --out "$RUN/synthetic" --backend sample --n 4 2>&1 | tee -a "$WORK/run.log"
+  perfalign synth generate --out "$RUN/synthetic" --llm-backend sample --n 4 2>&1 | tee -a "$WORK/run.log"
   perfalign triplets build --out "$RUN/triplets" --codecontests "$RUN/codecontests_perf" \
     --synthetic "$RUN/synthetic" 2>&1 | tee -a "$WORK/run.log"
   perfalign eval --out "$RUN/evaluate" --models reference=oracle:reference --models slow=oracle:slow \
@@ -42,7 +42,7 @@ fi
 
 shot() {  # URL PNG
   "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --screenshot="$2" \
-    --window-size=1500,1000 --virtual-time-budget=15000 "$1" > /dev/null 2>&1
+    --window-size=1500,1000 --virtual-time-budget=30000 "$1" > /dev/null 2>&1
   echo "screenshot: $2"
 }
 UI_URL="http://127.0.0.1:$PORT"

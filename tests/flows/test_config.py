@@ -209,6 +209,18 @@ def test_config_command_shows_every_stage_and_refuses_bad_values():
         assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
+def test_a_config_error_is_one_line_in_a_narrow_terminal():
+    """Rich wrapped a long error at 80 columns (issue 24: the unknown-backend error came in two
+    lines); an error stays one line for a log or a grep, whatever the width."""
+    import os
+
+    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "config", "--set", "sandbox.backend=nonsense"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, COLUMNS="60"))
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("error: sandbox: unknown sandbox backend 'nonsense'; choose from auto, bwrap, docker")
+
+
 def test_config_shows_each_settings_doc():
     """`perfalign config --docs`: every setting of every table (nested dataclasses' fields too) has
     a one-line doc from its dataclass field (its comment; for a stage's field that is its TRL

@@ -177,3 +177,79 @@ def test_closing_summary_has_stage_durations_and_results(tmp_path):
     console.print(closing_table(result, tmp_path))
     out = console.export_text()
     assert "61.0 s (earlier)" in out and "66.7 min" in out and "best pass@1 0.250" in out
+
+
+def test_evaluation_execution_reports_a_bar(tmp_path):
+    """Issue 24: no bar while `evaluate` executed its programs (44 s of silence). The execution
+    reports every finished program (the bar `evaluate: programs run`), serial and threaded ones
+    alike, with its total from the start."""
+    from perfalign.common.progress import listening
+    from perfalign.evaluation.sandbox_jobs import run_jobs
+    from perfalign.sandbox import Job, Sandbox, TestCase, Verdict
+
+    add = "a, b = map(int, input().split())\nprint(a + b)\n"
+    jobs = [Job(add, "python3", [TestCase(f"{i} 1", str(i + 1))]) for i in range(3)]
+    seen: list[tuple[str, int, int]] = []
+    with Sandbox(workers=2, calibrate=False, cache_dir=tmp_path / "cache") as sb, \
+            listening(lambda what, done, total: seen.append((what, done, total))):
+        results = run_jobs(sb, jobs, [False, True, False], workers=2)
+    assert [r.verdict for r in results] == [Verdict.OK] * 3
+    bar = [(d, t) for w, d, t in seen if w == "evaluate: programs run"]
+    assert bar[0] == (0, 3) and bar[-1] == (3, 3) and [d for d, _ in bar] == sorted(d for d, _ in bar), bar
+
+
+def test_every_stage_flow_is_named_after_its_run_and_stage(monkeypatch, tmp_path):
+    """Issue 24: flow-run names were random, and triplets had no flow of their own. Each stage's
+    flow (triplets included) names its runs `<run directory>/<stage>`."""
+    import prefect.runtime.flow_run
+
+    from perfalign.flows.align import align, build_triplets_flow
+    from perfalign.flows.evaluate import evaluate as evaluate_flow
+    from perfalign.flows.perf import build_codecontests_perf
+    from perfalign.flows.pipeline import pipeline
+    from perfalign.flows.synth import generate_synthetic as generate_synthetic_flow
+
+    run = tmp_path / "myrun"
+    flows = {build_codecontests_perf: ("out", run / "codecontests_perf", "myrun/codecontests_perf"),
+             generate_synthetic_flow: ("out", run / "synthetic", "myrun/synthetic"),
+             build_triplets_flow: ("out", run / "triplets", "myrun/triplets"),
+             align: ("workdir", run / "align", "myrun/align"),
+             evaluate_flow: ("out", run / "evaluate", "myrun/evaluate"),
+             pipeline: ("out", run, "myrun/pipeline")}
+    for fl, (param, value, want) in flows.items():
+        monkeypatch.setattr(prefect.runtime.flow_run, "parameters", {param: str(value)}, raising=False)
+        assert fl.flow_run_name is not None and fl.flow_run_name() == want, (fl.name, want)
+    assert build_triplets_flow.name == "build_triplets"
+
+
+def test_a_real_build_publishes_only_named_artifacts(prefect_server, tmp_path):
+    """Issue 24: the build's only artifact had `key: null` and never showed on the Artifacts page.
+    A real (one-problem) build's flow run is `<run>/codecontests_perf` and every artifact it
+    publishes has a key: the summary table and the progress."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterFlowRunId,
+        FlowRunFilter,
+        FlowRunFilterName,
+    )
+
+    from perfalign.flows.perf import run_build
+
+    run = f"run{uuid.uuid4().hex[:6]}"
+    sample = ROOT / "data" / "codecontests_sample" / "data"
+    summary = run_build(source=str(sample), out=str(tmp_path / run / "codecontests_perf"), workers=2,
+                        limit_problems=1, repeats=1, max_tests=1)
+    assert summary["failed_batches"] == 0 and summary["status"].get("measured", 0) >= 1, summary
+
+    async def read():
+        async with get_client() as client:
+            (fr,) = await client.read_flow_runs(
+                flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"{run}/codecontests_perf"])))
+            return await client.read_artifacts(
+                artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[fr.id])))
+
+    arts = asyncio.run(read())
+    assert arts and all(a.key for a in arts), [(a.key, a.type) for a in arts]
+    keys = {a.key: a.type for a in arts}
+    assert keys[f"{run}-codecontests-perf"] == "table" and keys[f"{run}-codecontests-perf-progress"] == "progress"

@@ -9,6 +9,7 @@ import gzip
 import json
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,9 @@ def test_allow_partial_goes_on_and_every_summary_says_what_was_lost(tmp_path):
 
 
 def _cli(args, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PERFALIGN_HOME=str(cwd / "home"), COLUMNS="200",
+    # no session server: the command starts its own, its database under PERFALIGN_HOME (read below)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PERFALIGN_HOME=str(cwd / "home"), COLUMNS="200",
                PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="600")  # a loaded machine starts it slowly
     return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
@@ -137,6 +140,11 @@ def test_cli_fails_in_one_line_then_with_allow_partial_shows_reasons_and_skips(t
     # a mistyped field: the terminal shows the reason, not only a count
     assert "1 x time_limit: expected {seconds, nanos}, got str '2 seconds' (e.g. train.jsonl row 1)" in text
     assert "1 x cf_tags: expected a list of strings (e.g. train.jsonl row 2)" in text
+    # the Prefect run log (the UI) lists the same reasons, not only a count
+    with sqlite3.connect(tmp_path / "home" / "prefect" / "prefect.db") as c:
+        logged = [m for (m,) in c.execute("select message from log")]
+    assert any("malformed source records: 1 x time_limit: expected {seconds, nanos}" in m for m in logged), logged
+    assert any("SKIPPED" in m and "test.jsonl.gz: unreadable (EOFError" in m for m in logged), logged[-20:]
 
 
 def test_seed_files_left_out_of_the_pool_are_counted_aloud(tmp_path, caplog):
