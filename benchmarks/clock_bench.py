@@ -13,6 +13,9 @@
     instruction units go to sandbox/clock.py's CYCLE_WEIGHTS.
 
     .venv/bin/python benchmarks/clock_bench.py [--problems 30] [--py-problems 6] [--workers 2]
+
+The same validation on the real suites (ParEval serial, PolyBench), the withheld share of honest
+scores with cycles against cpu and the build's throughput per clock: benchmarks/clock_validation.py.
 """
 from __future__ import annotations
 

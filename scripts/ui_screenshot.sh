@@ -30,7 +30,8 @@ done
 
 RUN="$WORK/runs/demo"
 if [ "${FULL:-0}" = 1 ]; then
-  perfalign pipeline --out "$RUN" 2>&1 | tee "$WORK/run.log"
+  # on the terminal as it is (a TTY shows the live bars: run it in tmux to capture them)
+  perfalign pipeline --out "$RUN"
 else  # the stages that need no training, each its own flow run named demo/<stage>
   perfalign perf build --out "$RUN/codecontests_perf" --limit-problems 2 --repeats 1 --max-tests 2 2>&1 | tee "$WORK/run.log"
   perfalign synth generate --out "$RUN/synthetic" --llm-backend sample --n 4 2>&1 | tee -a "$WORK/run.log"

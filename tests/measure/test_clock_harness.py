@@ -67,3 +67,14 @@ def test_openmp_falls_back_to_its_own_clock_with_the_flag(sb):
 def test_an_unknown_clock_is_refused():
     with pytest.raises(ValueError, match="clock must be one of"):
         ProbeSettings(clock="wall")
+
+
+def test_only_the_timed_runs_are_counted(sb, gemm):
+    # mode V is never timed: under a count it would only run 10-100x slower (ParEval gemm's
+    # validate() at its 1024^3 TEST_SIZE did not finish in 10 minutes under cycles); its answers
+    # are checked natively, the timed runs' answers under the count
+    for clock in ("instructions", "cycles"):
+        session = ProbeSession(sb, gemm, ProbeSettings(clock=clock))
+        assert session.job(gemm.reference, "V", 1, 1, 1.0).clock == "cpu"
+        assert session.job(gemm.reference, "T", 1, 1, 1.0).clock == clock
+    assert ProbeSession(sb, gemm, ProbeSettings()).job(gemm.reference, "T", 1, 1, 1.0).clock == "cpu"

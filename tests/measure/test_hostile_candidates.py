@@ -215,7 +215,18 @@ def gemm_serial(sandbox):
 
     p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
     scores, info = score_problem(sandbox, p, {"reference": p.reference, "slow": p.slow, **HOSTILE}, FAST)
-    return scores, info
+    return scores, info, p, sandbox
+
+
+def _gains_nothing_remeasured(gemm_serial, name) -> tuple[bool, tuple]:
+    """``_gains_nothing`` on the module's session; a miss is measured once more in a session of its
+    own (the candidate beside the reference): the conftest's timing policy for a module fixture."""
+    scores, _, p, sandbox = gemm_serial
+    s, ref = scores[name], scores["reference"]
+    if _gains_nothing(s, ref):
+        return True, (s, ref)
+    again, _ = score_problem(sandbox, p, {"reference": p.reference, name: HOSTILE[name]}, FAST)
+    return _gains_nothing(again[name], again["reference"]), (s, ref, again[name], again["reference"])
 
 
 @pytest.mark.timing
@@ -249,11 +260,12 @@ def test_cheats_score_zero(gemm_serial, name):
 @pytest.mark.parametrize("name", ["clock_macro", "interposes_libc", "fork_and_wait", "clone_vm_child",
                                   "threads_in_serial"])
 def test_tricks_outside_the_function_gain_nothing(gemm_serial, name):
-    s, ref = gemm_serial[0][name], gemm_serial[0]["reference"]
+    s = gemm_serial[0][name]
     assert s.verdict == "OK" and s.correct, (name, s)
     # measured as what it is: the same work as the reference, at best no faster
     # (the band widens with the measured noise, as above; the tricks gained 13-1e7x before the fix)
-    assert _gains_nothing(s, ref), (name, s, ref)
+    ok, detail = _gains_nothing_remeasured(gemm_serial, name)
+    assert ok, (name, detail)
 
 
 def test_openmp_budget_and_honest_parallel_code(sandbox):
@@ -376,11 +388,12 @@ def test_noisy_speedups_are_not_reported(sandbox):
 
 @pytest.mark.parametrize("name", sorted(INTERPOSERS))
 def test_definitions_of_the_drivers_functions_stay_in_the_candidate(gemm_serial, name):
-    s, ref = gemm_serial[0][name], gemm_serial[0]["reference"]
+    s = gemm_serial[0][name]
     assert s.verdict == "OK" and s.correct, (name, s)  # the driver printed, allocated, copied for real
     assert s.max_threads and s.max_threads >= 1, (name, s)  # the real opendir counted the thread
     assert s.inprocess_runtime_s and s.inprocess_runtime_s > 0, (name, s)  # the real clocks ran
-    assert _gains_nothing(s, ref), (name, s, ref)
+    ok, detail = _gains_nothing_remeasured(gemm_serial, name)
+    assert ok, (name, detail)
 
 
 def test_private_link_keeps_only_the_function(tmp_path):
