@@ -51,6 +51,8 @@ class StageConfig:
     use_cpu: bool | None = None              # None: CPU iff no CUDA device
     activation_checkpointing: bool = True   # transformers 5 name of gradient checkpointing
     logging_steps: int = 10
+    # "group_by_length": batches of similar lengths (on the bundled rows half of a random batch is padding)
+    train_sampling_strategy: str = "random"
     max_train_samples: int | None = None     # only the first N training rows; None: all
     max_eval_samples: int | None = None      # only the first N evaluation rows; None: all
     overwrite: bool = False                  # refuse to overwrite a finished run directory
@@ -158,6 +160,29 @@ def prepare_process(cfg: StageConfig) -> None:
     from transformers import set_seed
 
     set_seed(cfg.seed)
+
+
+def group_pairs_by_length(trainer, cfg: StageConfig) -> None:
+    """``train_sampling_strategy = "group_by_length"`` on a preference trainer (reward model, DPA):
+    transformers' samplers (train and eval) measure ``input_ids``, which a tokenized pair (TRL's
+    prompt_ids, chosen_ids, rejected_ids) does not have; a length column (prompt + the longer
+    answer, what the batch is padded to) stands in, kept through TRL's column filter."""
+    name = trainer.args.length_column_name
+    if cfg.train_sampling_strategy != "group_by_length":
+        return
+
+    def with_lengths(ds):
+        if ds is None or name in ds.column_names or "input_ids" in ds.column_names:
+            return ds
+        answers = [c for c in ("chosen_ids", "rejected_ids") if c in ds.column_names]
+        prompt = "prompt_ids" in ds.column_names
+        return ds.map(lambda row: {name: (len(row["prompt_ids"]) if prompt else 0)
+                                   + max(len(row[c]) for c in answers)})
+
+    trainer.train_dataset = with_lengths(trainer.train_dataset)
+    trainer.eval_dataset = with_lengths(trainer.eval_dataset)
+    trainer._set_signature_columns_if_needed()  # TRL 1.12 / transformers 5.23 (pinned) private API
+    trainer._signature_columns = [*trainer._signature_columns, name]
 
 
 def report_steps(trainer, stage: str) -> None:

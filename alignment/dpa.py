@@ -23,7 +23,7 @@ import torch
 
 from perfalign.common.equations import dpa_accuracy
 
-from .common import StageResult, last_logged, prepare_process, report_steps, save_stage
+from .common import StageResult, group_pairs_by_length, last_logged, prepare_process, report_steps, save_stage
 from .data import preference_splits
 from .models import check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
@@ -213,6 +213,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
                                        train_dataset=Dataset.from_list(train), eval_dataset=Dataset.from_list(evals),
                                        processing_class=tokenizer, peft_config=cfg.peft_config())
     del ref
+    group_pairs_by_length(trainer, cfg)
     report_steps(trainer, "dpa")
     ref_cols = {f"eval_ref_{k}_logps_mean": statistics.fmean(trainer.eval_dataset[c])
                 for k, c in (("fast", "ref_chosen_logps"), ("slow", "ref_rejected_logps"))}

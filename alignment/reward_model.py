@@ -10,7 +10,15 @@ import torch
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
+from .common import (
+    StageConfig,
+    StageResult,
+    group_pairs_by_length,
+    last_logged,
+    prepare_process,
+    report_steps,
+    save_stage,
+)
 from .data import preference_splits
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
@@ -69,6 +77,7 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
                             processing_class=tokenizer, peft_config=cfg.peft_config("SEQ_CLS"))
+    group_pairs_by_length(trainer, cfg)
     report_steps(trainer, "reward")
     bs = cfg.per_device_eval_batch_size
     metrics: dict = {"train_samples": len(train), "eval_samples": len(evals),

@@ -71,6 +71,7 @@ class EvalConfig:
     seed: int = 0                            # torch seed set before sampling each model
     bf16: bool | None = None                 # None: bf16 on a GPU, fp32 on the CPU
     torch_threads: int | None = None         # torch CPU threads for generation; None: torch's default
+    parallel_models: int = 1                 # models generating at once, each in a process of its own (CPU)
     accept_unfenced: bool = True             # a response without a ``` block is taken as code as is
     # execution
     profile_name: str = "production"         # problem sizes of the real suites: the suites' own or scaled down
@@ -97,6 +98,8 @@ class EvalConfig:
 
     def check_values(self) -> None:
         """Ranges and choices of the values alone (checked where a config is loaded)."""
+        if self.parallel_models < 1:
+            raise ValueError(f"parallel_models must be >= 1, not {self.parallel_models}")
         unknown = set(self.tasks) - set(TASK_GROUPS + OPTIONAL_TASK_GROUPS)
         if unknown or not self.tasks:
             raise ValueError(f"unknown or no tasks {sorted(unknown) or list(self.tasks)}; "

@@ -63,11 +63,8 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
 
     generations: dict[str, list[list[str]]] = {}
     models = []
-    for mi, spec in enumerate(config.models):
-        report_progress("evaluate: models generated", mi, len(config.models))
-        t = time.time()
-        responses = make_generator(spec, config).generate(prompts, config.num_samples)
-        seconds = time.time() - t
+    report_progress("evaluate: models generated", 0, len(config.models))
+    for done, (spec, (responses, seconds)) in enumerate(_generate_all(config, prompts), 1):
         generations[spec.label] = responses
         with open(out / "generations" / f"{_slug(spec.label)}.jsonl", "w") as f:
             for p, rs in zip(prompts, responses):
@@ -78,7 +75,10 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
                        "finetune": {} if spec.is_oracle else finetune_metrics(spec.ref), "generation_s": seconds})
         timings[f"generate[{spec.label}]_s"] = seconds
         log.info("generated %s in %.1f s", spec.label, seconds)
-    report_progress("evaluate: models generated", len(config.models), len(config.models))
+        report_progress("evaluate: models generated", done, len(config.models))
+    order = [m.label for m in config.models]  # as configured, whichever finished first
+    models.sort(key=lambda m: order.index(m["label"]))
+    generations = {label: generations[label] for label in order}
 
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded
@@ -106,6 +106,29 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     if write:
         write_report(report, out)
     return report
+
+
+def _generate(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt]) -> tuple[list[list[str]], float]:
+    t = time.time()
+    return make_generator(spec, config).generate(prompts, config.num_samples), time.time() - t
+
+
+def _generate_all(config: EvalConfig, prompts: list[EvalPrompt]):
+    """(spec, (responses, seconds)) of every model as each finishes; with ``parallel_models`` > 1
+    the models that load weights generate side by side, each in a process of its own."""
+    from perfalign.common.child_process import call_in_child
+    from perfalign.common.concurrency import bounded_map
+
+    side_by_side = config.parallel_models > 1 and sum(not m.is_oracle for m in config.models) > 1
+
+    def one(spec: ModelSpec):
+        if side_by_side and not spec.is_oracle:
+            return call_in_child(_generate, spec, config, prompts)
+        return _generate(spec, config, prompts)
+
+    for spec, fut in bounded_map(one, config.models, workers=config.parallel_models if side_by_side else 1,
+                                 name="generate"):
+        yield spec, fut.result()
 
 
 def score_tasks(prompts: list[EvalPrompt], generations: Responses, run: ScoreRun,

@@ -54,8 +54,10 @@ class HFGenerator:
     def generate(self, prompts: list[EvalPrompt], n: int) -> list[list[str]]:
         import torch
 
+        from perfalign.alignment.common import quiet_libraries
         from perfalign.alignment.models import load_causal_lm, load_tokenizer
 
+        quiet_libraries()  # transformers' weight-loading bar would tear the terminal's progress bars
         cfg = self.cfg
         threads = torch.get_num_threads()
         if cfg.torch_threads:  # on a shared 2-core host 1 thread is ~10x faster than 2

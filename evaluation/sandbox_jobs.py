@@ -3,7 +3,8 @@ sandbox and read back (contest problems, the controlled task). A prompt's ``spec
 
 Identical programs of one prompt are run once. Serial programs share ``workers`` sandbox slots;
 threaded (OpenMP) programs run one at a time afterwards, so their wall time is not inflated by
-another of our programs on the same cores. Each sample becomes a ``SampleResult`` with its
+another of our programs on the same cores (their builds, untimed, run side by side first).
+Each sample becomes a ``SampleResult`` with its
 verdict, runtime, baseline and speedup (0 when incorrect; speedups through common.plausibility).
 """
 from __future__ import annotations
@@ -66,6 +67,13 @@ def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: i
     report_progress(what, done, len(jobs))
     for group, n in ((False, workers), (True, 1)):
         todo = [i for i in range(len(jobs)) if parallel[i] is group]
+        if group and todo:  # threaded programs run alone; their builds need not: side by side first
+            for j, res in sandbox.build_many([jobs[i] for i in todo], workers=workers):
+                if res is not None and not res.verdict.retryable:  # final (a compile error): not run
+                    results[todo[j]] = res
+                    done += 1
+                    report_progress(what, done, len(jobs))
+            todo = [i for i in todo if results[i] is None]
         for attempt in range(SANDBOX_RETRIES + 1):
             if not todo:
                 break

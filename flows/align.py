@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import threading
 from pathlib import Path
 
 from .env import configure_prefect
@@ -11,6 +12,7 @@ from .env import configure_prefect
 configure_prefect()
 
 from prefect import flow, task  # noqa: E402
+from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
@@ -78,12 +80,50 @@ def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codec
     return {k: dataclasses.replace(v, overwrite=overwrite) for k, v in configs.items()}
 
 
-@task(task_run_name="train {stage}")
-def train_stage(stage: str, config) -> dict:
+@task(task_run_name="train {stage}", cache_policy=NO_CACHE)  # the run state decides what reruns
+def train_stage(stage: str, config, own_process: bool = False, stop: "threading.Event | None" = None) -> dict:
+    """One stage; with ``own_process``, in a child interpreter (its logs and progress relayed
+    here; setting ``stop`` ends it), so that two stages train on two cores at once."""
     from perfalign.alignment.stages import STAGE_FUNCTIONS
 
-    res = STAGE_FUNCTIONS[stage](config)
+    if own_process:
+        from perfalign.common.child_process import call_in_child
+
+        res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
+    else:
+        res = STAGE_FUNCTIONS[stage](config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
+
+
+def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict[str, dict]:
+    """Each stage once its NEEDS among ``wanted`` are done, at most ``parallel`` at once (each in
+    a process of its own when more than one may run); the first failure stops the rest."""
+    if parallel <= 1:
+        return {s: train_stage(s, configs[s]) for s in STAGES if s in wanted}
+    from prefect.futures import wait
+
+    pending = [s for s in STAGES if s in wanted]
+    stop = threading.Event()
+    running: dict[str, object] = {}
+    results: dict[str, dict] = {}
+    try:
+        while pending or running:
+            for s in [s for s in pending if all(d in results or d not in wanted for d in NEEDS[s])]:
+                if len(running) < parallel:
+                    pending.remove(s)
+                    running[s] = train_stage.submit(s, configs[s], own_process=True, stop=stop)
+            if not running:
+                raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: NEEDS is a DAG
+            done = wait(list(running.values()), timeout=None if len(running) == 1 else 5.0).done
+            for s, fut in list(running.items()):
+                if fut in done:
+                    del running[s]
+                    results[s] = fut.result()  # raises the stage's own error
+    finally:
+        stop.set()  # a failed stage (or an interrupt): the others end now, not when done
+        if running:
+            wait(list(running.values()), timeout=30)
+    return {s: results[s] for s in STAGES if s in results}
 
 
 @flow(name="align", flow_run_name=flow_run_name("align", "workdir"))
@@ -102,10 +142,7 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     import time
 
     t0 = time.monotonic()
-    results: dict[str, dict] = {}
-    for s in STAGES:  # in DAG order; tasks so each shows in the Prefect UI
-        if s in wanted:
-            results[s] = train_stage(s, configs[s])
+    results = _train_in_dag_order(wanted, configs, cfg.align.parallel_stages)  # tasks: each shows in the UI
     publish_stage(run_label(workdir), "align", results, time.monotonic() - t0)
     return results
 

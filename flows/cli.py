@@ -42,17 +42,25 @@ _CONFIG_FILE_OPT = config_file_option()
 _SET_OPT = set_option()
 
 
+def _fail(e: object, what: str = "error", code: int | None = 2) -> None:
+    """One line on stderr, ``what:`` in red and the message as plain text (a message such as
+    "[eval] has: ..." is not Rich markup); then exit with ``code`` (None: return)."""
+    from rich.markup import escape
+
+    err.print(f"[red]{what}:[/red] {escape(str(e))}", soft_wrap=True)
+    if code is not None:
+        raise typer.Exit(code)
+
+
 def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
     """The one typed configuration (flows.config), or a clear error and exit code 2."""
-    from rich.markup import escape
 
     from perfalign.flows.config import ConfigError, load_config
 
     try:
         return load_config(config, profile, list(sets or []), flags=flags)
     except ConfigError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}")
-        raise typer.Exit(2)
+        _fail(e)
 
 
 @perf_app.command("build")
@@ -81,10 +89,8 @@ def perf_build(
     try:
         make_backend(cfg.sandbox.backend)  # fail before starting Prefect if the sandbox cannot run here
     except (BackendUnavailable, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     from prefect.exceptions import FailedRun
-    from rich.markup import escape
 
     from perfalign.flows.perf import run_build
     from perfalign.flows.pipeline import perf_parameters
@@ -98,8 +104,7 @@ def perf_build(
             summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
                                 remeasure_rejects=remeasure_rejects, **params)
         except FailedRun as e:  # e.g. a source file found damaged while streaming: its one line
-            err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
-            raise typer.Exit(1)
+            _fail(e, code=1)
     if as_json:
         print(json.dumps(summary))
     else:
@@ -121,23 +126,20 @@ def _check_source_files(source: str, allow_partial: bool) -> None:
 
     bad = check_source_files(source)
     if bad and not allow_partial:
-        err.print(f"[red]error:[/red] {escape(str(SourceUnreadable(bad)))}", soft_wrap=True)
-        raise typer.Exit(2)
+        _fail(SourceUnreadable(bad))
     for line in bad:
         err.print(f"[bold yellow]SKIPPED (--allow-partial):[/bold yellow] {escape(line)}", soft_wrap=True)
 
 
 def _preflight(check: str, *args) -> None:
     """A flows.preflight check, before Prefect starts: its failure is one line and exit code 2."""
-    from rich.markup import escape
 
     from perfalign.flows import preflight
 
     try:
         getattr(preflight, check)(*args)
     except preflight.PreflightError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
-        raise typer.Exit(2)
+        _fail(e)
 
 
 def print_perf_summary(summary: dict, out: Path) -> None:
@@ -190,8 +192,7 @@ def publish_cmd(
     try:
         url = publish_dataset(path, repo_id, private=private, token=token, endpoint=endpoint)
     except PublishError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     console.print(f"published {path} -> {url}")
 
 
@@ -224,8 +225,7 @@ def synth_generate(
         with flow_session(bars=not as_json):
             summary = generate_synthetic(config, str(out))
     except AuthError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     if as_json:
         print(json.dumps(summary, default=str))
     else:
@@ -266,8 +266,7 @@ def triplets_build(
         raise typer.Exit(2)
     for p in (codecontests, synthetic):
         if p and not p.is_dir():
-            err.print(f"[red]error:[/red] {p} is not a directory")
-            raise typer.Exit(2)
+            _fail(f"{p} is not a directory")
     settings = _load_config(config, profile, set_, flags).triplets
     from perfalign.flows.align import build_triplets_flow
 
@@ -278,8 +277,7 @@ def triplets_build(
             res = build_triplets_flow(str(codecontests) if codecontests else None,
                                       str(synthetic) if synthetic else None, str(out), settings)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     console.print(json.dumps({k: v for k, v in res["stats"].items()
                               if k in ("totals", "triplets", "margin", "languages")}))
     console.print(f"triplets -> {out}")
@@ -296,16 +294,14 @@ def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], prof
         configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
         preflight(configs, stages, str(triplets), cc, str(workdir))
     except (ValueError, FileNotFoundError, FileExistsError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     from .session import flow_session
 
     try:
         with flow_session():
             results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
     except (ValueError, FileNotFoundError, FileExistsError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     t = Table("stage", "metrics", "run directory")
     for stage, r in results.items():
         m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items() if k.startswith("eval_")}
@@ -344,7 +340,7 @@ for _stage, _help in _TRAIN_HELP.items():
 
 
 @app.command("align")
-@config_options("align.base_model", "align.stages")
+@config_options("align.base_model", "align.stages", "align.parallel_stages")
 def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
               profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
               set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
@@ -373,6 +369,9 @@ def eval_cmd(
                                            help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf directory (held-out problems and baselines)."),
+    controlled: Optional[Path] = typer.Option(None, "--controlled",
+                                              help="The controlled task's folder (a pipeline run's "
+                                                   "triplets/controlled): its held-out prompts."),
     profile: str = _CONFIG_PROFILE_OPT,
     config: Optional[Path] = _CONFIG_FILE_OPT,
     set_: Optional[List[str]] = _SET_OPT,
@@ -395,21 +394,22 @@ def eval_cmd(
 
             specs += models_from_run_dir(run_dir, prefix="base")
     except (ValueError, FileNotFoundError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     from perfalign.flows.pipeline import eval_config_from
 
     chosen = list(cfg.eval.tasks)
     if flags["eval.tasks"] is None:  # the profile's groups whose inputs this command has (the pipeline has all)
-        dropped = [t for t in chosen if t == "controlled" or (t == "codecontests" and not codecontests)]
+        missing = {"controlled": not controlled, "codecontests": not codecontests}
+        dropped = [t for t in chosen if missing.get(t)]
         chosen = [t for t in chosen if t not in dropped]
         if dropped:
-            err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests, or --tasks)[/dim]")
+            err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests / --controlled, "
+                      "or --tasks)[/dim]")
     try:
-        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen)
+        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen,
+                                controlled_dir=str(controlled) if controlled else None)
     except (ValueError, FileNotFoundError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     from perfalign.flows.evaluate import evaluate
 
     from .session import flow_session
@@ -471,11 +471,9 @@ def eval_score_cmd(
                                       repeats=e.timing_repeats, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
                                       clock=e.clock)
     except ScoreInputError as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     except ProblemUnusable as e:
-        err.print(f"[red]cannot score here:[/red] {e}")
-        raise typer.Exit(1)
+        _fail(e, "cannot score here", code=1)
     if as_json:
         print(json.dumps(score.contract()))
         return
@@ -503,8 +501,7 @@ def eval_tasks_cmd(
         tasks = list_tasks(str(pareval_dir) if pareval_dir else None, str(polybench_dir) if polybench_dir else None,
                            str(codecontests) if codecontests else None)
     except (FileNotFoundError, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     if as_json:
         print(json.dumps(tasks))
         return
@@ -536,8 +533,7 @@ def pipeline_cmd(
     try:
         make_backend(cfg.sandbox.backend)
     except (BackendUnavailable, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     from perfalign.flows.pipeline import pipeline
     from perfalign.flows.runstate import StageFailed
 
@@ -548,8 +544,7 @@ def pipeline_cmd(
         with flow_session():
             result = pipeline(out=str(out), config=cfg)
     except StageFailed as e:
-        err.print(f"[red]pipeline failed:[/red] {e}")
-        raise typer.Exit(1)
+        _fail(e, "pipeline failed", code=1)
     print_pipeline_summary(result, out)
 
 
@@ -716,17 +711,13 @@ def grpo_cmd(
     try:
         seed_list = [int(x) for x in seeds.split(",") if x.strip()]
     except ValueError:
-        err.print(f"[red]error:[/red] --seeds {seeds!r}: expected comma-separated integers")
-        raise typer.Exit(2)
+        _fail(f"--seeds {seeds!r}: expected comma-separated integers")
     try:
         result = grpo_command(out=str(out), seeds=seed_list, arms=[x.strip() for x in arms.split(",") if x.strip()]
                               if arms else None, profile=profile, config=str(config) if config else None,
                               overrides=list(set_ or []), **{k.split(".", 1)[1]: v for k, v in flags.items()})
     except (ValueError, FileNotFoundError) as e:
-        from rich.markup import escape
-
-        err.print(f"[red]error:[/red] {escape(str(e))}")
-        raise typer.Exit(2)
+        _fail(e)
     console.print(json.dumps(result, indent=1, default=str)[:4000])
 
 
@@ -771,8 +762,7 @@ def kernel_score_cmd(
         with Scorer(cfg) as scorer:
             res = scorer.score(prob, source, str(candidate))
     except (ProblemError, KernelEnvError, OSError, UnicodeDecodeError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     d = res.to_dict()
     head = {k: d[k] for k in ("verdict", "correct", "speedup_eager", "speedup_compile", "runtime_s", "flags")}
     if as_json:
@@ -805,8 +795,7 @@ def kernel_eval_cmd(
 
     cfg = _kernel_config(profile, config, set_, flags)
     if candidates != "reference" and not Path(candidates).is_dir():
-        err.print(f"[red]error:[/red] --candidates {candidates}: not a directory (or 'reference')")
-        raise typer.Exit(2)
+        _fail(f"--candidates {candidates}: not a directory (or 'reference')")
     try:
         Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
         from perfalign.flows.kernel import kernel_eval
@@ -816,8 +805,7 @@ def kernel_eval_cmd(
         with flow_session(bars=not as_json):
             result = kernel_eval(str(problems), candidates, str(out), cfg)
     except (ProblemError, KernelEnvError) as e:
-        err.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2)
+        _fail(e)
     if as_json:
         print(json.dumps(result["metrics"]))
     else:

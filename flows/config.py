@@ -102,8 +102,12 @@ class AlignSettings:
 
     base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
     stages: tuple[str, ...] = ALIGN_STAGES   # which of sft, reward, rlpf, dpa run
+    # (a CPU box, one torch thread per stage: 2; one GPU holds one stage: 1)
+    parallel_stages: int = 1  # stages trained at once as the DAG allows, a process each (SFT beside the RM)
 
     def __post_init__(self) -> None:
+        if self.parallel_stages < 1:
+            raise ValueError(f"parallel_stages must be >= 1, not {self.parallel_stages}")
         unknown = set(self.stages) - set(ALIGN_STAGES)
         if unknown or not self.stages:
             raise ValueError(f"unknown or no stages {sorted(unknown) or list(self.stages)}; choose from "

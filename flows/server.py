@@ -10,13 +10,13 @@ server orphaned, holding the port.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
+
+from perfalign.common.child_process import die_with_parent
 
 from .deploy import server_command, server_env
 
@@ -26,17 +26,6 @@ GRACE_S = 20.0  # uvicorn's graceful shutdown, then SIGKILL
 
 class _Stop(Exception):
     pass
-
-
-try:  # looked up here: the child between fork and exec must not load libraries (other threads' locks)
-    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
-except (OSError, AttributeError):
-    _PRCTL = None
-
-
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if _PRCTL is not None:
-        _PRCTL(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG: SIGTERM when the command dies
 
 
 def stop_group(proc: subprocess.Popen, grace_s: float = GRACE_S) -> None:
@@ -65,7 +54,7 @@ def run_server(host: str, port: int) -> int:
     proc = None
     try:
         proc = subprocess.Popen(server_command(host, port), env=server_env(host, port), start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=die_with_parent)
         return proc.wait()
     except (_Stop, KeyboardInterrupt):
         return 0
@@ -112,7 +101,7 @@ def local_api(start_timeout_s: float = 900.0) -> Iterator[str]:
     env = dict(server_env("127.0.0.1", port), PREFECT_UI_ENABLED="false", PREFECT_SERVER_UI_ENABLED="false")
     with open(log_path, "a") as log:
         proc = subprocess.Popen(server_command("127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent)
+                                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=die_with_parent)
     try:
         _wait_healthy(proc, url, start_timeout_s, log_path)
         previous = os.environ.get("PREFECT_API_URL")

@@ -284,7 +284,7 @@ class ProbeSession:
         out: dict[str, ProbeScore] = {}
         alive: dict[str, str] = {}
         # validation is never timed: candidates build and validate side by side on the sandbox's slots
-        with ThreadPoolExecutor(max(1, min(self.sb.workers, len(candidates)))) as pool:
+        with ThreadPoolExecutor(max(1, min(getattr(self.sb, "workers", 1), len(candidates)))) as pool:
             checked = dict(zip(candidates, pool.map(self.validate, candidates.values())))
         for label, code in candidates.items():
             verdict, message, _ = checked[label]

@@ -120,16 +120,17 @@ def precision(rel_se: float | None, gap: float, gate: NoiseGate, rounds: int,
     speedup whose ``optimistic_bound`` is below ``gate.slower_than`` is never unmeasurable (only
     imprecise): no noise of this size could make it as fast as its reference, so withholding it
     would only spare a slow program its penalty."""
-    clear = speedup is not None and 0 < optimistic_bound(speedup, rel_se, gap) < gate.slower_than
-    if rel_se is not None and rel_se > gate.max_rel_se and not clear:
-        return Precision("unmeasurable", f"after {rounds} rounds its time is still uncertain by "
-                         f"{100 * rel_se:.0f}% (limit {100 * gate.max_rel_se:.0f}%): the noise swamps the work")
-    if gap > gate.max_rel_se and not clear:
-        return Precision("unmeasurable", f"its medians of runs and its per-round ratios disagree by "
-                         f"{100 * (math.exp(gap) - 1):.0f}% after {rounds} rounds (limit "
-                         f"{100 * gate.max_rel_se:.0f}%): the machine's speed shifted during the measurement")
-    if clear and (gap > gate.max_rel_se or rel_se is None or rel_se > gate.max_rel_se):
-        return Precision("imprecise")
+    why = ""
+    if rel_se is not None and rel_se > gate.max_rel_se:
+        why = (f"after {rounds} rounds its time is still uncertain by {100 * rel_se:.0f}% "
+               f"(limit {100 * gate.max_rel_se:.0f}%): the noise swamps the work")
+    elif gap > gate.max_rel_se:
+        why = (f"its medians of runs and its per-round ratios disagree by {100 * (math.exp(gap) - 1):.0f}% after "
+               f"{rounds} rounds (limit {100 * gate.max_rel_se:.0f}%): "
+               "the machine's speed shifted during the measurement")
+    if why:
+        clear = speedup is not None and 0 < optimistic_bound(speedup, rel_se, gap) < gate.slower_than
+        return Precision("imprecise") if clear else Precision("unmeasurable", why)
     if rel_se is not None and rel_se > math.sqrt(2) * gate.target_rel_se:
         return Precision("imprecise")
     return Precision("ok")

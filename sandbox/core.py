@@ -114,14 +114,14 @@ class Sandbox:
     def run_job(self, job: Job) -> RunResult:
         return self._run_job(job, self.calibration() if self._calibrate else {})
 
-    def _run_job(self, job: Job, calibration: dict) -> RunResult:
+    def _run_job(self, job: Job, calibration: dict, build_only: bool = False) -> RunResult | None:
         if job.repeats < 1:
             raise ValueError("repeats must be >= 1")
         _check_flags(tuple(job.compile_flags))
         lang = Language.parse(job.language)
         slot = self._acquire()
         try:
-            return self._run_in_slot(job, lang, slot, calibration)
+            return self._run_in_slot(job, lang, slot, calibration, build_only)
         finally:
             self._slots.put(slot)
 
@@ -142,6 +142,20 @@ class Sandbox:
             self.calibration()  # once, before the workers compete for the CPU
         for i, fut in bounded_map(lambda i: self.run_job_retrying(jobs[i], retries), range(len(jobs)), n,
                                   max_in_flight=len(jobs), name="sandbox"):
+            yield i, fut.result()
+
+    def build_many(self, jobs: Iterable[Job], workers: int | None = None
+                   ) -> Iterator[tuple[int, RunResult | None]]:
+        """Compile jobs concurrently without running them; yields ``(index, result)`` in
+        completion order: ``None`` when the program is built (in the compile cache, where its run
+        finds it: a threaded program's run, alone on the machine, then does not also compile
+        alone), else the job's final result (compile error, unsupported language, sandbox error)."""
+        jobs = list(jobs)
+        n = min(workers or self.workers, max(1, len(jobs)))
+        self.workers = max(self.workers, n)
+        cal = self.calibration() if self._calibrate else {}
+        for i, fut in bounded_map(lambda i: self._run_job(jobs[i], cal, build_only=True), range(len(jobs)), n,
+                                  max_in_flight=len(jobs), name="build"):
             yield i, fut.result()
 
     def run_job_retrying(self, job: Job, retries: int = 0) -> RunResult:
@@ -201,7 +215,8 @@ class Sandbox:
         return self._slots.get()
 
     # ------------------------------------------------------------------ compile + run
-    def _run_in_slot(self, job: Job, lang: Language, slot: Slot, calibration: dict) -> RunResult:
+    def _run_in_slot(self, job: Job, lang: Language, slot: Slot, calibration: dict, build_only: bool = False
+                     ) -> RunResult | None:
         def result(verdict: Verdict, compile_info: CompileInfo, tests=(), message: str = "") -> RunResult:
             return RunResult(verdict=verdict, backend=self.name, language=lang, isolated=self.isolated,
                              compile=compile_info, tests=list(tests), calibration=calibration,
@@ -221,6 +236,8 @@ class Sandbox:
                 return result(Verdict.SANDBOX_ERROR, CompileInfo(ok=False, message=str(e)), message=str(e))
             if not info.ok:
                 return result(Verdict.COMPILE_ERROR, info, message="compile error")
+            if build_only:
+                return None
             flags = []
             clock = job.clock
             if clock in _clock.DETERMINISTIC:

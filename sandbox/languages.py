@@ -105,13 +105,17 @@ def private_link_argv(argv: list[str], units: list[tuple[str, tuple[str, ...] | 
             "nm": "/usr/bin/nm", "cxxfilt": "/usr/bin/c++filt", "objcopy": "/usr/bin/objcopy"}
     if prebuilt:
         spec["prebuilt"] = prebuilt
-    return [PYTHON3, "-I", "-S", "-c", PRIVATE_LINK.read_text(), json.dumps(spec)]
+    return _privatelink(spec)
 
 
 def unit_objects_argv(argv: list[str], objects: dict[str, str]) -> list[str]:
     """privatelink.py compiling trusted units only (unit -> object path), no link: the objects
     the unit cache keeps (sandbox/cache.py)."""
-    spec = {"objects": objects, "compile": unit_compiler(argv)}
+    return _privatelink({"objects": objects, "compile": unit_compiler(argv)})
+
+
+def _privatelink(spec: dict) -> list[str]:
+    """privatelink.py run by the system interpreter, isolated, with ``spec`` as its argument."""
     return [PYTHON3, "-I", "-S", "-c", PRIVATE_LINK.read_text(), json.dumps(spec)]
 
 

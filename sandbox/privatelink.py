@@ -71,7 +71,7 @@ def compile_objects(spec: dict) -> int:
             failed += 1
             if os.path.exists(obj):
                 os.unlink(obj)
-    return 0 if not failed else 1
+    return 1 if failed else 0
 
 
 def build(spec: dict) -> int:

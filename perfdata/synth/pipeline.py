@@ -74,9 +74,8 @@ class SynthSummary:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def __str__(self) -> str:
-        lines = [*self.notes,
-                 f"{self.backend}/{self.model} (config {self.config_hash}): {self.kept} kept, "
+    def __str__(self) -> str:  # the notes are not repeated: each was logged as it arose
+        lines = [f"{self.backend}/{self.model} (config {self.config_hash}): {self.kept} kept, "
                  f"{self.rejected} rejected, {self.failed} failed of {self.attempted} new samples "
                  f"({self.skipped_existing} already done); tables now hold {self.total_kept} kept, "
                  f"{self.total_rejected} rejected"]
@@ -151,6 +150,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
     if pairs is not None and cfg.n > len(pairs):
         summary.target = len(pairs)
         summary.notes.append(f"the bundled sample has {len(pairs)} pairs: n capped from {cfg.n}")
+        log.warning(summary.notes[-1])
     tables = SynthTables(out_dir / "data")
     try:
         done = tables.keys()

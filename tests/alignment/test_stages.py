@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from perfalign.alignment import models
-from perfalign.alignment.common import METRICS_FILE
+from perfalign.alignment.common import METRICS_FILE, group_pairs_by_length
 from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
@@ -510,6 +510,8 @@ def test_dpa_reports_eq8_beside_trls_shifted_numbers(toy, tiny, tmp_path):
     ref = copy.deepcopy(model)
     trainer = make_dpa_trainer_class()(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs),
                                        eval_dataset=Dataset.from_list(pairs), processing_class=tok)
+    assert cfg.train_sampling_strategy == "group_by_length"  # the embedded profile's, as run_dpa does:
+    group_pairs_by_length(trainer, cfg)  # the pairs' length column, which the samplers read
     assert trainer.ref_model is None  # pi_SFT's log-probs are precomputed; the copy is released
     torch.manual_seed(1)
     with torch.no_grad():

@@ -80,3 +80,11 @@ def test_one_name_per_concept_across_commands():
     assert not wrong, wrong
     assert {c for c, _ in uses["--sandbox-backend"]} >= {"perf build", "synth generate", "eval score"}
     assert [c for c, _ in uses["--backend"]] == ["sandbox run"]
+
+
+def test_an_error_message_is_printed_as_text_not_markup(tmp_path):
+    """A message naming a config table ("[eval]") or a path with brackets keeps its brackets."""
+    odd = tmp_path / "[red]x"
+    res = CliRunner().invoke(app, ["triplets", "build", "--codecontests", str(odd), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert f"error: {odd} is not a directory" in " ".join(res.output.split())

@@ -133,7 +133,9 @@ def test_production_is_the_library_defaults():
 
 def test_embedded_profile_keeps_the_values_the_python_presets_had():
     """The values of the removed SFT/Reward/RLPF/DPA/EvalConfig ``.embedded()`` presets (and of the
-    old perfalign.toml's embedded profile), now in flows/profiles/embedded.toml."""
+    old perfalign.toml's embedded profile), now in flows/profiles/embedded.toml; since 2026-11-26
+    trimmed for the 10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16
+    synthetic pairs, 5 tests per problem, stages and models side by side, batches by length."""
     cfg = load_config(profile="embedded")
     for s in ("sft", "reward", "rlpf", "dpa"):
         c = getattr(cfg, s)
@@ -147,8 +149,10 @@ def test_embedded_profile_keeps_the_values_the_python_presets_had():
     assert (cfg.dpa.learning_rate, cfg.dpa.per_device_train_batch_size, cfg.dpa.beta) == (1e-4, 4, 0.6)
     e = cfg.eval
     assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.timing_repeats,
-            e.contest_repeats, e.profile_name) == (4, 4, 192, 2, 3, 1, "embedded")
-    assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 32 and cfg.synth.seeds is None
+            e.contest_repeats, e.profile_name) == (4, 3, 192, 2, 3, 1, "embedded")
+    assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 16 and cfg.synth.seeds is None
+    assert (cfg.perf.max_tests, cfg.align.parallel_stages, e.parallel_models) == (5, 2, 2)
+    assert {getattr(cfg, s).train_sampling_strategy for s in ("sft", "reward", "dpa")} == {"group_by_length"}
 
 
 def test_repeats_has_one_default():

@@ -196,3 +196,14 @@ def test_disallowed_compile_flags():
         for flag in ("-fplugin=/tmp/evil.so", "-I/etc", "-include/etc/shadow", "--specs=x"):
             with pytest.raises(ValueError, match="not allowed"):
                 sb.run_job(Job("int main(){}", "cpp", compile_flags=(flag,)))
+
+
+def test_build_many_compiles_without_running_and_its_run_finds_the_build(sandbox, tmp_path):
+    ok = Job('#include <cstdio>\nint main(){std::puts("built %s");}\n' % tmp_path.name, "cpp",
+             (TestCase(),), keep_output=True, compile_flags=("-fopenmp",))
+    bad = Job("int main( {", "cpp", (TestCase(),), compile_flags=("-fopenmp",))
+    res = dict(sandbox.build_many([ok, bad], workers=2))
+    assert res[0] is None  # built, not run
+    assert res[1].verdict is Verdict.COMPILE_ERROR and res[1].tests == []
+    run = sandbox.run_job(ok)
+    assert run.compile.cached and run.tests[0].output.strip() == f"built {tmp_path.name}"
