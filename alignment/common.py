@@ -99,6 +99,15 @@ class StageConfig:
 
         return not torch.cuda.is_available()
 
+    def rows_read(self) -> int | None:
+        """Training rows a ``max_steps`` run reads, on every process together (None: epochs, all of them)."""
+        if self.max_steps <= 0:
+            return None
+        from accelerate import PartialState
+
+        return (self.max_steps * self.per_device_train_batch_size * self.gradient_accumulation_steps
+                * PartialState().num_processes)
+
     @classmethod
     def trl_class(cls) -> type:
         module, name = cls.trl_config.split(":")

@@ -33,7 +33,7 @@ from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outc
 from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
 from perfalign.common.prompts import extract_code
 from perfalign.sandbox.calibration import host_scale
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, check_clock, fallback_reason
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock, fallback_reason
 
 from .data import ContestProblem
 from .scoring import reward_scores
@@ -90,10 +90,6 @@ class _Measured:
     flags: tuple[str, ...] = ()  # the sandbox's "fast_repeat": its runtime is the slowest repeat's
     control: str | None = None   # SANDBOX_ERROR only: the verdict of the control program run after it
     clock: str = DEFAULT_CLOCK   # what measured ``runtime_s`` (a count under instructions / cycles)
-
-
-class ClockMismatch(ValueError):
-    """The reward's clock is not the one the dataset's baseline labels were measured with."""
 
 
 def label_clock(language: str, clock: str) -> str:

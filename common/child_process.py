@@ -101,8 +101,7 @@ def _relay(conn: Connection, proc: subprocess.Popen, stop: threading.Event | Non
         except EOFError:
             rc = proc.wait()
             drain.join(5)
-            raise ChildDied(f"child process exited with {rc} and no result"
-                                     + (": " + " | ".join(tail) if tail else ""))
+            raise ChildDied(f"child process exited with {rc} and no result" + (": " + " | ".join(tail) if tail else ""))
         if kind == "log":
             logging.getLogger(payload["name"]).handle(logging.makeLogRecord(payload))
         elif kind == "progress":

@@ -8,14 +8,15 @@ code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq
     report = evaluate(cfg, "runs/eval")        # report.md, report.json, figures, samples.jsonl
 
 Modules: tasks/ (the task interface, base.EvalTask: ``load(config)`` -> prompts, ``score(prompts,
-responses, run)`` -> results; one file per task: codecontests, pareval, polybench, controlled,
-kernelbench; registry maps names to tasks; bundled: the bundled ParEval/PolyBench samples as probe
-problems), sandbox_jobs and probe_sessions (the two ways a task's programs are run and judged:
-whole programs as sandbox jobs, or probes of the measure/ harness), generation (HF models, oracle),
+responses, run)`` -> results, and for one candidate ``score_candidate(problem, code, request,
+sandbox)``; one file per task: codecontests, pareval, polybench, controlled, kernelbench; registry
+maps names to tasks; bundled: the bundled ParEval/PolyBench samples as probe problems),
+sandbox_jobs and probe_sessions (the two ways a task's programs are run and judged: whole programs
+as sandbox jobs, or probes of the measure/ harness), generation (HF models, oracle),
 task_scores (per-sample results -> pass@k / speedup_n@k per model and task), run_models (the
 models of an alignment run and their fine-tuning metrics), report, plots, metrics (Eq. 9, 10),
-config (EvalConfig, ModelSpec); contest_score and score_one (one candidate, one score:
-`perfalign eval score`).
+config (EvalConfig, ModelSpec); score_one (one candidate, one score: `perfalign eval score`
+picks the suite's task).
 Nothing heavy (torch, transformers, matplotlib) is imported until it is used.
 
     from perfalign.evaluation.score_one import score_candidate

@@ -61,24 +61,22 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     timings = {"load_tasks_s": time.time() - t0}
     log.info("%d prompts (%d skipped)", len(prompts), len(skipped))
 
-    generations: dict[str, list[list[str]]] = {}
-    models = []
+    finished: dict[str, tuple[list[list[str]], float]] = {}
     report_progress("evaluate: models generated", 0, len(config.models))
-    for done, (spec, (responses, seconds)) in enumerate(_generate_all(config, prompts), 1):
-        generations[spec.label] = responses
+    for spec, (responses, seconds) in _generate_all(config, prompts):  # as each finishes
+        finished[spec.label] = responses, seconds
         with open(out / "generations" / f"{_slug(spec.label)}.jsonl", "w") as f:
             for p, rs in zip(prompts, responses):
                 row = {"task": p.task, "prompt_id": p.prompt_id, "prompt": p.text, "responses": rs}
                 f.write(json.dumps(row) + "\n")
-        kind = "control" if spec.label in CONTROL_LABELS else "oracle" if spec.is_oracle else "hf"
-        models.append({"label": spec.label, "ref": spec.ref, "kind": kind,
-                       "finetune": {} if spec.is_oracle else finetune_metrics(spec.ref), "generation_s": seconds})
-        timings[f"generate[{spec.label}]_s"] = seconds
         log.info("generated %s in %.1f s", spec.label, seconds)
-        report_progress("evaluate: models generated", done, len(config.models))
-    order = [m.label for m in config.models]  # as configured, whichever finished first
-    models.sort(key=lambda m: order.index(m["label"]))
-    generations = {label: generations[label] for label in order}
+        report_progress("evaluate: models generated", len(finished), len(config.models))
+    generations = {spec.label: finished[spec.label][0] for spec in config.models}  # in the configured order
+    timings.update({f"generate[{spec.label}]_s": finished[spec.label][1] for spec in config.models})
+    models = [{"label": spec.label, "ref": spec.ref,
+               "kind": "control" if spec.label in CONTROL_LABELS else "oracle" if spec.is_oracle else "hf",
+               "finetune": {} if spec.is_oracle else finetune_metrics(spec.ref),
+               "generation_s": finished[spec.label][1]} for spec in config.models]
 
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded

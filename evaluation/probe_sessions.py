@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 
 from perfalign.common.progress import report as report_progress
-from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable
+from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable, score_problem
 from perfalign.measure.probe import ProbeProblem
 
 from .tasks.base import (
     BaselineResult,
+    CandidateRequest,
     EvalPrompt,
     Responses,
     SampleResult,
@@ -78,3 +79,14 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
                 r.verdict, r.message = "EXCLUDED", baselines[p.prompt_id].message
             samples.append(r)
     return Scored(samples, baselines)
+
+
+def score_probe_candidate(problem: ProbeProblem, code: str, request: CandidateRequest,
+                          sandbox) -> tuple[ProbeScore, dict]:
+    """One candidate through the probe harness (`perfalign eval score`), its baseline in the same
+    session; raises ProblemUnusable when the suite's own reference cannot run here."""
+    settings = ProbeSettings(repeats=request.repeats, clock=request.clock)
+    if request.max_rel_se is not None:
+        settings.max_rel_se = request.max_rel_se
+    scores, info = score_problem(sandbox, problem, {"candidate": code}, settings)
+    return scores["candidate"], info

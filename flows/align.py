@@ -114,7 +114,8 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
                     running[s] = train_stage.submit(s, configs[s], own_process=True, stop=stop)
             if not running:
                 raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: NEEDS is a DAG
-            done = wait(list(running.values()), timeout=None if len(running) == 1 else 5.0).done
+            # one running: nothing else can start before it ends; more: look again each second
+            done = wait(list(running.values()), timeout=None if len(running) == 1 else 1.0).done
             for s, fut in list(running.items()):
                 if fut in done:
                     del running[s]

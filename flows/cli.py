@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -42,14 +42,13 @@ _CONFIG_FILE_OPT = config_file_option()
 _SET_OPT = set_option()
 
 
-def _fail(e: object, what: str = "error", code: int | None = 2) -> None:
+def _fail(e: object, what: str = "error", code: int = 2) -> NoReturn:
     """One line on stderr, ``what:`` in red and the message as plain text (a message such as
-    "[eval] has: ..." is not Rich markup); then exit with ``code`` (None: return)."""
+    "[eval] has: ..." is not Rich markup); then exit with ``code``."""
     from rich.markup import escape
 
     err.print(f"[red]{what}:[/red] {escape(str(e))}", soft_wrap=True)
-    if code is not None:
-        raise typer.Exit(code)
+    raise typer.Exit(code)
 
 
 def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
@@ -232,9 +231,7 @@ def synth_generate(
         print_synth_summary(summary)
 
 
-def print_synth_summary(summary: dict) -> None:
-    for note in summary.get("notes", []):
-        console.print(f"[yellow]{note}[/yellow]")
+def print_synth_summary(summary: dict) -> None:  # its notes were logged (warnings) as they arose
     console.print(f"[bold]synthetic pairs[/bold] ({summary['backend']}/{summary['model']}): "
                   f"{summary['kept']} kept, {summary['rejected']} rejected, {summary['failed']} failed "
                   f"of {summary['attempted']} new ({summary['skipped_existing']} already done); "

@@ -27,7 +27,6 @@ from perfalign.perfdata.perf import (  # noqa: E402
     BatchReport,
     BuildPlan,
     BuildSettings,
-    ClockMismatch,
     SourceUnreadable,
     error_lines,
     finalize,
@@ -35,6 +34,7 @@ from perfalign.perfdata.perf import (  # noqa: E402
     run_batch,
     summarize,
 )
+from perfalign.sandbox.clock import ClockMismatch  # noqa: E402
 
 from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
 
@@ -59,7 +59,7 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
     calling the flow raises prefect's FailedRun with that line), unless ``allow_partial``: the
     build then goes on without it and every summary says so. ``clock``: what measures the labels
     (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock`` column and
-    an output folder measured with another clock is refused (perfdata.perf.ClockMismatch)."""
+    an output folder measured with another clock is refused (sandbox.clock.ClockMismatch)."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
                              max_tests=max_tests, batch_size=batch_size, clock=clock)

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 
 from perfalign.common.concurrency import bounded_map
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, languages
-from perfalign.sandbox.clock import CACHE_GEOMETRY, CYCLE_WEIGHTS, DEFAULT_CLOCK, check_clock
+from perfalign.sandbox.clock import CACHE_GEOMETRY, CYCLE_WEIGHTS, DEFAULT_CLOCK, ClockMismatch, check_clock
 
 from . import shards
 from .codecontests import (
@@ -342,10 +342,6 @@ def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
                 if k in where:
                     where[k]["rejects"].add(f)
     return _Done(keys, redo, where)
-
-
-class ClockMismatch(ValueError):
-    """The output folder holds labels of another clock: a dataset never mixes clocks."""
 
 
 def check_same_clock(out_dir: Path, clock: str) -> None:

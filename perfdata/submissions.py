@@ -1,7 +1,6 @@
 """Which CodeContests-Perf submissions carry a runtime label, and the per-language median of
 those labels: one rule for the triplets' pairs (perfdata.triplets), RLPF's reward baseline
-(alignment.data, Eq. 4) and the evaluation's contest baseline (evaluation.tasks.codecontests,
-evaluation.contest_score)."""
+(alignment.data, Eq. 4) and the evaluation's contest baseline (evaluation.tasks.codecontests)."""
 from __future__ import annotations
 
 import math

@@ -1,28 +1,28 @@
-"""The deterministic clocks: valgrind's instruction count, and cycles estimated from its cache
-simulation (docs/sandbox.md, "Deterministic clock").
+"""The deterministic clocks: an instruction count, and cycles estimated from a cache simulation
+(docs/sandbox.md, "Deterministic clock").
 
 ``Job.clock`` picks the clock: "cpu" (the cgroup's CPU time, the default), "instructions" or
-"cycles". With a deterministic clock the program runs under ``valgrind --tool=cachegrind``
-inside the same sandbox (same mounts, seccomp filter, cgroup), and the runner reads the counts
-from valgrind's log, which reaches it over a socket the program cannot write, reopen or forge:
+"cycles". With a deterministic clock the program runs under valgrind with perfalign's own tool,
+perfcount (sandbox/perfcount.c: the counts cachegrind reports, with every valgrind *client request*
+made inert), inside the same sandbox (same mounts, seccomp filter, cgroup), and the runner reads the
+counts from valgrind's log, which reaches it over a socket the program cannot write, reopen or forge:
 
 - the log fd is one end of a ``socketpair``: valgrind moves it into its reserved fd range, where
   the program's own system calls on it fail (EBADF); a socket cannot be reopened through
   ``/proc/self/fd`` (ENXIO) and the seccomp filter denies pidfd_getfd and ptrace;
-- ``VALGRIND_PRINTF`` lines reach the log prefixed ``**pid**``, never ``==pid==``: only
-  ``==pid==`` lines are read;
+- client requests do nothing (``VALGRIND_NON_SIMD_CALL``, which would run a function on the real
+  CPU uncounted; ``VALGRIND_PRINTF``; ``RUNNING_ON_VALGRIND`` answers 0 as natively), whether the
+  program was compiled with them or builds them at run time: the capability is gone, not detected.
+  A program that tried gets the flag ``valgrind_client_requests_ignored``;
 - ``--command-line-only=yes``: no ``.valgrindrc`` or ``VALGRIND_OPTS`` of the program's making;
 - every process the program starts would be followed (``--trace-children=yes``), but a count is
-  only whole for a process that neither forks nor execs (cachegrind copies its counters into a
-  forked child and drops the pre-exec counts at an exec). So the program may not fork (a second,
-  stacked seccomp filter refuses fork, vfork and clone without CLONE_THREAD: EPERM), threads are
-  counted with their process, and the log must show exactly one program start ("Command:")
-  and one summary, for the process the runner started. Anything else (an exec, a process
-  valgrind did not follow, a process killed before its summary) fails the run
-  (RUNTIME_ERROR): work hidden outside the count cannot score;
-- a compiled program whose machine code holds valgrind's client-request preamble (the way to
-  ``VALGRIND_NON_SIMD_CALL``, which runs a function on the real CPU, uncounted) is refused.
-  Client requests made from code generated at run time are not detected (docs: known limits).
+  only whole for a process that neither forks nor execs (a forked child starts with a copy of the
+  counters; an exec drops the pre-exec counts). So the program may not fork (a second, stacked
+  seccomp filter refuses fork, vfork and clone without CLONE_THREAD: EPERM), threads are counted
+  with their process, and the log must show exactly one program start ("Command:") and one
+  summary, for the process the runner started. Anything else (an exec, a process valgrind did not
+  follow, a process killed before its summary) fails the run (RUNTIME_ERROR): work hidden outside
+  the count cannot score.
 
 The answer is checked on every counted run, so a program that detects valgrind and skips work
 fails its test.
@@ -33,7 +33,8 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
+
+from . import perfcount
 
 CLOCKS = ("cpu", "instructions", "cycles")
 DEFAULT_CLOCK = "cpu"
@@ -74,18 +75,15 @@ PROGRAM_ENV = {"PYTHONHASHSEED": "0"}
 # A log larger than this (the program printing through VALGRIND_PRINTF) fails the run.
 MAX_LOG_BYTES = 1 << 20
 
-# amd64 client-request preamble: rolq $3,$13,$61,$51 of %rdi (valgrind.h __SPECIAL_INSTRUCTION_PREAMBLE).
-CLIENT_REQUEST_PREAMBLE = bytes.fromhex("48c1c70348c1c70d48c1c73d48c1c733")
-
 _LINE = re.compile(r"^==(\d+)== (.*)$")
-_NUM = r"([\d,]+)"
-_FIELDS = {
-    "Ir": re.compile(r"^I\s+refs:\s+" + _NUM),
-    "I1mr": re.compile(r"^I1\s+misses:\s+" + _NUM),
-    "ILmr": re.compile(r"^LLi\s+misses:\s+" + _NUM),
-    "D1mr": re.compile(r"^D1\s+misses:\s+[\d,]+\s+\(\s*" + _NUM + r"\s+rd\s+\+\s+" + _NUM + r"\s+wr"),
-    "DLmr": re.compile(r"^LLd\s+misses:\s+[\d,]+\s+\(\s*" + _NUM + r"\s+rd\s+\+\s+" + _NUM + r"\s+wr"),
-}
+# perfcount's summary (perfcount.c): one per process
+_SUMMARY = re.compile(r"^perfcount: Ir (\d+) I1mr (\d+) ILmr (\d+) D1mr (\d+) D1mw (\d+) DLmr (\d+) DLmw (\d+) "
+                      r"clreq (\d+)$")
+
+
+class ClockMismatch(ValueError):
+    """Two measurements in different clocks were to be compared, or a dataset would mix clocks:
+    a count is never compared with seconds (one line, raised where the mix is found)."""
 
 
 def check_clock(clock: str) -> str:
@@ -98,6 +96,10 @@ def valgrind_missing() -> str | None:
     """Why a deterministic clock cannot run here, or None."""
     if not (os.path.exists(VALGRIND) and shutil.which("valgrind")):
         return "valgrind is not installed (Debian/Ubuntu: apt-get install valgrind; scripts/setup.sh does it)"
+    try:
+        perfcount.tool_dir()  # built once, then found in the cache
+    except perfcount.ToolUnavailable as e:
+        return str(e)
     return None
 
 
@@ -123,13 +125,22 @@ def valgrind_binary() -> str:
 
 
 def valgrind_prefix(clock: str) -> list[str]:
-    """valgrind and its options; the runner appends ``--log-fd=N -- argv``."""
-    opts = [valgrind_binary(), "--tool=cachegrind", "--command-line-only=yes", "--vgdb=no", "--trace-children=yes",
-            "--cachegrind-out-file=/dev/null", "--error-exitcode=0",
+    """valgrind and its options; the runner appends ``--log-fd=N -- argv`` (and the environment
+    ``valgrind_env``)."""
+    opts = [valgrind_binary(), f"--tool={perfcount.TOOL}", "--command-line-only=yes", "--vgdb=no",
+            "--trace-children=yes", "--error-exitcode=0",
+            # valgrind's exit hooks run guest code that ends in a client request, which perfcount drops
+            "--run-libc-freeres=no", "--run-cxx-freeres=no",
             f"--cache-sim={'yes' if clock == 'cycles' else 'no'}"]
     if clock == "cycles":
         opts += [f"--{k}={','.join(map(str, v))}" for k, v in CACHE_GEOMETRY.items()]
     return opts
+
+
+def valgrind_env() -> dict[str, str]:
+    """Where valgrind's launcher finds perfcount (built on first use): the directory is mounted at
+    the same path, read-only."""
+    return {"VALGRIND_LIB": str(perfcount.tool_dir())}
 
 
 def scaled_limits(limits, clock: str):
@@ -145,6 +156,7 @@ class Counts:
     instructions: int
     l1_misses: int = 0
     ll_misses: int = 0
+    client_requests: int = 0  # attempted, and dropped (perfcount.c)
 
 
 def cycles(c: Counts) -> float:
@@ -153,41 +165,28 @@ def cycles(c: Counts) -> float:
 
 
 def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
-    """The counts of process ``pid`` from a cachegrind log, or (None, why the count is not whole)."""
+    """The counts of process ``pid`` from perfcount's log, or (None, why the count is not whole)."""
     starts: list[int] = []
-    summaries: dict[int, dict[str, int]] = {}
+    summaries: dict[int, Counts] = {}
     for line in text.splitlines():
         m = _LINE.match(line)
         if not m:
-            continue  # "**pid**" (the program's VALGRIND_PRINTF) and "--pid--" (valgrind's notes)
+            continue  # "--pid--" lines (valgrind's notes)
         p, body = int(m.group(1)), m.group(2).strip()
         if body.startswith("Command:"):
             starts.append(p)
             continue
-        for key, rx in _FIELDS.items():
-            f = rx.match(body)
-            if f:
-                vals = summaries.setdefault(p, {})
-                if key in vals:
-                    return None, "two instruction-count summaries for one process"
-                vals[key] = sum(int(g.replace(",", "")) for g in f.groups())
+        f = _SUMMARY.match(body)
+        if f:
+            if p in summaries:
+                return None, "two instruction-count summaries for one process"
+            ir, i1, il, d1r, d1w, dlr, dlw, clreq = map(int, f.groups())
+            summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq)
     if len(starts) > 1:
         return None, (f"the program started {len(starts)} programs under valgrind (it may not exec: "
                       "the count of a replaced program is lost)")
     if starts != [pid]:
         return None, "valgrind did not start the program"
-    if set(summaries) != {pid} or "Ir" not in summaries[pid]:
+    if set(summaries) != {pid}:
         return None, "a process ended without valgrind's instruction-count summary (killed, or not followed)"
-    s = summaries[pid]
-    return Counts(s["Ir"], s.get("I1mr", 0) + s.get("D1mr", 0), s.get("ILmr", 0) + s.get("DLmr", 0)), ""
-
-
-def uses_client_requests(prog_dir: Path) -> bool:
-    """Whether a compiled program's files hold valgrind's client-request preamble."""
-    for p in prog_dir.rglob("*"):
-        try:
-            if p.is_file() and CLIENT_REQUEST_PREAMBLE in p.read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
+    return summaries[pid], ""

@@ -249,12 +249,6 @@ class Sandbox:
                     clock = "cpu"
                 elif _clock.valgrind_missing():
                     return result(Verdict.SANDBOX_ERROR, info, message=_clock.valgrind_missing())
-                elif lang is Language.CPP and _clock.uses_client_requests(prog_dir):
-                    refused = result(Verdict.RUNTIME_ERROR, info, message=(
-                        "the program holds valgrind client requests (VALGRIND_NON_SIMD_CALL runs code "
-                        "uncounted): refused under a deterministic clock"))
-                    refused.flags = [f"clock:{clock}"]
-                    return refused
             flags.append(f"clock:{clock}")
             if slot.cgroup and job.cpus is not None:
                 flags.append(f"cpus:{job.cpus}" if slot.cgroup.set_cpus(job.cpus) else "cpus_not_enforced")
@@ -461,20 +455,25 @@ class Sandbox:
         # + the judge environment (Python 3 libraries / Python 2 root), read-only
         mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs), *environments.mounts(lang, job.toolchain)]
         judges = [_TestJudge(t, job, lim, clock) for t in job.tests]
-        clock_spec = None
+        clock_spec, clock_env = None, {}
         if clock in _clock.DETERMINISTIC:
             clock_spec = {"prefix": _clock.valgrind_prefix(clock), "max_log_bytes": _clock.MAX_LOG_BYTES,
                           "no_fork_bpf": seccomp.no_fork_filter().hex()}
+            clock_env = {**_clock.PROGRAM_ENV, **_clock.valgrind_env()}
+            mounts.append(Mount(clock_env["VALGRIND_LIB"], Path(clock_env["VALGRIND_LIB"])))  # the tool, read-only
         how: set[str] = set()
 
         def on_frame(head: dict, out: bytes, err: bytes) -> None:
             how.add(f"cpu:{head.get('cpu_source', 'rusage')}")
-            judges[head["test"]].add(head, out, err)
+            judge = judges[head["test"]]
+            judge.add(head, out, err)
+            if judge.client_requests:
+                how.add("valgrind_client_requests_ignored")
 
         try:
             self._launch(list(program.argv), [f"/box/in/{n}" for n in names], rl, mounts, slot, on_frame,
-                         env={**environments.program_env(lang, job.toolchain), **job.env,
-                              **(_clock.PROGRAM_ENV if clock_spec else {})}, repeats=job.repeats,
+                         env={**environments.program_env(lang, job.toolchain), **job.env, **clock_env},
+                         repeats=job.repeats,
                          stop_on_failure=job.stop_on_failure,
                          memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0), clock=clock_spec)
         except _ProgramFault as fault:
@@ -643,6 +642,7 @@ class _TestJudge:
         self.instructions: list[int] = []
         self.cycles: list[float] = []
         self.misses: tuple[int, int] | None = None
+        self.client_requests = 0  # valgrind client requests the program attempted (dropped by perfcount)
         self.cpu: list[float] = []
         self.wall: list[float] = []
         self.rss: list[int] = []
@@ -673,6 +673,7 @@ class _TestJudge:
                 verdict, message = Verdict.RUNTIME_ERROR, f"not countable under the {self.clock} clock: {why}"
             elif counts is not None and not why:
                 self.instructions.append(counts.instructions)
+                self.client_requests = max(self.client_requests, counts.client_requests)
                 if self.clock == "cycles":
                     self.cycles.append(_clock.cycles(counts))
                     self.misses = self.misses or (counts.l1_misses, counts.ll_misses)

@@ -15,8 +15,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Generic, NamedTuple, TypeVar
 
 from perfalign.common.prompts import extract_code
+from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
     from perfalign.sandbox import Sandbox
 
     from ..config import EvalConfig
@@ -96,6 +98,28 @@ class Scored(NamedTuple):
 
 
 @dataclass
+class CandidateRequest:
+    """What `perfalign eval score` asks of one candidate on one problem (``EvalTask.score_candidate``):
+    where the suite is, the execution model, the language and how to measure."""
+
+    model: str = "serial"               # execution model (pareval / polybench: serial, omp, mpi)
+    language: str = "cpp"               # the candidate's language (codecontests)
+    pareval_dir: str | None = None
+    polybench_dir: str | None = None
+    codecontests: str | None = None     # a CodeContests-Perf folder or raw source; None: the bundled sample
+    profile: str = "embedded"           # problem sizes
+    threads: int = 2
+    ranks: int = 2
+    repeats: int = 3
+    max_rel_se: float | None = None     # the probe harness's noise gate; None: its default
+    clock: str = DEFAULT_CLOCK
+
+
+class ScoreInputError(ValueError):
+    """The request names no scorable problem (a bad suite, problem, model or folder)."""
+
+
+@dataclass
 class ScoreRun:
     """Where and how a task scores: the open sandbox and the evaluation's configuration."""
 
@@ -119,6 +143,21 @@ class EvalTask(ABC, Generic[Spec]):
     def score(self, prompts: list[EvalPrompt[Spec]], responses: Responses, run: ScoreRun) -> Scored:
         """Run and judge every response of every model on ``prompts`` (``responses[model][i]``
         answers ``prompts[i]``); each prompt gets a baseline measured in the same run."""
+
+    # One candidate on one problem (`perfalign eval score`, RL rewards); a task that offers it
+    # overrides both. SandboxFusion's ``evaluate_single``.
+    scores_one_by_one: ClassVar[bool] = False
+
+    def problem_names(self, request: CandidateRequest) -> list[dict] | str:
+        """The problems ``score_candidate`` accepts, each {"problem", "models"}; or a note saying
+        what the listing needs (e.g. a checkout folder)."""
+        raise NotImplementedError(f"{self.name} scores prompts in batches only")
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        """Score ``code`` on ``problem`` against its baseline measured in the same session: raises
+        ScoreInputError for a request that names nothing scorable; anything the candidate does is a score."""
+        raise NotImplementedError(f"{self.name} scores prompts in batches only")
 
 
 def extract_candidate(response: str, accept_unfenced: bool = True) -> tuple[str | None, str | None, str]:

@@ -8,21 +8,28 @@ the baseline is rescaled by the ratio of the sandbox calibration figures.
 """
 from __future__ import annotations
 
+import glob
 import platform
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perfalign.common.paths import bundled
 from perfalign.common.prompts import instruction_prompt
+from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
-from perfalign.sandbox import Job, Limits, RunResult, TestCase, Verdict
+from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from ..sandbox_jobs import Measurement, score_jobs
-from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 
 if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
+    from perfalign.sandbox import Sandbox
+
     from ..config import EvalConfig
 
 _PROBLEM_COLUMNS = ("problem_id", "description", "held_out", "time_limit_s", "memory_limit_mb", "test_inputs",
@@ -110,6 +117,19 @@ class CodeContestsTask(EvalTask[ContestSpec]):
         samples, baselines, _ = score_jobs(prompts, responses, run)
         return Scored(samples, baselines, {"contest_baseline_rescaling": rescaled})
 
+    scores_one_by_one = True
+
+    def problem_names(self, request: CandidateRequest) -> list[dict]:
+        return [{"problem": n, "models": ["cpp", "python3", "java"]} for n in contest_names(request.codecontests)]
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        try:
+            task = load_contest_problem(problem, request.codecontests, request.language)
+        except (ContestError, FileNotFoundError, ValueError) as e:
+            raise ScoreInputError(str(e)) from None
+        return score_contest(sandbox, task, code, ContestSettings(repeats=request.repeats, clock=request.clock))
+
 
 def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:
     """Baselines measured on another host are scaled by (this host's / the dataset's) calibration
@@ -124,3 +144,55 @@ def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict)
             spec.baseline_scale = now / spec.calibration_cpu_s
             info["rescaled"].append({"prompt_id": p.prompt_id, "scale": round(spec.baseline_scale, 4)})
     return info
+
+
+# ---------------------------------------------------------------- one candidate (eval score)
+
+class ContestError(ValueError):
+    pass
+
+
+def _is_perf_folder(root: Path) -> bool:
+    return bool(glob.glob(str(root / "data" / "submissions-*.parquet"))
+                or glob.glob(str(root / "submissions-*.parquet")))
+
+
+def contest_names(source: str | Path | None = None) -> list[str]:
+    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    if _is_perf_folder(root):
+        return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
+    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
+
+    return sorted(p.problem_id for p in iter_problems(str(root)) if not isinstance(p, ErrorRecord))
+
+
+def load_contest_problem(problem: str, source: str | Path | None = None, language: str = "cpp") -> ContestProblem:
+    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
+    lang = Language.parse(language).value
+    if _is_perf_folder(root):
+        probs = [r for r in read_rows(root, "problems", ("problem_id", "description", "time_limit_s",
+                                                          "memory_limit_mb", "test_inputs", "test_outputs"))
+                 if r["problem_id"] == problem]
+        if not probs:
+            raise ContestError(f"no problem {problem!r} in {root}")
+        p = probs[0]
+        subs = measured_by_problem(read_rows(root, "submissions", (*MEASURED_COLUMNS, "solution")))[problem][lang]
+        if not subs:
+            raise ContestError(f"{problem}: no measured correct {lang} submission in {root}: no baseline")
+        median = language_medians({lang: subs})[lang]
+        middle = min(subs, key=lambda s: abs(s["runtime_s"] - median))
+        return ContestProblem(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
+                           Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
+                           [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
+    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
+
+    for p in iter_problems(str(root)):
+        if isinstance(p, ErrorRecord) or problem not in (p.problem_id, p.name):
+            continue
+        subs = [s for s in p.submissions if s.is_correct and s.language.value == lang]
+        if not subs:
+            raise ContestError(f"{problem}: no correct {lang} submission in {root}: no baseline")
+        tests = list(p.tests)
+        return ContestProblem(p.problem_id, tests, Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                           [(s.solution, None) for s in subs], lang, str(root), p.description)
+    raise ContestError(f"no problem {problem!r} in {root}")

@@ -57,11 +57,14 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
-from ..probe_sessions import score_probes
-from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from ..probe_sessions import score_probe_candidate, score_probes
+from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 from .bundled import bundled_problem, read_task_dir
 
 if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
+    from perfalign.sandbox import Sandbox
+
     from ..config import EvalConfig
 
 MODELS = ("serial", "omp", "mpi")
@@ -263,6 +266,28 @@ class ParEvalTask(EvalTask[ProbeProblem]):
 
     def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
         return score_probes(prompts, responses, run)
+
+    scores_one_by_one = True
+
+    def problem_names(self, request: CandidateRequest) -> list[dict] | str:
+        if not request.pareval_dir:
+            return "give --pareval-dir (a checkout) to list pareval's problems"
+        co = ParEvalCheckout(request.pareval_dir)
+        return [{"problem": n, "models": [m for m in MODELS if (n, m) in co.prompts]} for n in co.names()]
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        if not request.pareval_dir:
+            raise ScoreInputError("--pareval-dir is required: a ParEval checkout (parallelcodefoundry/ParEval)")
+        if request.model == "mpi" and (shutil.which("mpicxx") is None or shutil.which("mpirun") is None):
+            raise ScoreInputError("MPI problems need Open MPI (mpicxx, mpirun): apt-get install openmpi-bin "
+                                  "libopenmpi-dev (scripts/setup.sh does)")
+        try:
+            p = ParEvalCheckout(request.pareval_dir).problem(problem, request.model, request.profile,
+                                                             threads=request.threads, ranks=request.ranks)
+        except (ParEvalError, FileNotFoundError) as e:
+            raise ScoreInputError(str(e)) from None
+        return score_probe_candidate(p, code, request, sandbox)
 
 
 def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:

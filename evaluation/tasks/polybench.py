@@ -49,11 +49,14 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
-from ..probe_sessions import score_probes
-from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from ..probe_sessions import score_probe_candidate, score_probes
+from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 from .bundled import bundled_problem, read_task_dir
 
 if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
+    from perfalign.sandbox import Sandbox
+
     from ..config import EvalConfig
 
 DATASETS = {"embedded": ("SMALL_DATASET", "MEDIUM_DATASET"), "production": ("MEDIUM_DATASET", "LARGE_DATASET")}
@@ -282,6 +285,24 @@ class PolyBenchTask(EvalTask[ProbeProblem]):
 
     def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
         return score_probes(prompts, responses, run)
+
+    scores_one_by_one = True
+
+    def problem_names(self, request: CandidateRequest) -> list[dict] | str:
+        if not request.polybench_dir:
+            return "give --polybench-dir (a checkout) to list polybench's problems"
+        return [{"problem": n, "models": ["serial", "omp"]} for n in PolyBenchCheckout(request.polybench_dir).names()]
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        if not request.polybench_dir:
+            raise ScoreInputError("--polybench-dir is required: a PolyBench/C 4.2.1 checkout")
+        try:
+            p = PolyBenchCheckout(request.polybench_dir).problem(problem, request.profile, request.model,
+                                                                 threads=request.threads)
+        except (PolyBenchError, FileNotFoundError) as e:
+            raise ScoreInputError(str(e)) from None
+        return score_probe_candidate(p, code, request, sandbox)
 
 
 def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:

@@ -8,12 +8,12 @@ import pytest
 from clock_programs import ANSWER, FAST, SLOW, N
 
 from perfalign.evaluation.config import EvalConfig
-from perfalign.evaluation.contest_score import ContestSettings, ContestTask, score_contest
+from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
 from perfalign.sandbox import Limits, Sandbox, TestCase
 from perfalign.sandbox import clock as clk
 
-TASK = ContestTask("p", [TestCase(f"{N}\n", ANSWER), TestCase(f"{N // 2}\n", None)], Limits(time_s=2.0, memory_mb=256),
-                   [(FAST, None)], "cpp", "test")
+TASK = ContestProblem("p", [TestCase(f"{N}\n", ANSWER), TestCase(f"{N // 2}\n", None)],
+                      Limits(time_s=2.0, memory_mb=256), [(FAST, None)], "cpp", "test")
 
 
 @pytest.fixture(scope="module")

@@ -185,19 +185,25 @@ CLIENT_REQUESTS = {
 }
 
 
+IGNORED = "valgrind_client_requests_ignored"
+
+
 @pytest.mark.parametrize("name", sorted(CLIENT_REQUESTS))
-def test_client_request_detection_is_refused(sb, honest, name):
+def test_client_requests_answer_as_on_the_real_cpu(sb, honest, name):
+    """perfcount drops every client request: RUNNING_ON_VALGRIND is 0, as natively, so the
+    program does all its work, counted; the attempt is flagged."""
     src = cpp(CLIENT_REQUESTS[name], SKIP_BODY, headers="#include <valgrind/valgrind.h>")
     assert run(sb, src, clock="cpu").ok  # natively the request answers 0
     r = run(sb, src)
-    assert r.verdict is Verdict.RUNTIME_ERROR and "client requests" in r.message
-    assert_no_gain(r, honest)
+    assert r.ok and IGNORED in r.flags, (r.verdict, r.flags)
+    assert r.tests[0].instructions >= 0.95 * honest
 
 
-def test_client_requests_that_forge_or_discard_are_refused(sb, honest):
+def test_client_requests_that_forge_or_discard_do_nothing(sb, honest):
     # natively every request answers 0: the program then does the work itself
     body = ('VALGRIND_DISCARD_TRANSLATIONS((void*)&work, 4096); '
-            'VALGRIND_PRINTF("\\n==%d== I   refs:      5\\n", (int)getpid()); '
+            'VALGRIND_PRINTF("\\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0\\n", '
+            '(int)getpid()); '
             'unsigned long s = RUNNING_ON_VALGRIND ? VALGRIND_NON_SIMD_CALL2(native_work, 0, n) : work(0, n); '
             'printf("%lu\\n", s); return 0;')
     headers = ("#include <valgrind/valgrind.h>\n"
@@ -206,8 +212,52 @@ def test_client_requests_that_forge_or_discard_are_refused(sb, honest):
         "static unsigned long native_work(long, long from, long to){ return work(from, to); }\n")
     assert run(sb, src, clock="cpu").ok
     r = run(sb, src)
-    assert r.verdict is Verdict.RUNTIME_ERROR and "client requests" in r.message
-    assert_no_gain(r, honest)
+    assert r.ok and IGNORED in r.flags
+    assert r.tests[0].instructions >= 0.95 * honest
+
+
+# VALGRIND_NON_SIMD_CALL1 (0x1102) of a compiled function, from a trampoline decoded at run time
+# (XOR'd in the binary: no file holds the preamble). Natively the sequence is a no-op answering
+# its default (0) and the program does the work; under a stock tool (cachegrind) the function runs
+# on the real CPU, uncounted.
+CPP_RUNTIME_CALL = r"""
+#include <cstdio>
+#include <sys/mman.h>
+static unsigned long work(long from, long to){
+  unsigned long s=0; for(long i=from;i<to;i++) s+=(unsigned long)(i*i%1000003); return s; }
+static unsigned long native_work(long, long n){ return work(0, n); }
+int main(){
+  long n; if(scanf("%ld",&n)!=1) return 1;
+  // mov rax,rdi; mov rdx,rsi; rol rdi 3,13,61,51; xchg rbx,rbx; mov rax,rdx; ret -- each byte ^ 0x5a
+  static const unsigned char t[] = {0x12,0xd3,0xa2, 0x12,0xd3,0xa8, 0x12,0x9b,0x9d,0x59, 0x12,0x9b,0x9d,0x57,
+                                    0x12,0x9b,0x9d,0x67, 0x12,0x9b,0x9d,0x69, 0x12,0xdd,0x81, 0x12,0xd3,0x8a, 0x99};
+  unsigned char* m = (unsigned char*)mmap(0, 4096, PROT_READ|PROT_WRITE|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return 2;
+  for (unsigned i = 0; i < sizeof t; i++) m[i] = t[i] ^ 0x5a;
+  unsigned long args[6] = {0x1102, (unsigned long)&native_work, (unsigned long)n, 0, 0, 0};
+  unsigned long s = ((unsigned long(*)(unsigned long*, unsigned long))m)(args, 0);
+  if (s == 0) s = work(0, n);
+  printf("%lu\n", s);
+  return 0;
+}
+"""
+
+
+def test_client_call_built_at_run_time_gains_nothing(sb, honest, tmp_path):
+    import subprocess
+
+    exe = tmp_path / "a.out"
+    subprocess.run(["g++", "-O2", "-x", "c++", "-", "-o", str(exe)], input=CPP_RUNTIME_CALL, text=True, check=True)
+    stock = subprocess.run([clk.valgrind_binary(), "--tool=cachegrind", "--cache-sim=no",
+                            "--cachegrind-out-file=/dev/null", str(exe)],
+                           input=INPUT, capture_output=True, text=True, timeout=120)
+    stock_ir = int(stock.stderr.split("I   refs:")[1].split()[0].replace(",", ""))
+    assert stock.stdout == ANSWER and stock_ir < honest / 10  # the hole is real under a stock tool
+    assert run(sb, CPP_RUNTIME_CALL, clock="cpu").ok  # natively: a no-op, the program does the work
+    r = run(sb, CPP_RUNTIME_CALL)
+    twin = run(sb, CPP_RUNTIME_CALL.replace("((unsigned long(*)(unsigned long*, unsigned long))m)(args, 0)", "0"))
+    assert r.ok and IGNORED in r.flags and twin.ok and IGNORED not in twin.flags
+    assert r.tests[0].instructions >= 0.99 * twin.tests[0].instructions  # its honest twin: the same work
 
 
 # A client request from code made at run time (no preamble in any file): VALGRIND_PRINTF_VALIST_BY_REF
@@ -218,7 +268,8 @@ code = bytes.fromhex("4889f8" "4889f2" "48c1c70348c1c70d48c1c73d48c1c733" "4887d
 m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 m.write(code)
 fn = ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
-fmt = ctypes.create_string_buffer(b"\n==%d== I   refs:      5\n==%d== Command: x\n" % (os.getpid(), os.getpid()))
+fmt = ctypes.create_string_buffer(b"\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0\n"
+                                 b"==%d== Command: x\n" % (os.getpid(), os.getpid()))
 args = (ctypes.c_ulong * 6)(0x1403, ctypes.addressof(fmt), 0, 0, 0, 0)
 fn(ctypes.addressof(args), 0)
 n=int(input())
@@ -231,7 +282,8 @@ print(s)
 def test_forged_log_lines_from_run_time_code_count_nothing(sb, honest_py):
     r = run(sb, PY_FORGE, "python3", inp=PY_INPUT, expected=PY_ANSWER)
     assert r.ok, r.tests[0].message
-    assert r.tests[0].instructions >= 0.95 * honest_py  # the "5" went to a "**pid**" line, not counted
+    assert r.tests[0].instructions >= 0.95 * honest_py  # the request was dropped: nothing reached the log
+    assert IGNORED in r.flags
 
 
 # A client call (VALGRIND_NON_SIMD_CALL1, 0x1102) from code made at run time: the function runs on
@@ -255,14 +307,13 @@ print(s)
 PY_SUM = "n=int(input())\ns=0\nfor i in range(1,n+1): s+=i\nprint(s)\n"
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/sandbox.md): VALGRIND_NON_SIMD_CALL from code generated at "
-                                       "run time runs uncounted; only compiled programs are scanned for the preamble")
-def test_client_call_from_run_time_code_gains_nothing(sb):
+def test_python_client_call_from_run_time_code_gains_nothing(sb):
     expected = f"{PY_N * (PY_N + 1) // 2}\n"
     honest = run(sb, PY_SUM, "python3", inp=PY_INPUT, expected=expected)
     assert honest.ok and run(sb, PY_NATIVE, "python3", clock="cpu", inp=PY_INPUT, expected=expected).ok
     r = run(sb, PY_NATIVE, "python3", inp=PY_INPUT, expected=expected)
-    assert_no_gain(r, honest.tests[0].instructions)
+    assert r.ok and IGNORED in r.flags
+    assert r.tests[0].instructions >= 0.95 * honest.tests[0].instructions
 
 
 def test_program_output_cannot_forge_the_count(sb, honest):
@@ -331,30 +382,36 @@ def test_python_subprocess_is_refused(sb, honest_py):
 
 # ---------------------------------------------------------------------------- the log parser
 
+def _summary(pid, ir, clreq=0):
+    return f"=={pid}== perfcount: Ir {ir} I1mr 3 ILmr 1 D1mr 4 D1mw 5 DLmr 2 DLmw 0 clreq {clreq}"
+
+
 def _log(pid, ir, commands=1, extra=""):
-    lines = [f"=={pid}== Command: /box/prog/prog"] * commands + [f"=={pid}== I   refs:      {ir:,}"]
+    lines = [f"=={pid}== Command: /box/prog/prog"] * commands + [_summary(pid, ir)]
     return "\n".join(lines) + extra
 
 
 def test_parse_log_reads_the_program_summary():
     c, why = clk.parse_log(_log(2, 1234567), 2)
-    assert why == "" and c.instructions == 1234567
+    assert why == "" and c == clk.Counts(1234567, l1_misses=3 + 4 + 5, ll_misses=1 + 2 + 0, client_requests=0)
+    c, _ = clk.parse_log("==2== Command: x\n" + _summary(2, 10, clreq=4), 2)
+    assert c.client_requests == 4
 
 
 @pytest.mark.parametrize("text,pid,fragment", [
     (_log(2, 100, commands=2), 2, "may not exec"),
-    (_log(2, 100) + "\n==2== I   refs:      5", 2, "two instruction-count summaries"),
+    (_log(2, 100) + "\n" + _summary(2, 5), 2, "two instruction-count summaries"),
     ("==2== Command: /box/prog/prog", 2, "without valgrind's instruction-count summary"),
     (_log(3, 100), 2, "did not start the program"),
-    (_log(2, 100) + "\n==7== I   refs:      5", 2, "without valgrind's instruction-count summary"),
+    (_log(2, 100) + "\n" + _summary(7, 5), 2, "without valgrind's instruction-count summary"),
 ])
 def test_parse_log_refuses_incomplete_counts(text, pid, fragment):
     c, why = clk.parse_log(text, pid)
     assert c is None and fragment in why
 
 
-def test_parse_log_ignores_client_printf_lines():
-    c, _ = clk.parse_log(_log(2, 1000) + "\n**2** ==2== I   refs:      5", 2)
+def test_parse_log_reads_only_valgrinds_own_lines():
+    c, _ = clk.parse_log(_log(2, 1000) + "\n**2** " + _summary(2, 5), 2)
     assert c.instructions == 1000
 
 

@@ -1,36 +1,29 @@
-"""Scoring a contest solution against a baseline measured in the same run.
+"""Scoring a contest solution against a baseline measured in the same run (the protocol of
+`perfalign eval score --suite codecontests`; its problems come from evaluation/tasks/codecontests.py).
 
-The baseline is the dataset's median-runtime correct submission in the candidate's language,
-re-run beside the candidate (never a runtime stored at build time, which was measured under
-other load): ``repeats`` rounds, each running the baseline and the candidate on all tests once,
-one after the other. runtime = median over rounds of the mean per-test CPU time (the sandbox's
-accounting of every process and thread of the program), or under ``ContestSettings.clock``
-instructions / cycles the mean per-test count of both (valgrind); the speedup goes through
-``common.plausibility.speedup_ratio``, an implausible one re-measured once.
-
-Sources: a CodeContests-Perf folder (``perfalign perf build`` output: the submissions carry
-their measured runtimes, the median one is re-run), or a raw CodeContests source in the
-``deepmind/code_contests`` schema such as the bundled sample (no runtimes: every correct
-submission of the language is measured in the session and the median one is the baseline).
+The baseline is the median-runtime correct submission in the candidate's language, re-run beside
+the candidate (never a runtime stored at build time, which was measured under other load):
+``repeats`` rounds, each running the baseline and the candidate on all tests once, one after the
+other. runtime = median over rounds of the mean per-test CPU time (the sandbox's accounting of
+every process and thread of the program), or under ``ContestSettings.clock`` instructions / cycles
+the mean per-test count of both (valgrind); the speedup goes through
+``common.plausibility.speedup_ratio``, an implausible one re-measured once. With several baseline
+submissions (a raw source, no recorded runtimes), each is measured and the median one is used.
 """
 from __future__ import annotations
 
-import glob
 import statistics
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from perfalign.common.paths import bundled
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
-from perfalign.measure.harness import ProbeScore
-from perfalign.perfdata.shards import read_rows
-from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
-from perfalign.sandbox import Job, Language, Limits, RunResult, Sandbox, TestCase, Verdict
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, check_clock
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock
+
+from .harness import ProbeScore
 
 
 @dataclass
-class ContestTask:
+class ContestProblem:
     problem_id: str
     tests: list[TestCase]
     limits: Limits
@@ -38,56 +31,6 @@ class ContestTask:
     language: str
     source: str
     description: str = ""
-
-
-class ContestError(ValueError):
-    pass
-
-
-def _is_perf_folder(root: Path) -> bool:
-    return bool(glob.glob(str(root / "data" / "submissions-*.parquet"))
-                or glob.glob(str(root / "submissions-*.parquet")))
-
-
-def contest_names(source: str | Path | None = None) -> list[str]:
-    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
-    if _is_perf_folder(root):
-        return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
-    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
-
-    return sorted(p.problem_id for p in iter_problems(str(root)) if not isinstance(p, ErrorRecord))
-
-
-def load_contest(problem: str, source: str | Path | None = None, language: str = "cpp") -> ContestTask:
-    root = Path(source or bundled("codecontests_sample/data", "the contest source (a CodeContests-Perf folder)"))
-    lang = Language.parse(language).value
-    if _is_perf_folder(root):
-        probs = [r for r in read_rows(root, "problems", ("problem_id", "description", "time_limit_s",
-                                                          "memory_limit_mb", "test_inputs", "test_outputs"))
-                 if r["problem_id"] == problem]
-        if not probs:
-            raise ContestError(f"no problem {problem!r} in {root}")
-        p = probs[0]
-        subs = measured_by_problem(read_rows(root, "submissions", (*MEASURED_COLUMNS, "solution")))[problem][lang]
-        if not subs:
-            raise ContestError(f"{problem}: no measured correct {lang} submission in {root}: no baseline")
-        median = language_medians({lang: subs})[lang]
-        middle = min(subs, key=lambda s: abs(s["runtime_s"] - median))
-        return ContestTask(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
-                           Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
-                           [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
-    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
-
-    for p in iter_problems(str(root)):
-        if isinstance(p, ErrorRecord) or problem not in (p.problem_id, p.name):
-            continue
-        subs = [s for s in p.submissions if s.is_correct and s.language.value == lang]
-        if not subs:
-            raise ContestError(f"{problem}: no correct {lang} submission in {root}: no baseline")
-        tests = list(p.tests)
-        return ContestTask(p.problem_id, tests, Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
-                           [(s.solution, None) for s in subs], lang, str(root), p.description)
-    raise ContestError(f"no problem {problem!r} in {root}")
 
 
 @dataclass
@@ -111,11 +54,7 @@ def _runtime(res: RunResult) -> float | None:
     return sum(vals) / len(vals) if vals and res.ok else None
 
 
-class ClockMismatch(ValueError):
-    """The baseline and the candidate were measured with different clocks."""
-
-
-def score_contest(sandbox: Sandbox, task: ContestTask, code: str, settings: ContestSettings | None = None,
+def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: ContestSettings | None = None,
                   label: str = "candidate") -> tuple[ProbeScore, dict]:
     s = settings or ContestSettings()
 
