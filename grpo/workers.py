@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
-from dataclasses import dataclass
 
 try:
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -87,13 +85,6 @@ def _is_worker_loss(exc: BaseException) -> bool:
     from distributed.scheduler import KilledWorker
 
     return isinstance(exc, (KilledWorker, CommClosedError, FutureCancelledError, OSError, TimeoutError))
-
-
-@dataclass
-class BatchStats:
-    rollouts: int = 0
-    seconds: float = 0.0
-    resubmitted: int = 0
 
 
 class BenchmarkCluster:
@@ -184,15 +175,3 @@ class BenchmarkCluster:
             records[i] = rec
         return records  # type: ignore[return-value]
 
-
-def local_evaluate(rollouts: list[Rollout], tasks: dict[str, GrpoTask], settings: MeasureSettings,
-                   tiers: RewardTiers) -> list[dict]:
-    """The same records without Dask (in this process, one at a time): tests and debugging."""
-    out = []
-    for r in rollouts:
-        t0 = time.perf_counter()
-        rec = evaluate_rollout(r, tasks[r.task], settings, tiers)
-        rec["attempts"] = 1
-        rec.setdefault("measure_s", time.perf_counter() - t0)
-        out.append(rec)
-    return out

@@ -147,8 +147,7 @@ class ProbeSession:
         self.v_seed = secrets.randbits(63)  # mode V: the same secret inputs for reference and candidates
         self.ref_v: Transcript | None = None
         self.calls = 0
-        self.ref_run_clock = 0.0         # in the session's unit (seconds, or a count)
-        self.ref_run_s = 0.0             # ... and in CPU (wall) seconds: the time limits
+        self.ref_run_s = 0.0             # a reference run in CPU (wall) seconds: the time limits
         # the unit of every score: the problem's clock, or the count asked for (until a run says
         # the sandbox fell back: OpenMP, MPI, a backend without valgrind)
         self.unit = self.s.clock if self.s.clock in DETERMINISTIC else problem.clock
@@ -253,7 +252,6 @@ class ProbeSession:
             if done:
                 break
         self.calls = calls
-        self.ref_run_clock = (work + overhead) * calls
         self.ref_run_s = secs_per_call * calls
         self.info["measure_clock"] = self.unit
         self.measurable = overhead / work <= s.max_overhead_ratio

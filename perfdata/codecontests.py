@@ -157,9 +157,6 @@ class SpooledTests(Sequence):
             raise IndexError(i)
         return _SpooledTest(self.directory, i % self.n)
 
-    def input_path(self, i: int) -> Path:
-        return Path(self.directory) / f"{i}.in"
-
     def link_copy(self, directory: Path) -> "SpooledTests":
         """The same tests in ``directory`` as hard links (no bytes copied)."""
         directory = Path(directory)
@@ -473,12 +470,6 @@ def parse_hub_source(spec: str) -> tuple[str, str | None, str | None]:
     return name or HF_DATASET, revision or None, split or None
 
 
-def iter_rows(source: str) -> Iterator[tuple[str, int, Any]]:
-    """Raw rows ``(split, row_index, row)``: ``iter_source_rows`` without the file names."""
-    for _, split, i, row in iter_source_rows(source):
-        yield split, i, row
-
-
 def iter_source_rows(source: str) -> Iterator[tuple[str, str, int, Any]]:
     """Raw rows ``(file, split, row_index, row)`` from ``hf:NAME[@REV][:split]`` or a local path;
     ``file`` is relative to the source folder (a file source: its name; the Hub: ``hf:NAME:split``).
@@ -597,7 +588,7 @@ def _iter_hub(spec: str) -> Iterator[tuple[str, int, Any]]:
     for sp in ([split] if split else list(SPLITS)):
         ds = datasets.load_dataset(name, split=sp, streaming=True, revision=revision).with_format("arrow")
         label = f"hf:{name}" + (f"@{revision}" if revision else "") + f":{sp}"
-        i = 0  # not enumerate(): see iter_rows
+        i = 0  # counted by hand: the loop deletes each batch before the next is read
         for table in ds.iter(batch_size=1):  # Arrow rows: tests stay out of Python
             yield label, _SPLIT_ALIASES.get(sp, sp), i, _arrow_row(table)
             del table
@@ -670,7 +661,7 @@ def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | E
             error = str(e)
         except Exception as e:  # noqa: BLE001 - any other surprise in a row is still only that row's
             error = f"unreadable row: {type(e).__name__}: {str(e)[:300]}"
-        del row  # only the Problem (or the error record) keeps the row's data (see iter_rows)
+        del row  # only the Problem (or the error record) keeps the row's data
         if error is not None:
             yield ErrorRecord(where, split, i, name, error)
             continue

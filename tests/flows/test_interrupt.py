@@ -8,6 +8,7 @@ import os
 import pty
 import re
 import select
+import signal
 import sqlite3
 import sys
 import time
@@ -46,6 +47,10 @@ def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed(tmp_path):
     env.update(PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="100")
     pid, fd = pty.fork()
     if pid == 0:  # the shell of a terminal: the pipeline is its foreground process group
+        # with a terminal's signal dispositions: a suite started in the background (`nohup ... &`)
+        # hands SIG_IGN for SIGINT down to every child, and a Python started so never sees Ctrl-C
+        for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
         os.chdir(ROOT)
         os.execve("/bin/bash", ["bash", "-c", cmd], env)
     buf: list[bytes] = []
@@ -64,7 +69,7 @@ def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed(tmp_path):
                 break
     finally:
         try:
-            os.kill(pid, 9)
+            os.killpg(pid, signal.SIGKILL)  # the shell's group: the build and tee too, if still there
         except ProcessLookupError:
             pass
     text = b"".join(buf).decode(errors="replace")
