@@ -10,9 +10,9 @@ code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq
 Modules: tasks/ (the task interface, base.EvalTask: ``load(config)`` -> prompts, ``score(prompts,
 responses, run)`` -> results, and for one candidate ``score_candidate(problem, code, request,
 sandbox)``; one file per task: codecontests, pareval, polybench, controlled, kernelbench; registry
-maps names to tasks), sandbox_jobs and probe_sessions (the two ways a task's
-programs are run and judged: whole programs as sandbox jobs, or probes of the measure/ harness),
-drivers (the bundled samples' single-TU C++ driver), generation (HF models, oracle),
+maps names to tasks; bundled: the bundled ParEval/PolyBench samples as probe problems),
+sandbox_jobs and probe_sessions (the two ways a task's programs are run and judged: whole programs
+as sandbox jobs, or probes of the measure/ harness), generation (HF models, oracle),
 task_scores (per-sample results -> pass@k / speedup_n@k per model and task), run_models (the
 models of an alignment run and their fine-tuning metrics), report, plots, metrics (Eq. 9, 10),
 config (EvalConfig, ModelSpec); score_one (one candidate, one score: `perfalign eval score`

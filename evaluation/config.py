@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.common.paths import BUNDLED_DATA
+from perfalign.measure.harness import ProbeSettings
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
@@ -78,7 +79,9 @@ class EvalConfig:
     omp_threads: int = 8                     # OpenMP threads of ParEval/PolyBench OpenMP runs (paper: 8 cores)
     mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
-    timing_repeats: int = 5                  # timed calls per driver run (paper: 5 runs); median taken
+    timing_repeats: int = 5                  # timed rounds of a probe session (paper: 5 runs); median taken
+    probe_max_repeats: int = ProbeSettings.max_repeats  # ...more rounds while a time is imprecise (noise gate)
+    probe_target_s: float = ProbeSettings.target_s      # reference work per timed probe run (clock seconds)
     contest_repeats: int = BuildSettings.repeats  # sandbox runs per contest test (as CodeContests-Perf), median kept
     baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
     workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
@@ -109,9 +112,11 @@ class EvalConfig:
         if self.profile_name not in ("embedded", "production"):
             raise ValueError(f"EvalConfig.profile_name must be embedded or production, got {self.profile_name!r}")
         for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "timing_repeats",
-                     "contest_repeats", "workers", "baseline_runs", "mpi_ranks"):
+                     "contest_repeats", "workers", "baseline_runs", "mpi_ranks", "probe_max_repeats"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EvalConfig.{name} must be >= 1")
+        if not self.probe_target_s > 0:
+            raise ValueError("EvalConfig.probe_target_s must be > 0 (seconds of reference work per timed run)")
         if self.max_prompts_per_task is not None and self.max_prompts_per_task < 1:
             raise ValueError("EvalConfig.max_prompts_per_task must be >= 1 (or None for all)")
         if not self.ks or any(not 1 <= k <= self.num_samples for k in self.ks):

@@ -1,11 +1,12 @@
-"""Scoring by probe sessions: the path of the real suites read from a user's checkout (ParEval,
-PolyBench/C), whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
+"""Scoring by probe sessions: the path of ParEval and PolyBench, from a user's checkout or the
+bundled samples, whose prompts' ``spec`` is a ``measure.probe.ProbeProblem``. One probe session per
 prompt: every distinct sample of every model scored beside the suite's reference, one program at
-a time (threaded and MPI programs need the machine)."""
+a time (threaded and MPI programs need the machine); serial problems' sessions run side by side."""
 from __future__ import annotations
 
 import logging
 
+from perfalign.common.concurrency import bounded_map
 from perfalign.common.progress import report as report_progress
 from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable, score_problem
 from perfalign.measure.probe import ProbeProblem
@@ -26,56 +27,74 @@ log = logging.getLogger("perfalign.evaluation")
 
 
 def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, run: ScoreRun) -> Scored:
-    settings = ProbeSettings(repeats=run.config.timing_repeats, clock=run.config.clock)
-    samples: list[SampleResult] = []
-    baselines: dict[str, BaselineResult] = {}
-    for pi, p in enumerate(prompts):
-        report_progress("evaluate: suite problems scored", pi, len(prompts))
-        pending: list[SampleResult] = []
-        codes: dict[str, str] = {}
-        for model, per_prompt in responses.items():
-            for i, response in enumerate(per_prompt[pi]):
-                code, lang, how = extract_candidate(response, run.config.accept_unfenced)
-                r = new_sample(model, p, i, code, how, lang)
-                if code is not None and (lang or "cpp") != "cpp":
-                    r.verdict, r.message = "WRONG_LANGUAGE", f"asked for C++, got {lang}"
-                elif code is not None:
-                    r.language = "cpp"
-                    codes[r.code_sha] = code
-                pending.append(r)
-        session = ProbeSession(run.sandbox, p.spec, settings)
-        try:
-            scores: dict[str, ProbeScore] = session.score(codes) if codes else {}
-            session.prepare()
-            base = next((sc.baseline_s for sc in scores.values() if sc.baseline_s is not None),
-                        session.info.get("reference_call_s"))
-            if not session.measurable:  # no speedup can be measured: the prompt is excluded, with why
-                baselines[p.prompt_id] = BaselineResult(
-                    p.prompt_id, p.task, p.timing, None, "UNMEASURABLE", "measured",
-                    session.unmeasurable_why)
-            else:
-                baselines[p.prompt_id] = BaselineResult(p.prompt_id, p.task, p.timing, base, "OK", "measured",
-                                                        f"probe: {session.info.get('calls')} calls per run")
-        except ProblemUnusable as e:
-            log.warning("%s", e)
-            scores = {}
-            baselines[p.prompt_id] = BaselineResult(p.prompt_id, p.task, p.timing, None, "UNUSABLE", "measured",
-                                                    str(e)[:500])
-        for r in pending:
-            sc = scores.get(r.code_sha) if r.language else None
-            if sc is not None:
-                r.verdict, r.correct, r.runtime_s, r.baseline_s = sc.verdict, sc.verdict == "OK", sc.runtime_s, \
-                    sc.baseline_s
-                # a correct sample too noisy for a speedup of its own (flag unmeasurable) enters Eq. 10
-                # with its capped estimate: a mean over samples averages that noise, a 0 would not
-                r.speedup = sc.estimate() or 0.0
-                r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
-                if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
-                    r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)
-            elif r.language and not r.verdict:
-                r.verdict, r.message = "EXCLUDED", baselines[p.prompt_id].message
-            samples.append(r)
-    return Scored(samples, baselines)
+    """One probe session per prompt. Serial problems (CPU time, one thread) run ``workers`` sessions
+    side by side, as sandbox jobs do; threaded and MPI problems (wall time) one at a time, alone."""
+    c = run.config
+    settings = ProbeSettings(repeats=c.timing_repeats, max_repeats=max(c.probe_max_repeats, c.timing_repeats),
+                             target_s=c.probe_target_s, clock=c.clock)
+    results: dict[int, tuple[list[SampleResult], BaselineResult]] = {}
+    alone = [i for i, p in enumerate(prompts) if p.spec.threads > 1 or p.spec.clock != "cpu"]
+    side_by_side = [i for i in range(len(prompts)) if i not in set(alone)]
+
+    def one(pi: int) -> tuple[list[SampleResult], BaselineResult]:
+        return _score_prompt(pi, prompts[pi], responses, run, settings)
+
+    for pi, fut in bounded_map(one, side_by_side, c.workers, name="probe"):
+        results[pi] = fut.result()
+        report_progress("evaluate: suite problems scored", len(results), len(prompts))
+    for pi in alone:
+        results[pi] = one(pi)
+        report_progress("evaluate: suite problems scored", len(results), len(prompts))
+    samples = [r for pi in range(len(prompts)) for r in results[pi][0]]
+    return Scored(samples, {prompts[pi].prompt_id: results[pi][1] for pi in range(len(prompts))})
+
+
+def _score_prompt(pi: int, p: EvalPrompt[ProbeProblem], responses: Responses, run: ScoreRun,
+                  settings: ProbeSettings) -> tuple[list[SampleResult], BaselineResult]:
+    """Every model's samples of one prompt in one probe session, beside the suite's reference."""
+    pending: list[SampleResult] = []
+    codes: dict[str, str] = {}
+    for model, per_prompt in responses.items():
+        for i, response in enumerate(per_prompt[pi]):
+            code, lang, how = extract_candidate(response, run.config.accept_unfenced)
+            r = new_sample(model, p, i, code, how, lang)
+            if code is not None and (lang or "cpp") != "cpp":
+                r.verdict, r.message = "WRONG_LANGUAGE", f"asked for C++, got {lang}"
+            elif code is not None:
+                r.language = "cpp"
+                codes[r.code_sha] = code
+            pending.append(r)
+    session = ProbeSession(run.sandbox, p.spec, settings)
+    try:
+        scores: dict[str, ProbeScore] = session.score(codes) if codes else {}
+        session.prepare()
+        base = next((sc.baseline_s for sc in scores.values() if sc.baseline_s is not None),
+                    session.info.get("reference_call_s"))
+        if not session.measurable:  # no speedup can be measured: the prompt is excluded, with why
+            baseline = BaselineResult(p.prompt_id, p.task, p.timing, None, "UNMEASURABLE", "measured",
+                                      session.unmeasurable_why)
+        else:
+            baseline = BaselineResult(p.prompt_id, p.task, p.timing, base, "OK", "measured",
+                                      f"probe: {session.info.get('calls')} calls per run")
+    except ProblemUnusable as e:
+        log.warning("%s", e)
+        scores = {}
+        baseline = BaselineResult(p.prompt_id, p.task, p.timing, None, "UNUSABLE", "measured", str(e)[:500])
+    for r in pending:
+        sc = scores.get(r.code_sha) if r.language else None
+        if sc is not None:
+            r.verdict, r.correct, r.runtime_s, r.baseline_s = sc.verdict, sc.verdict == "OK", sc.runtime_s, \
+                sc.baseline_s
+            # a correct sample too noisy for a speedup of its own (flag unmeasurable) enters Eq. 10
+            # with its capped estimate: a mean over samples averages that noise, a 0 would not
+            r.speedup = sc.estimate() or 0.0
+            r.message, r.flags, r.round_speedups = sc.message[:500], list(sc.flags), list(sc.round_speedups)
+            r.rel_se = sc.rel_se
+            if sc.inprocess_runtime_s and sc.inprocess_baseline_s:
+                r.inprocess_speedup = round(sc.inprocess_baseline_s / sc.inprocess_runtime_s, 4)
+        elif r.language and not r.verdict:
+            r.verdict, r.message = "EXCLUDED", baseline.message
+    return pending, baseline
 
 
 def score_probe_candidate(problem: ProbeProblem, code: str, request: CandidateRequest,

@@ -76,20 +76,15 @@ def _timing_notes(report: EvalReport) -> list[str]:
         f"{c['contest_repeats']} run(s); baseline = the dataset's median-runtime correct submission in the prompt's "
         "language, re-run in this evaluation with the same job (a sample in another language: that language's "
         "dataset median, flagged `baseline_from_dataset`).",
-        f"- **ParEval Serial**: CPU time of the function, median of {c['timing_repeats']} timed calls inside the "
-        f"driver; baseline = the sequential implementation, timed by the same driver in this run ({c['baseline_runs']} "
-        "run(s), like a sample; the median counts).",
-        f"- **ParEval OpenMP**: **wall time** (CPU time sums threads), `OMP_NUM_THREADS={c['omp_threads']}`, "
-        f"median of {c['timing_repeats']} calls; baseline = the sequential implementation; threaded programs run "
-        "one at a time.",
-        f"- **PolyBench**: {'wall' if c['polybench_openmp'] else 'CPU'} time of the kernel, median of "
-        f"{c['timing_repeats']} calls; baseline = the original kernel, timed by the same driver in this run.",
-        "- **Real suites** (a ParEval or PolyBench/C checkout given): the probe harness (measure/harness.py). "
-        "The candidate is its own translation unit; every call, at two sizes, is compared with the suite's "
-        "reference on inputs drawn per run from a secret seed; time = the sandbox's accounting of the whole run "
-        "(CPU time for serial code, wall time for OpenMP/MPI) minus a run of the same driver around an empty "
-        f"function, per call, median of {c['timing_repeats']} rounds in which the reference runs beside the "
-        "samples; speedups capped and flagged (common.plausibility), implausible ones re-measured once.",
+        "- **ParEval, PolyBench** (a checkout or the bundled samples): the probe harness (measure/harness.py). "
+        "The candidate is its own translation unit; every call is compared with the suite's reference on inputs "
+        "drawn per call from a per-run secret seed; time = the sandbox's accounting of the whole run (CPU time "
+        f"for serial code, **wall time** for OpenMP (`OMP_NUM_THREADS={c['omp_threads']}`) and MPI) minus a run "
+        f"of the same driver around an empty function, per call, median of {c['timing_repeats']} or more rounds "
+        "(more while the estimate is imprecise) in which the reference (the sequential baseline, the original "
+        "kernel) runs beside the samples in a random order; a speedup too noisy to stand behind is withheld "
+        "(flag `unmeasurable`); speedups capped and flagged (common.plausibility), implausible ones re-measured "
+        "once.",
         "- speedup of a sample = baseline / runtime when it is correct; an incorrect sample (no code, compile "
         "error, runtime error, time limit, wrong result) contributes a speedup of **0** and stays among the n "
         "samples (ParEval's convention): per prompt, speedup_n@1 = (share of correct samples) x (their mean "
@@ -99,8 +94,7 @@ def _timing_notes(report: EvalReport) -> list[str]:
         "per call, not seconds; OpenMP/MPI problems fall back to their wall time (flag `clock_fallback:*`). "
         "CodeContests samples and the median submission re-run beside them are counted the same way (Java "
         "falls back to CPU time, flagged); a sample in another language than the prompt's gets no baseline "
-        "under a count (the dataset's medians are CPU seconds). The bundled ParEval/PolyBench samples' "
-        "drivers time themselves in CPU seconds under every clock (flag `clock_fallback:driver`)."),
+        "under a count (the dataset's medians are CPU seconds)."),
     ]
 
 

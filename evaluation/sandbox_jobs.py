@@ -1,6 +1,5 @@
 """Scoring by sandbox jobs: the path of the tasks whose samples are whole programs run by the
-sandbox and read back (contest problems, the controlled task, the bundled ParEval/PolyBench
-samples' C++ drivers). A prompt's ``spec`` is a ``JobSpec``.
+sandbox and read back (contest problems, the controlled task). A prompt's ``spec`` is a ``JobSpec``.
 
 Identical programs of one prompt are run once. Serial programs share ``workers`` sandbox slots;
 threaded (OpenMP) programs run one at a time afterwards, so their wall time is not inflated by
@@ -49,7 +48,6 @@ class JobSpec(Protocol):
     """How one prompt's programs run as sandbox jobs and are read back."""
 
     parallel: bool                 # threaded: runs alone, after the serial programs
-    only_language: str | None      # the one language a sample may be in (None: any the sandbox runs)
     baseline_source: str           # how the baseline is obtained, for the report
 
     def job(self, code: str, language: str) -> Job: ...
@@ -91,8 +89,8 @@ def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: i
 def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: ScoreRun) -> Scored:
     """Run all samples of all models plus the baselines; return per-sample results and the
     baseline of every prompt. Baselines are measured in this run, with the same job (repeats,
-    clock) as a sample: the prompt's reference program (the driver's baseline implementation, or
-    for a contest problem the dataset's median-runtime submission). With ``baseline_runs`` > 1 the
+    clock) as a sample: the prompt's reference program (for a contest problem the
+    dataset's median-runtime submission). With ``baseline_runs`` > 1 the
     extra runs go last (first and last in the group of programs) and the median counts."""
     cfg, sandbox = run.config, run.sandbox
     jobs: list[Job] = []
@@ -122,10 +120,6 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
                     pending.append((r, None))
                     continue
                 language = lang or p.language
-                if p.spec.only_language and language != p.spec.only_language:
-                    r.verdict, r.message = "WRONG_LANGUAGE", f"asked for C++, got {language}"
-                    pending.append((r, None))
-                    continue
                 r.language = language
                 key = ("sample", p.prompt_id, language, r.code_sha)
                 pending.append((r, add(key, lambda c=code, p=p, lg=language: p.spec.job(c, lg), p.spec.parallel)))
@@ -155,8 +149,6 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
         else:  # another language than the prompt's: the dataset's median for it (not re-run)
             r.baseline_s = p.spec.baseline_s(r.language)
             r.flags = ["baseline_from_dataset"]
-        if getattr(p.spec, "self_timed", False) and cfg.clock != "cpu":
-            r.flags = sorted(set(r.flags) | {"clock_fallback:driver"})  # its own CPU clock, not the count
         r.speedup = 0.0
         if r.correct and r.baseline_s:
             checked = speedup_ratio(r.baseline_s, r.runtime_s)

@@ -75,6 +75,35 @@ class ProbeProblem:
         return self.candidate_prefix[mode] + "\n" + types + '#line 1 "candidate.cpp"\n' + code + "\n"
 
 
+def run_twice(sig: Signature, call_fn: str, head: str, counts: dict[str, str] | None = None) -> tuple[str, str]:
+    """(reference, slow) candidates from a baseline ``call_fn`` defined in ``head``: the baseline
+    behind the prompt's signature, and the same run twice on the same memory with its outputs
+    restored in between (a copy on other memory would change the timing through the memory
+    layout). Outputs are restored by value; a pointer output only when ``counts`` gives its
+    element count (name -> C++ expression), else it is written before it is read."""
+    counts = counts or {}
+    call = f"{call_fn}({sig.args})"
+    reference = f"{head}\n{sig.text()} {{\n    return {call};\n}}\n"
+    saves, restores = [], []
+    for p in sig.params:
+        if not p.output:
+            continue
+        if p.name in counts:
+            saves.append(f"    std::vector<std::remove_pointer_t<decltype({p.name})>> perfalign_saved_{p.name}("
+                         f"{p.name}, {p.name} + ({counts[p.name]}));")
+            restores.append(f"    std::copy(perfalign_saved_{p.name}.begin(), perfalign_saved_{p.name}.end(), "
+                            f"{p.name});")
+        elif "*" not in p.type:
+            saves.append(f"    auto perfalign_saved_{p.name} = {p.name};")
+            restores.append(f"    {p.name} = perfalign_saved_{p.name};")
+    first = (f"    {{ volatile auto perfalign_sink = {call}; (void)perfalign_sink; }}" if sig.returns_value
+             else f"    {call};")
+    body = saves + [first, '    asm volatile("" : : : "memory");'] + restores
+    slow = f"#include <vector>\n#include <algorithm>\n{head}\n{sig.text()} {{\n" + "\n".join(body) + \
+        f"\n    return {call};\n}}\n"
+    return reference, slow
+
+
 def strip_comments(code: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", " ", code, flags=re.S)
 

@@ -32,7 +32,7 @@ Responses = dict[str, list[list[str]]]
 @dataclass
 class EvalPrompt(Generic[Spec]):
     """One prompt of one task: the text the model sees and how its samples run (``spec``, the
-    task's own type: ContestSpec, DriverSpec, ProbeProblem or KernelSpec)."""
+    task's own type: ContestSpec, ProbeProblem or KernelSpec)."""
 
     task: str                      # a task label (EvalTask.labels)
     prompt_id: str
@@ -70,6 +70,7 @@ class SampleResult:
     flags: list[str] = field(default_factory=list)      # the harness's: implausible, capped, over budget...
     inprocess_speedup: float | None = None              # diagnostic (probe tasks): the driver's own clock
     round_speedups: list[float] = field(default_factory=list)  # probe tasks: one per timed round
+    rel_se: float | None = None                          # probe tasks: the speedup's estimated relative error
 
     def to_dict(self) -> dict:
         return asdict(self)

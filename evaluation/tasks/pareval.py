@@ -1,9 +1,8 @@
 """The ``pareval`` task (paper §VI-A, code generation): ParEval's problems in serial, OpenMP and
 MPI. ``pareval_dir`` is one of two sources, read by the one ``ParEvalTask.load``: a ParEval
-checkout (scored by the probe harness, measure/) or the bundled ParEval-style sample
-(data/pareval_sample, the default, scored by its single-TU C++ drivers, evaluation/drivers.py).
-The sample keeps a reader of its own: it is not in ParEval's layout (no generation-prompts.json,
-cpu.cc, utilities.hpp, problem-sizes.json) and its drivers are written for the single-TU harness.
+checkout or the bundled ParEval-style sample (data/pareval_sample, the default). Both are probe
+problems scored by the one path, the probe harness (measure/, evaluation/probe_sessions.py); only
+their constructors differ (the sample is not in ParEval's layout: tasks/bundled.py says why).
 
 The checkout. ParEval (parallelcodefoundry/ParEval) loaded from a user's checkout: its 60 problems with its
 prompts (``prompts/generation-prompts.json``), ``baseline.hpp`` and ``cpu.cc`` drivers, in serial,
@@ -32,10 +31,11 @@ Sizes: production uses ParEval's ``problem-sizes.json``; the embedded profile di
 -O3``, ``-fopenmp`` for OpenMP, Open MPI's wrapper flags for MPI).
 
 The bundled sample. Each problem directory holds ``task.json`` (function, signature, description, example, the
-execution models it has), ``baseline.cpp`` (the sequential baseline: the speedup reference and
-the correctness reference), ``driver.cpp`` and optionally ``fast_<model>.cpp`` (a known faster
-solution, used by the oracle). One prompt per (problem, execution model), in ParEval's form: a
-commented function header the model completes, wrapped in the Listing 1 instruction.
+execution models it has, optionally its tolerance), ``baseline.cpp`` (the sequential baseline: the
+reference of speed and of correctness), ``driver.cpp`` (bundled.py) and optionally
+``fast_<model>.cpp`` (a known faster solution, used by the oracle). One prompt per (problem,
+execution model), in ParEval's form: a commented function header the model completes, wrapped in
+the Listing 1 instruction, as for a checkout's problems.
 
 Serial prompts are compiled without OpenMP and timed by CPU time; OpenMP prompts with
 ``-fopenmp`` and ``OMP_NUM_THREADS=omp_threads``, timed by wall time (CPU time sums threads).
@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import shutil
 from dataclasses import dataclass
 from functools import cached_property
@@ -56,13 +55,11 @@ from typing import TYPE_CHECKING
 from perfalign.common.prompts import instruction_prompt
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
-from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers
-from perfalign.sandbox import Limits
+from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
-from ..drivers import DriverSpec, read_task_dir
 from ..probe_sessions import score_probe_candidate, score_probes
-from ..sandbox_jobs import score_jobs
 from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .bundled import bundled_problem, read_task_dir
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -179,20 +176,6 @@ def _fingerprints(sig: Signature, rules: dict[str, str]) -> list[str]:
     return fps
 
 
-def _controls(sig: Signature, ref_call: str, head: str) -> tuple[str, str]:
-    """(reference, slow) candidates: the baseline behind the prompt's signature, and the same
-    run twice on the same memory with its outputs restored in between (a copy on other memory
-    would change the timing through the memory layout)."""
-    call = f"{ref_call}({sig.args})"
-    reference = f"{head}\n{sig.text()} {{\n    return {call};\n}}\n"
-    saves = [f"    auto perfalign_saved_{p.name} = {p.name};" for p in sig.params if p.output]
-    restores = [f"    {p.name} = perfalign_saved_{p.name};" for p in sig.params if p.output]
-    first = (f"    {{ volatile auto perfalign_sink = {call}; (void)perfalign_sink; }}" if sig.returns_value
-             else f"    {call};")
-    body = saves + [first, '    asm volatile("" : : : "memory");'] + restores
-    return reference, f"{head}\n{sig.text()} {{\n" + "\n".join(body) + f"\n    return {call};\n}}\n"
-
-
 def _tolerance(validate: str) -> Tolerance:
     eps = [float(x) for x in _FLOAT_LITERAL.findall(validate)]
     return Tolerance(abs=max(eps) if eps else 1e-4)
@@ -254,7 +237,7 @@ def build_problem(co: ParEvalCheckout, name: str, model: str, profile: str = "em
     headers = "\n".join([f"#include <{h}>" for h in CANDIDATE_HEADERS] + ([extra] if extra else []))
     ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))",
                                               "namespace perfalign_ref {", baseline_text, "}"])
-    reference, slow = _controls(sig, f"perfalign_ref::{ref_fn}", ref_head)
+    reference, slow = run_twice(sig, f"perfalign_ref::{ref_fn}", ref_head)
     flags = ("-O3", "-std=c++17") + (("-fopenmp",) if model == "omp" else ())
     return ProbeProblem(
         suite="pareval", name=name, model=model, prompt=prompt, signature=sig,
@@ -270,7 +253,7 @@ def is_pareval_checkout(path: str | Path) -> bool:
     return (Path(path) / "prompts" / "generation-prompts.json").is_file()
 
 
-class ParEvalTask(EvalTask[ProbeProblem | DriverSpec]):
+class ParEvalTask(EvalTask[ProbeProblem]):
     """One prompt per (problem, execution model); the task labels are pareval-<model>."""
 
     name = "pareval"
@@ -282,9 +265,7 @@ class ParEvalTask(EvalTask[ProbeProblem | DriverSpec]):
         return _load_sample(config)
 
     def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
-        if is_pareval_checkout(run.config.pareval_dir):
-            return score_probes(prompts, responses, run)
-        return score_jobs(prompts, responses, run)
+        return score_probes(prompts, responses, run)
 
     scores_one_by_one = True
 
@@ -325,11 +306,7 @@ def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped
                                                         "found; scripts/setup.sh installs Open MPI)"))
                 continue
             p = co.problem(name, model, config.profile_name, threads=config.omp_threads, ranks=config.mpi_ranks)
-            text = instruction_prompt(f"Complete the C++ function {p.signature.name} below. Reply with the whole "
-                                      f"function.\n\n```cpp\n{p.prompt}\n```", "cpp")
-            prompts.append(EvalPrompt(task, prompt_id, text, "cpp", p.clock, p,
-                                      {"reference": p.reference, "slow": p.slow, "fast": p.reference},
-                                      {"reference": 1.0, "slow": None, "fast": 1.0}))
+            prompts.append(_prompt(p, {}, {"reference": 1.0, "slow": None, "fast": 1.0}))
     return prompts, skipped
 
 
@@ -342,7 +319,9 @@ _NOTE = {
     "mpi": ("Use MPI to compute in parallel. Assume MPI has already been initialized.\n"
             "Every rank has a complete copy of the inputs. The result is used on rank 0.\n"),
 }
-_REQUIRED = ("function", "signature", "args", "description", "example", "execution_models")
+_REQUIRED = ("function", "signature", "description", "example", "execution_models")
+# the bundled drivers' comparison of a call with the reference's (task.json "tolerance" overrides)
+SAMPLE_TOLERANCE = Tolerance(abs=1e-6, rel=1e-6)
 
 
 def mpi_unavailable_reason() -> str:
@@ -361,16 +340,16 @@ def pareval_header(meta: dict, model: str) -> str:
 
 
 def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
-    """The bundled sample's problems, run by their C++ drivers."""
+    """The bundled sample's problems (bundled.py), run by the probe harness like a checkout's."""
     root = Path(config.pareval_dir)
     problems = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
     if not problems:
         raise FileNotFoundError(f"no ParEval tasks (*/task.json) under {root}")
-    nonce = secrets.randbits(62)
     prompts: list[EvalPrompt] = []
     skipped: list[Skipped] = []
     for d in problems:
         meta = read_task_dir(d, _REQUIRED, ("baseline.cpp", "driver.cpp"))
+        tol = Tolerance(**meta["tolerance"]) if "tolerance" in meta else SAMPLE_TOLERANCE
         for model in meta["execution_models"]:
             if model not in config.pareval_models:
                 continue
@@ -378,19 +357,19 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
             if model == "mpi":
                 skipped.append(Skipped(task, prompt_id, mpi_unavailable_reason()))
                 continue
-            spec = DriverSpec(
-                task_id=prompt_id, function=meta["function"], signature=meta["signature"], args=meta["args"],
-                baseline=(d / "baseline.cpp").read_text(), driver=(d / "driver.cpp").read_text(),
-                preamble=meta.get("preamble", ""), openmp=model == "omp", threads=config.omp_threads,
-                repeats=config.timing_repeats, timing="wall" if model == "omp" else "cpu",
-                limits=Limits(time_s=config.task_time_limit_s, memory_mb=int(meta.get("memory_mb", 1024))),
-                nonce=nonce, inout=meta.get("inout", {}))
+            p = bundled_problem(d, meta, (d / "baseline.cpp").read_text(), suite="pareval", model=model,
+                                prompt=pareval_header(meta, model), tolerance=tol, headers=CANDIDATE_HEADERS,
+                                threads=config.omp_threads)
             fast = d / f"fast_{model}.cpp"
-            references = {"reference": spec.baseline, "slow": spec.slow_variant(),
-                          "fast": fast.read_text() if fast.is_file() else spec.baseline}
-            text = instruction_prompt(
-                f"Complete the C++ function {meta['function']} below. Reply with the whole function.\n\n"
-                f"```cpp\n{pareval_header(meta, model)}\n```", "cpp")
-            prompts.append(EvalPrompt(task, prompt_id, text, "cpp", spec.timing, spec, references,
-                                      {"reference": 1.0, "slow": 0.5, "fast": None if fast.is_file() else 1.0}))
+            prompts.append(_prompt(p, {"fast": fast.read_text()} if fast.is_file() else {},
+                                   {"reference": 1.0, "slow": 0.5, "fast": None if fast.is_file() else 1.0}))
     return prompts, skipped
+
+
+def _prompt(p: ProbeProblem, references: dict[str, str], expected: dict[str, float | None]) -> EvalPrompt:
+    """A problem's prompt in ParEval's form: its commented header the model completes, wrapped in
+    the Listing 1 instruction; the oracles: reference, slow and (unless given) fast = reference."""
+    text = instruction_prompt(f"Complete the C++ function {p.signature.name} below. Reply with the whole "
+                              f"function.\n\n```cpp\n{p.prompt}\n```", "cpp")
+    return EvalPrompt(f"pareval-{p.model}", p.key, text, "cpp", p.clock, p,
+                      {"reference": p.reference, "slow": p.slow, "fast": p.reference, **references}, expected)

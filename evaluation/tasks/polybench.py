@@ -1,10 +1,9 @@
 """The ``polybench`` task (paper §VI-B, code optimization): PolyBench kernels the model is asked
 to make faster. ``polybench_dir`` is one of two sources, read by the one ``PolyBenchTask.load``: a
-PolyBench/C 4.2.1 checkout (scored by the probe harness, measure/) or the bundled PolyBench-style
-sample (data/polybench_sample, the default, scored by its single-TU C++ drivers,
-evaluation/drivers.py). The sample keeps a reader of its own: it is not in PolyBench/C's layout
-(no utilities/benchmark_list, polybench.h, init_array/print_array) and its drivers are written for
-the single-TU harness.
+PolyBench/C 4.2.1 checkout or the bundled PolyBench-style sample (data/polybench_sample, the
+default). Both are probe problems scored by the one path, the probe harness (measure/,
+evaluation/probe_sessions.py); only their constructors differ (the sample is not in PolyBench/C's
+layout: tasks/bundled.py says why).
 
 The checkout. PolyBench/C 4.2.1 loaded from a user's checkout: its 30 kernels (``utilities/benchmark_list``)
 with their own datasets (the ``*_DATASET`` sizes of each kernel's header), ``init_array`` and
@@ -28,10 +27,11 @@ How a kernel becomes a probe (measure/probe_cpp.py has the protocol):
 - reference = the original kernel; slow = the original kernel run twice on the same memory, its
   arrays restored in between.
 
-The bundled sample. Each kernel directory holds ``task.json`` (function, signature, in-out arrays), ``kernel.cpp``
-(the original kernel: what the model is asked to optimize, the correctness reference and the
-speedup baseline), ``driver.cpp`` and optionally ``fast.cpp`` (a known faster version, used by
-the oracle). The prompt is the optimization variant of Listing 1 with the kernel's source.
+The bundled sample. Each kernel directory holds ``task.json`` (function, signature, in-out arrays
+with their element counts: restored between the slow oracle's two runs), ``kernel.cpp`` (the
+original kernel: what the model is asked to optimize, the correctness reference and the speedup
+baseline), ``driver.cpp`` (bundled.py) and optionally ``fast.cpp`` (a known faster version, used
+by the oracle). The prompt is the optimization variant of Listing 1 with the kernel's source.
 
 Candidates are serial by default (CPU time); with ``polybench_openmp`` they are compiled with
 ``-fopenmp`` and timed by wall time.
@@ -39,7 +39,6 @@ Candidates are serial by default (CPU time); with ``polybench_openmp`` they are 
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -49,12 +48,10 @@ from perfalign.common.prompts import optimization_prompt
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
-from perfalign.sandbox import Limits
 
-from ..drivers import DriverSpec, read_task_dir
 from ..probe_sessions import score_probe_candidate, score_probes
-from ..sandbox_jobs import score_jobs
 from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .bundled import bundled_problem, read_task_dir
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -277,7 +274,7 @@ def is_polybench_checkout(path: str | Path) -> bool:
     return (Path(path) / "utilities" / "polybench.h").is_file()
 
 
-class PolyBenchTask(EvalTask[ProbeProblem | DriverSpec]):
+class PolyBenchTask(EvalTask[ProbeProblem]):
     name = "polybench"
     labels = {"polybench": "PolyBench"}
 
@@ -287,9 +284,7 @@ class PolyBenchTask(EvalTask[ProbeProblem | DriverSpec]):
         return _load_sample(config)
 
     def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
-        if is_polybench_checkout(run.config.polybench_dir):
-            return score_probes(prompts, responses, run)
-        return score_jobs(prompts, responses, run)
+        return score_probes(prompts, responses, run)
 
     scores_one_by_one = True
 
@@ -327,33 +322,29 @@ def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped
 
 # --- the bundled sample
 
-_REQUIRED = ("kernel", "function", "signature", "args", "description")
+_REQUIRED = ("kernel", "function", "signature", "description")
+SAMPLE_HEADERS = ("algorithm", "cmath", "cstddef", "cstring", "vector")  # in the candidate's TU
 
 
 def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
-    """The bundled sample's kernels, run by their C++ drivers."""
+    """The bundled sample's kernels (bundled.py), run by the probe harness like a checkout's."""
     root = Path(config.polybench_dir)
     kernels = sorted(p for p in root.iterdir() if (p / "task.json").is_file()) if root.is_dir() else []
     if not kernels:
         raise FileNotFoundError(f"no PolyBench kernels (*/task.json) under {root}")
-    nonce = secrets.randbits(62)
+    model = "omp" if config.polybench_openmp else "serial"
     prompts: list[EvalPrompt] = []
     for d in kernels:
         meta = read_task_dir(d, _REQUIRED, ("kernel.cpp", "driver.cpp"))
         kernel = (d / "kernel.cpp").read_text()
-        spec = DriverSpec(
-            task_id=meta["kernel"], function=meta["function"], signature=meta["signature"], args=meta["args"],
-            baseline=kernel, driver=(d / "driver.cpp").read_text(), preamble=meta.get("preamble", ""),
-            openmp=config.polybench_openmp, threads=config.omp_threads, repeats=config.timing_repeats,
-            timing="wall" if config.polybench_openmp else "cpu",
-            limits=Limits(time_s=config.task_time_limit_s, memory_mb=int(meta.get("memory_mb", 1024))),
-            nonce=nonce, inout=meta.get("inout", {}))
+        p = bundled_problem(d, meta, kernel, suite="polybench", model=model, prompt=kernel, tolerance=TOLERANCE,
+                            headers=SAMPLE_HEADERS, threads=config.omp_threads)
         fast = d / "fast.cpp"
         problem = (f"PolyBench kernel {meta['kernel']}: {meta['description']}\n"
                    f"Keep the signature `{meta['signature']}`; the results must stay the same "
                    f"(relative difference at most 1e-6).")
         prompts.append(EvalPrompt(
-            "polybench", meta["kernel"], optimization_prompt(problem, "cpp", kernel), "cpp", spec.timing, spec,
-            {"reference": kernel, "slow": spec.slow_variant(), "fast": fast.read_text() if fast.is_file() else kernel},
+            "polybench", p.key, optimization_prompt(problem, "cpp", kernel), "cpp", p.clock, p,
+            {"reference": p.reference, "slow": p.slow, "fast": fast.read_text() if fast.is_file() else p.reference},
             {"reference": 1.0, "slow": 0.5, "fast": None if fast.is_file() else 1.0}))
     return prompts, []

@@ -1,9 +1,11 @@
-"""End to end through the sandbox (about a minute on 2 shared cores): the oracle pseudo-models
-prove the drivers and metrics — pass@1 = 1 and speedups at the known ratios — and the tiny local
-model goes through the real from_pretrained / generate path into a written report."""
+"""End to end through the sandbox: the oracle pseudo-models prove the probe harness and metrics on
+the bundled samples — pass@1 = 1 and speedups at the known ratios within the run's own error —
+and the tiny local model goes through the real from_pretrained / generate path into a written
+report."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pytest
@@ -13,9 +15,12 @@ from perfalign.flows.config import preset
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]
-# Noise bands around a known speedup: CPU time of 10-40 ms functions is stable; wall time less
-# so on a shared host; contest programs run ~1-10 ms, mostly process start-up.
-TOLERANCE = {"cpu": 1.3, "wall": 1.4, "codecontests": 2.0}
+# Contest programs run ~1-10 ms, mostly process start-up, measured by sandbox jobs (no error
+# estimate of their own): a fixed band. The probe tasks' band is the run's own: SIGMAS times the
+# harness's estimated relative standard error of each speedup (calibrated on the README's sweeps:
+# |error|/SE median 0.62, p90 1.88).
+CONTEST_TOLERANCE = 2.0
+SIGMAS = 4.0
 
 
 @pytest.fixture(scope="module")
@@ -53,21 +58,28 @@ def test_oracle_pass_at_1_is_one_everywhere(oracle_report):
 @pytest.mark.timing
 def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
     # its own run (function scope): a miss under load is measured again (conftest's timing policy).
-    # Three baseline runs, first and last among the programs: their spread is this run's own estimate
-    # of how far the host's speed drifted while the samples ran, and widens the band by that much.
-    report, _ = _oracle_eval(ccperf, tmp_path / "oracle-eval", baseline_runs=3)
-    clock = {s.task: s.timing for s in report.scores}
+    # Contest baselines: three runs, first and last among the programs: their spread is this run's own
+    # estimate of how far the host's speed drifted while the samples ran, and widens the band by that much.
+    report, out = _oracle_eval(ccperf, tmp_path / "oracle-eval", baseline_runs=3)
     drift = {}
     for b in report.baselines:
-        runs = [x for x in b["run_runtimes_s"] if x]
+        runs = [x for x in b.get("run_runtimes_s") or [] if x]
         drift[(b["task"], b["prompt_id"])] = max(runs) / min(runs) if len(runs) > 1 else 1.0
+    samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    rel_se = {(x["model"], x["prompt_id"]): x["rel_se"] for x in samples if x["index"] == 0}
     for o in report.oracle_checks:
         assert o["correct"], o
         if o["expected_speedup"] is None:  # a known faster solution, ratio not known in advance
             assert o["measured_speedup"] > 0
             continue
-        tol = TOLERANCE["codecontests" if o["task"] == "codecontests" else clock[o["task"]]]
-        tol *= drift.get((o["task"], o["prompt_id"]), 1.0)
+        if o["task"] == "codecontests":
+            tol = CONTEST_TOLERANCE * drift.get((o["task"], o["prompt_id"]), 1.0)
+        elif "unmeasurable" in o["flags"]:  # withheld as too noisy on this host now: an honest answer
+            continue                        # (how often is a benchmark's figure, not a test's: it follows load)
+        else:
+            se = rel_se[(o["model"], o["prompt_id"])]
+            assert se is not None and o["round_speedups"], o
+            tol = math.exp(SIGMAS * se)
         assert o["expected_speedup"] / tol <= o["measured_speedup"] <= o["expected_speedup"] * tol, (o, tol)
     slow = report.score("oracle-slow", "polybench").speedup_at["1"]
     assert slow == pytest.approx(0.5, rel=0.25)  # the baseline doing its work twice

@@ -1,5 +1,5 @@
-"""Evaluation pieces without running programs: bundled task data, prompts, the driver result
-protocol, code extraction, scoring, stage metrics, report rendering and input errors."""
+"""Evaluation pieces without running programs: bundled task data as probe problems, prompts, the
+controls' source, code extraction, scoring, stage metrics, report rendering and input errors."""
 from __future__ import annotations
 
 import json
@@ -10,15 +10,14 @@ import pytest
 from perfalign.common.prompts import RESPONSE_MARKER
 from perfalign.evaluation import EvalConfig, ModelSpec, load_report, write_report
 from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
-from perfalign.evaluation.drivers import DriverSpec, normalize_candidate
 from perfalign.evaluation.report import EvalReport
 from perfalign.evaluation.run_models import finetune_metrics, models_from_run_dir
 from perfalign.evaluation.task_scores import task_scores
 from perfalign.evaluation.tasks.base import BaselineResult, SampleResult, extract_candidate
 from perfalign.evaluation.tasks.registry import load_tasks
 from perfalign.flows.config import preset
-from perfalign.sandbox import CompileInfo, Language, RunResult, Verdict
-from perfalign.sandbox import TestResult as _TestResult
+from perfalign.measure.cxxsig import parse_signature
+from perfalign.measure.probe import ProbeProblem, normalize_candidate, run_twice
 
 ORACLE = [ModelSpec("o", "oracle:reference")]
 
@@ -40,21 +39,27 @@ def test_bundled_tasks_load_with_prompts_and_references():
         assert p.text.startswith("### Instruction:") and p.text.endswith(RESPONSE_MARKER)
         assert set(p.references) == {"reference", "slow", "fast"}
         assert p.timing == ("wall" if p.task == "pareval-omp" else "cpu")
-        assert p.spec.parallel == (p.task == "pareval-omp")
+        # the real suites' probe problems: the candidate its own TU, fresh secret inputs every call
+        assert isinstance(p.spec, ProbeProblem) and p.spec.key == p.prompt_id and p.spec.clock == p.timing
+        assert p.spec.threads == (2 if p.task == "pareval-omp" else 1) and p.spec.validate_calls == 2
+        assert "perfalign_sample_call" in p.spec.drivers["T"] and "perfalign_reseed" in p.spec.drivers["T"]
+        src = p.spec.candidate_source(p.references["reference"], "T")
+        assert "perfalign_observe" not in src and "perfalign_cpu_now" not in src and "fingerprint" not in src
     omp = by_task["pareval-omp"][0]
     assert "#include <omp.h>" in omp.text and "Use OpenMP" in omp.text
-    assert omp.spec.job("x").env == {"OMP_NUM_THREADS": "2"} and omp.spec.job("x").compile_flags == ("-fopenmp",)
+    assert omp.spec.env == {"OMP_NUM_THREADS": "2"} and "-fopenmp" in omp.spec.compile_flags
     serial = by_task["pareval-serial"][0]
-    assert "OpenMP" not in serial.text and serial.spec.job("x").compile_flags == ()
+    assert "OpenMP" not in serial.text and "-fopenmp" not in serial.spec.compile_flags and serial.spec.env == {}
     gemm = next(p for p in by_task["polybench"] if p.prompt_id == "gemm")
     assert "Optimize the following C++ solution" in gemm.text and "kernel_gemm" in gemm.text
-    assert "perfalign_copy_C" in gemm.references["slow"]  # the in-out array is copied for the first call
+    assert "perfalign_saved_C" in gemm.references["slow"]  # the in-out array is restored for the second call
 
 
 def test_limits_and_omp_threads_are_configurable():
     prompts, skipped = load_tasks(_config(max_prompts_per_task=2, omp_threads=3, pareval_models=("omp",)))
     assert [p.task for p in prompts].count("pareval-omp") == 2 and [p.task for p in prompts].count("polybench") == 2
-    assert all(p.spec.threads == 3 for p in prompts if p.task == "pareval-omp")
+    assert all(p.spec.threads == 3 and p.spec.env == {"OMP_NUM_THREADS": "3"} for p in prompts
+               if p.task == "pareval-omp")
     assert any("max_prompts_per_task" in s.reason for s in skipped)
 
 
@@ -92,25 +97,38 @@ def test_candidate_normalization_and_extraction():
     assert extract_candidate("  \n") == (None, None, "none")
 
 
-def _run_result(verdict=Verdict.OK, output="") -> RunResult:
-    compiled = CompileInfo(ok=verdict is not Verdict.COMPILE_ERROR, message="boom")
-    return RunResult(verdict, "test", Language.CPP, True, compiled, [_TestResult(verdict, output=output)])
+def test_controls_restore_the_outputs_between_the_two_runs():
+    """The slow control runs the baseline twice on the same memory: outputs restored by value, a
+    pointer output by its element count where given (else it is written before it is read)."""
+    sig = parse_signature("void k(int n, double* C, const double* A, double* tmp, std::vector<double>& v)")
+    ref, slow = run_twice(sig, "base::k", "namespace base { void k(int, double*, const double*, double*, "
+                                         "std::vector<double>&) {} }", {"C": "n * n"})
+    assert ref.rstrip().endswith("return base::k(n, C, A, tmp, v);\n}")
+    assert "perfalign_saved_C(C, C + (n * n))" in slow and "perfalign_saved_v = v;" in slow
+    assert "perfalign_saved_tmp" not in slow and "perfalign_saved_A" not in slow
+    assert slow.count("base::k(n, C, A, tmp, v)") == 2
+    sig = parse_signature("double f(std::vector<double> const& x)")
+    _, slow = run_twice(sig, "base::f", "")
+    assert "volatile auto perfalign_sink = base::f(x)" in slow and "perfalign_saved" not in slow
 
 
-def test_driver_result_line_protocol():
-    spec = DriverSpec("t", "f", "double f()", "", "double f() { return 0; }", "", repeats=3, nonce=42, timing="cpu")
-    ok = spec.measure(_run_result(output="noise\nPERFALIGN 42 1 0.5 0.10 0.6 0.30 0.7 0.20\n"))
-    assert ok.correct and ok.runtime_s == pytest.approx(0.20) and ok.times_s == [0.10, 0.30, 0.20]
-    wall = DriverSpec("t", "f", "double f()", "", "double f() { return 0; }", "", repeats=3, nonce=42, timing="wall")
-    line = "PERFALIGN 42 1 0.5 0.10 0.6 0.30 0.7 0.20\n"
-    assert wall.measure(_run_result(output=line)).runtime_s == pytest.approx(0.6)
-    assert spec.measure(_run_result(output="PERFALIGN 42 0\n")).verdict == "WRONG_ANSWER"
-    assert spec.measure(_run_result(output="PERFALIGN 7 1 1 1 1 1 1 1\n")).verdict == "NO_RESULT"  # other nonce
-    assert spec.measure(_run_result(output="PERFALIGN 42 1 0.5 0.1\n")).verdict == "NO_RESULT"  # too few
-    bad = spec.measure(_run_result(Verdict.COMPILE_ERROR))
-    assert not bad.correct and bad.verdict == "COMPILE_ERROR" and bad.message == "boom"
-    with pytest.raises(ValueError, match="does not define"):
-        DriverSpec("t", "g", "double g()", "", "double f() { return 0; }", "")
+def test_bundled_task_errors_are_clear(tmp_path):
+    from perfalign.evaluation.tasks.bundled import bundled_problem, read_task_dir
+    from perfalign.measure.probe import Tolerance
+
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "task.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        read_task_dir(d, ("function",), ())
+    (d / "task.json").write_text(json.dumps({"function": "g", "signature": "double f()"}))
+    with pytest.raises(FileNotFoundError, match="missing driver.cpp"):
+        read_task_dir(d, ("function",), ("driver.cpp",))
+    meta = read_task_dir(d, ("function", "signature"), ())
+    with pytest.raises(ValueError, match="does not declare g"):
+        bundled_problem(d, meta, "", suite="pareval", model="serial", prompt="", tolerance=Tolerance(), headers=())
+    with pytest.raises(ValueError, match="serial or omp"):
+        bundled_problem(d, meta, "", suite="pareval", model="mpi", prompt="", tolerance=Tolerance(), headers=())
 
 
 def _sample(model, pid, i, correct, speedup, task="polybench", verdict=None):
