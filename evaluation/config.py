@@ -87,7 +87,6 @@ class EvalConfig:
     workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
     backend: str = "auto"
     ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
-    task_time_limit_s: float = 20.0          # per driver run (init + validation + timed calls)
     clock: str = DEFAULT_CLOCK               # cpu, instructions or cycles (sandbox.clock): probes and contests
 
     def __post_init__(self) -> None:

@@ -2,7 +2,6 @@
 elites of the problem's archive as seeds (this package's wording)."""
 from __future__ import annotations
 
-from .spec import ORDERS, TILES, UNROLLS
 from .sqd import QDArchive, Stage
 from .tasks import GrpoTask
 
@@ -34,4 +33,3 @@ def code_prompt(task: GrpoTask, stage: Stage, archive: QDArchive | None, seeds: 
     return "\n\n".join(parts)
 
 
-SPEC_VOCABULARY = f"orders {ORDERS} tiles {TILES} unrolls {UNROLLS}"

@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass
 
 from perfalign.common.outcomes import Outcome, sandbox_outcome
 
-TIERS = ("format", "library", "compile", "timeout", "runtime", "verification", "ok", "infrastructure")
 WITHHELD_TIER = "infrastructure"  # no reward (common.outcomes: a fault the candidate provably did not cause)
 
 

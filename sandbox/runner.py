@@ -52,18 +52,24 @@ def _prctl(option, value):
         pass
 
 
+_COUNTER_FDS = {}  # path -> fd: a cgroup file stays open, re-read with pread (per run, 4 reads)
+
+
 def _read_counter(path, key):
     """A cgroup counter: the first integer of the file, or the ``key`` line of a keyed file."""
     if not path:
         return 0
     try:
-        with open(path) as f:
-            if not key:
-                return int(f.read().split()[0])
-            for line in f:
-                k, _, val = line.partition(" ")
-                if k == key:
-                    return int(val)
+        fd = _COUNTER_FDS.get(path)
+        if fd is None:
+            fd = _COUNTER_FDS[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        text = os.pread(fd, 4096, 0)
+        if not key:
+            return int(text.split()[0])
+        for line in text.splitlines():
+            k, _, val = line.partition(b" ")
+            if k == key.encode():
+                return int(val)
     except (OSError, ValueError, IndexError):
         pass
     return 0
@@ -351,9 +357,12 @@ def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
 
 def _aim_oom_killer(pid):
     # The program, not the runner, is the OOM killer's first choice.
-    try:
-        with open("/proc/%d/oom_score_adj" % pid, "w") as f:
-            f.write("1000")
+    try:  # os.open/os.write: a buffered open() costs ~30 us more per run (4 extra system calls)
+        fd = os.open("/proc/%d/oom_score_adj" % pid, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
     except OSError:
         pass
 

@@ -53,7 +53,6 @@ class ContestSpec:
     baseline_scale: float = 1.0                       # set by rescale_baselines on another host
     clock: str = DEFAULT_CLOCK                        # EvalConfig.clock: what measures samples and re-run baselines
     parallel = False
-    only_language = None                              # a sample may be in any language the sandbox runs
     baseline_source = "measured (median submission re-run)"
 
     def job(self, code: str, language: str) -> Job:
