@@ -149,7 +149,7 @@ def test_embedded_profile_keeps_the_values_the_python_presets_had():
     assert (cfg.dpa.learning_rate, cfg.dpa.per_device_train_batch_size, cfg.dpa.beta) == (1e-4, 4, 0.6)
     e = cfg.eval
     assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.timing_repeats,
-            e.contest_repeats, e.profile_name) == (4, 3, 192, 2, 3, 1, "embedded")
+            e.contest_repeats, e.profile_name) == (3, 3, 128, 2, 3, 1, "embedded")
     assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 16 and cfg.synth.seeds is None
     assert (cfg.perf.max_tests, cfg.align.parallel_stages, e.parallel_models) == (5, 2, 2)
     assert {getattr(cfg, s).train_sampling_strategy for s in ("sft", "reward", "dpa")} == {"group_by_length"}
