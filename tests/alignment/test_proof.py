@@ -37,7 +37,7 @@ def run(tmp_path_factory, sandbox):
     rlpf = run_rlpf(preset("rlpf", model_name_or_path=str(sft.run_dir), codecontests_dir=str(task.codecontests_dir),
                                              output_dir=str(w / "rlpf"), per_device_train_batch_size=6,
                                              num_mini_batches=2, total_episodes=12, num_ppo_epochs=2,
-                                             eval_samples_per_prompt=2, **common))
+                                             eval_samples_per_prompt=2, eval_before=True, **common))
     heldout = sample_and_classify(task, sft.run_dir, task.heldout, 4, sandbox=sandbox)
     return dict(task=task, sft=sft, dpa=dpa, rm=rm, rlpf=rlpf, heldout=heldout)
 
