@@ -23,7 +23,8 @@ ORACLE = [ModelSpec("o", "oracle:reference")]
 
 
 def _config(**kw) -> EvalConfig:
-    base = {"models": ORACLE, "tasks": ("pareval", "polybench"), "max_prompts_per_task": None, "num_samples": 2}
+    base = {"models": ORACLE, "tasks": ("pareval", "polybench"), "max_prompts_per_task": None, "num_samples": 2,
+            "pareval_models": ("serial", "omp", "mpi")}  # the embedded profile runs serial only
     return preset("eval", **{**base, **kw})
 
 
