@@ -133,12 +133,15 @@ def test_reference_oracle_scores_correct_at_about_one(run):
     ref = report.score("ref", "kernelbench")
     assert ref is not None and ref.prompts == 2 and ref.samples == 4, report.excluded
     assert ref.pass_at["1"] == 1.0, ref.per_prompt
-    # Against itself the reference reads ~1 wherever its timing can be trusted; on a loaded host the
-    # noise gate may withhold a speedup (flagged unmeasurable, 0 in Eq. 10), never report a wrong one.
+    # Against itself the reference reads ~1 wherever its timing can be trusted. On a loaded host the
+    # noise gate may withhold a speedup (flagged unmeasurable, 0 in Eq. 10) or, when the noise came
+    # with the candidate, score it at a pessimistic bound (flagged erratic_timing): never a wrong,
+    # unflagged number.
     _, samples, _ = run
     ref_samples = [s for s in samples if s["model"] == "ref"]
-    measured = [s["speedup"] for s in ref_samples if s["speedup"]]
-    assert measured and all(0.5 <= x <= 2.0 for x in measured), ref.per_prompt
+    trusted = [s["speedup"] for s in ref_samples if s["speedup"] and "erratic_timing" not in s["flags"]]
+    assert all(0.5 <= x <= 2.0 for x in trusted), ref_samples
+    assert all(0 < s["speedup"] <= 2.0 for s in ref_samples if "erratic_timing" in s["flags"]), ref_samples
     assert all("unmeasurable" in s["flags"] for s in ref_samples if not s["speedup"]), ref_samples
     assert ref.verdicts == {"correct": 4}
     assert report.excluded == [] and len(report.baselines) == 2
