@@ -34,7 +34,7 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
                              target_s=c.probe_target_s, clock=c.clock)
     results: dict[int, tuple[list[SampleResult], BaselineResult]] = {}
     alone = [i for i, p in enumerate(prompts) if p.spec.threads > 1 or p.spec.clock != "cpu"]
-    side_by_side = [i for i in range(len(prompts)) if i not in set(alone)]
+    side_by_side = sorted(set(range(len(prompts))) - set(alone))
 
     def one(pi: int) -> tuple[list[SampleResult], BaselineResult]:
         return _score_prompt(pi, prompts[pi], responses, run, settings)

@@ -80,6 +80,21 @@ def read_task_dir(d: Path, required: tuple[str, ...], files: tuple[str, ...]) ->
     return meta
 
 
+def task_tolerance(d: Path, meta: dict, default: Tolerance) -> Tolerance:
+    """task.json's optional ``tolerance`` ({"abs": x, "rel": y}), or ``default``."""
+    tol = meta.get("tolerance")
+    if tol is None:
+        return default
+    try:
+        out = Tolerance(**{k: float(v) for k, v in tol.items()})
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError(f"{d / 'task.json'}: tolerance must be {{\"abs\": number, \"rel\": number}}, "
+                         f"got {tol!r}") from None
+    if out.abs < 0 or out.rel < 0:
+        raise ValueError(f"{d / 'task.json'}: tolerance must not be negative, got {tol!r}")
+    return out
+
+
 def bundled_problem(d: Path, meta: dict, baseline: str, *, suite: str, model: str, prompt: str,
                     tolerance: Tolerance, headers: tuple[str, ...], threads: int = 2) -> ProbeProblem:
     """The probe problem of one bundled problem directory in one execution model (serial, omp);

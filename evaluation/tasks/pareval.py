@@ -59,7 +59,7 @@ from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, int
 
 from ..probe_sessions import score_probe_candidate, score_probes
 from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
-from .bundled import bundled_problem, read_task_dir
+from .bundled import bundled_problem, read_task_dir, task_tolerance
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -349,7 +349,7 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
     skipped: list[Skipped] = []
     for d in problems:
         meta = read_task_dir(d, _REQUIRED, ("baseline.cpp", "driver.cpp"))
-        tol = Tolerance(**meta["tolerance"]) if "tolerance" in meta else SAMPLE_TOLERANCE
+        tol = task_tolerance(d, meta, SAMPLE_TOLERANCE)
         for model in meta["execution_models"]:
             if model not in config.pareval_models:
                 continue

@@ -207,3 +207,15 @@ def test_report_renders_from_json(tmp_path):
 def test_default_data_dirs_exist():
     assert (DEFAULT_PAREVAL_DIR / "sum_of_min" / "task.json").is_file()
     assert (DEFAULT_POLYBENCH_DIR / "gemm" / "task.json").is_file()
+
+
+def test_a_bundled_tolerance_is_checked(tmp_path):
+    from perfalign.evaluation.tasks.bundled import task_tolerance
+    from perfalign.measure.probe import Tolerance
+
+    default = Tolerance(abs=1e-6, rel=1e-6)
+    assert task_tolerance(tmp_path, {}, default) == default
+    assert task_tolerance(tmp_path, {"tolerance": {"abs": 1e-3}}, default) == Tolerance(abs=1e-3)
+    for bad in ([1e-3], {"absolute": 1e-3}, {"abs": "tight"}, {"rel": -1}):
+        with pytest.raises(ValueError, match="task.json: tolerance"):
+            task_tolerance(tmp_path, {"tolerance": bad}, default)
