@@ -18,11 +18,13 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
     .venv/bin/python benchmarks/eval_harness_bench.py --all --problems ""                   # all of PolyBench only
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
+    .venv/bin/python benchmarks/eval_harness_bench.py --target-s 0.3,1.0   # A/B: each session at each, side by side
 """
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -60,7 +62,14 @@ _WHY = {"overhead": "overhead over the work", "uncertain": "noise", "shifted": "
 
 def summarize(rows: list[dict]) -> None:
     """Per score (each control of each session), by what the harness said of it: reported
-    unflagged, reported with imprecise_timing, or not reported (unmeasurable)."""
+    unflagged, reported with imprecise_timing, or not reported (unmeasurable); one summary per
+    ``target_s`` where the rows hold several (an A/B run)."""
+    arms = sorted({r.get("target_s") for r in rows if r.get("target_s") is not None})
+    if len(arms) > 1:
+        for arm in arms:
+            print(f"--- target_s = {arm}")
+            summarize([r for r in rows if r.get("target_s") == arm])
+        return
     for clock in ("cpu", "wall"):
         kinds: dict[str, list[float]] = {"unflagged": [], "flagged imprecise": []}
         unreported: dict[str, int] = {}
@@ -120,6 +129,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--target-s", default=None,
+                    help="ProbeSettings.target_s, or several comma-separated: every session runs once at "
+                         "each, in a fresh random order per problem (an A/B in one run)")
     ap.add_argument("--json", default=None, help="also write every record here")
     ap.add_argument("--summarize", default=None, metavar="JSON", help="only print the summary of an earlier --json")
     args = ap.parse_args()
@@ -135,27 +147,31 @@ def main() -> int:
     kernels = args.kernels.split(",") if args.kernels is not None else pb.names() if args.all else DEFAULT_POLYBENCH
     work = [("pareval", n, m) for m in args.models.split(",") for n in problems if n] + \
            [("polybench", k, "serial") for k in kernels if k]
-    settings = ProbeSettings(repeats=args.repeats)
+    arms = [float(v) for v in args.target_s.split(",")] if args.target_s else [ProbeSettings.target_s]
+    order = random.Random(0)
     rows = []
     print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
           f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)
     t_all = time.time()
     with Sandbox(workers=1) as sb:
-        for suite, name, model in work:
+        for suite, name, model, target_s in ((*w, a) for w in work for a in order.sample(arms, len(arms))):
+            settings = ProbeSettings(repeats=args.repeats, target_s=target_s)
             t0 = time.time()
             try:
                 p = (pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks)
                      if suite == "pareval" else pb.problem(name, args.profile))
                 scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
             except ProblemUnusable as e:
-                rows.append({"suite": suite, "problem": name, "model": model, "unusable": str(e)[:300]})
+                rows.append({"suite": suite, "problem": name, "model": model, "target_s": target_s,
+                             "unusable": str(e)[:300]})
                 _save(args.json, rows)
                 print(f"{suite:9} {name:40} {model:6} UNUSABLE: {str(e)[:150]}", flush=True)
                 continue
             ref, slow = scores["reference"], scores["slow"]
             truth = (slow.inprocess_baseline_s / slow.inprocess_runtime_s
                      if slow.inprocess_runtime_s and slow.inprocess_baseline_s else None)
-            row = {"suite": suite, "problem": name, "model": model, "clock": p.clock, "calls": info.get("calls"),
+            row = {"suite": suite, "problem": name, "model": model, "target_s": target_s, "clock": p.clock,
+                   "calls": info.get("calls"),
                    "overhead_ratio": info.get("overhead_ratio"), "reference_rel_se": info.get("reference_rel_se"),
                    "round_clocks": info.get("round_clocks"), "flags": sorted(set(ref.flags) | set(slow.flags)),
                    "reference": ref.to_dict(), "slow": slow.to_dict(), "slow_true": truth,
@@ -170,6 +186,7 @@ def main() -> int:
             verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
             verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))
             print(f"{suite:9} {name:40} {model:6} {p.clock:5} {row['calls']:>5} "
+                  + (f"t={target_s} " if len(arms) > 1 else "") +
                   f"{f(ref.speedup):>6} {f(slow.speedup):>6} "
                   f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
                   f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)

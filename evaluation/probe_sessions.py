@@ -101,7 +101,8 @@ def score_probe_candidate(problem: ProbeProblem, code: str, request: CandidateRe
                           sandbox) -> tuple[ProbeScore, dict]:
     """One candidate through the probe harness (`perfalign eval score`), its baseline in the same
     session; raises ProblemUnusable when the suite's own reference cannot run here."""
-    settings = ProbeSettings(repeats=request.repeats, clock=request.clock)
+    settings = ProbeSettings(repeats=request.repeats, max_repeats=max(request.max_repeats, request.repeats),
+                             target_s=request.target_s, clock=request.clock)
     if request.max_rel_se is not None:
         settings.max_rel_se = request.max_rel_se
     scores, info = score_problem(sandbox, problem, {"candidate": code}, settings)

@@ -465,7 +465,8 @@ def eval_score_cmd(
                                       polybench_dir=str(polybench_dir) if polybench_dir else None,
                                       codecontests=str(codecontests) if codecontests else None, language=language,
                                       profile=e.profile_name, threads=e.omp_threads, ranks=e.mpi_ranks,
-                                      repeats=e.timing_repeats, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
+                                      repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
+                                      target_s=e.probe_target_s, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
                                       clock=e.clock)
     except ScoreInputError as e:
         _fail(e)

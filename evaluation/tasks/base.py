@@ -112,6 +112,8 @@ class CandidateRequest:
     threads: int = 2
     ranks: int = 2
     repeats: int = ProbeSettings.repeats
+    max_repeats: int = ProbeSettings.max_repeats
+    target_s: float = ProbeSettings.target_s  # reference work per timed probe run
     max_rel_se: float | None = None     # the probe harness's noise gate; None: its default
     clock: str = DEFAULT_CLOCK
 
