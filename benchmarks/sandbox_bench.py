@@ -11,6 +11,7 @@
 
     .venv/bin/python benchmarks/sandbox_bench.py [--tests 200] [--backend auto] [--rounds 6]
     .venv/bin/python benchmarks/sandbox_bench.py --cv-only --rounds 8 --json   # (b) alone, one JSON line
+    .venv/bin/python benchmarks/sandbox_bench.py --rate-only --tests 300        # (a) alone
 """
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ def main() -> None:
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--rounds", type=int, default=6, help="(b): rounds of 5 sandbox + 5 raw + 5 null runs")
     ap.add_argument("--cv-only", action="store_true", help="(b) only")
+    ap.add_argument("--rate-only", action="store_true", help="(a) only")
     ap.add_argument("--json", action="store_true", help="(b) as one JSON line")
     args = ap.parse_args()
     sb = Sandbox(backend=args.backend, calibrate=False)
@@ -110,6 +112,9 @@ def main() -> None:
                 box.append(sandbox_rate(sb, src, lang, args.tests))
             r, b = statistics.median(raw), statistics.median(box)
             print(f"(a) {lang:8s} raw subprocess {r:8.1f} exec/s | sandbox {b:8.1f} exec/s | ratio {b / r:6.1%}")
+        if args.rate_only:
+            sb.close()
+            return
         work = Path(d) / "work"
         subprocess.run(["g++", "-O2", "-std=gnu++17", "-x", "c++", "-", "-o", str(work)], input=WORK_CPP.encode(),
                        check=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import abc
 import functools
 import hashlib
-import json
+import marshal
 import os
 import signal
 import subprocess
@@ -101,7 +101,7 @@ class ProcessHandle(RunnerHandle):
                                      env=env if env is not None else None, pass_fds=pass_fds,
                                      start_new_session=True)
         try:  # the runner reads the whole spec before it writes anything
-            self.proc.stdin.write(json.dumps(spec).encode())
+            self.proc.stdin.write(marshal.dumps(spec, 4))  # runner.py: the spec format
             self.proc.stdin.close()
         except (BrokenPipeError, OSError):
             pass
