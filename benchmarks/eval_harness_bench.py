@@ -18,12 +18,14 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
     .venv/bin/python benchmarks/eval_harness_bench.py --all --problems ""                   # all of PolyBench only
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
-    .venv/bin/python benchmarks/eval_harness_bench.py --target-s 0.3,1.0   # A/B: each session at each, side by side
+    .venv/bin/python benchmarks/eval_harness_bench.py --replay runs/harness_sweep.json      # the paired what-if
+    .venv/bin/python benchmarks/eval_harness_bench.py --ab target_s=0.3,1.0   # A/B: each session at each, side by side
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
@@ -35,6 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from perfalign.evaluation.tasks.pareval import ParEvalCheckout  # noqa: E402
 from perfalign.evaluation.tasks.polybench import PolyBenchCheckout  # noqa: E402
 from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
+from perfalign.measure.timing_stats import (  # noqa: E402
+    MEDIAN_EFFICIENCY,
+    NoiseGate,
+    combined_rel_se,
+    rel_se_of_cost,
+    shift,
+    spread,
+)
 from perfalign.sandbox import Sandbox  # noqa: E402
 
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "external"
@@ -63,12 +73,12 @@ _WHY = {"overhead": "overhead over the work", "uncertain": "noise", "shifted": "
 def summarize(rows: list[dict]) -> None:
     """Per score (each control of each session), by what the harness said of it: reported
     unflagged, reported with imprecise_timing, or not reported (unmeasurable); one summary per
-    ``target_s`` where the rows hold several (an A/B run)."""
-    arms = sorted({r.get("target_s") for r in rows if r.get("target_s") is not None})
+    arm of an A/B run (``--ab``: rows that carry an ``arm``)."""
+    arms = sorted({r["arm"] for r in rows if r.get("arm")})
     if len(arms) > 1:
         for arm in arms:
-            print(f"--- target_s = {arm}")
-            summarize([r for r in rows if r.get("target_s") == arm])
+            print(f"--- {arm}")
+            summarize([r for r in rows if r.get("arm") == arm])
         return
     for clock in ("cpu", "wall"):
         kinds: dict[str, list[float]] = {"unflagged": [], "flagged imprecise": []}
@@ -113,6 +123,56 @@ def summarize(rows: list[dict]) -> None:
           f"honest controls not scored OK: {wrong or 'none'}")
 
 
+def replay(rows: list[dict], gate: NoiseGate = NoiseGate()) -> None:
+    """An offline what-if on recorded sessions (CPU clock): each score re-judged from its
+    recorded round clocks by the harness's rule (medians of runs, each minus the median null run;
+    the shift check) and by a paired one (the median of the per-round ratios, its error from
+    their log spread), both adding rounds from 3, two at a time, while an error is above the
+    target, as far as the recording goes. Prints the share withheld and the reported errors."""
+    for how in ("medians", "paired"):
+        withheld, errors = 0, []
+        for r in rows:
+            rc = r.get("round_clocks")
+            if not rc or r.get("clock") != "cpu" or "unusable" in r:
+                continue
+            labels = [k for k in ("reference", "slow") if r[k]["verdict"] == "OK"]
+            if r.get("overhead_ratio", 0) > ProbeSettings.max_overhead_ratio:
+                withheld += len(labels)  # measurable=False at calibration: the same under both rules
+                continue
+            n = 3
+            while True:
+                est = {k: _judged(rc[:n], k, how) for k in labels}
+                if n >= len(rc) or not any(se > gate.target_rel_se or gap > gate.target_rel_se
+                                           for _, se, gap in est.values()):
+                    break
+                n += 2
+            for k, (speedup, se, gap) in est.items():
+                truth = 1.0 if k == "reference" else r.get("slow_true")
+                if speedup is None or se > gate.max_rel_se or gap > gate.max_rel_se:
+                    withheld += 1
+                elif truth:
+                    errors.append(abs(speedup / truth - 1))
+        total = withheld + len(errors)
+        print(f"{how:8}: {withheld}/{total} honest scores withheld; reported within 10% of the truth: "
+              f"{sum(e <= 0.1 for e in errors)}/{len(errors)}, max |error| {100 * max(errors, default=0):.1f}%")
+
+
+def _judged(rounds: list[dict], label: str, how: str) -> tuple[float | None, float, float]:
+    """(speedup, its relative standard error, the gap between its two estimates) by one rule."""
+    clocks = {k: [r[k] for r in rounds] for k in ("__null__", "__reference__", label)}
+    pairs = [(r["__reference__"] - r["__null__"], r[label] - r["__null__"]) for r in rounds]
+    if how == "paired":
+        logs = [math.log(b / c) for b, c in pairs if b > 0 and c > 0]
+        if len(logs) < 2:
+            return None, math.inf, 0.0
+        return math.exp(statistics.median(logs)), MEDIAN_EFFICIENCY * spread(logs) / math.sqrt(len(logs)), 0.0
+    null = statistics.median(clocks["__null__"])
+    b, c = statistics.median(clocks["__reference__"]) - null, statistics.median(clocks[label]) - null
+    se = combined_rel_se(rel_se_of_cost(clocks[label], clocks["__null__"]),
+                         rel_se_of_cost(clocks["__reference__"], clocks["__null__"]))
+    return (b / c if b > 0 and c > 0 else None), (se if se is not None else math.inf), shift(pairs, b, c)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pareval-dir", default=str(EXTERNAL / "pareval"))
@@ -129,16 +189,24 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--target-s", default=None,
-                    help="ProbeSettings.target_s, or several comma-separated: every session runs once at "
-                         "each, in a fresh random order per problem (an A/B in one run)")
+    ap.add_argument("--ab", default=None, metavar="FIELD=V1,V2",
+                    help="an A/B of one ProbeSettings field (e.g. target_s=0.3,1.0): every session runs once "
+                         "at each value, in a fresh random order per problem")
     ap.add_argument("--json", default=None, help="also write every record here")
     ap.add_argument("--summarize", default=None, metavar="JSON", help="only print the summary of an earlier --json")
+    ap.add_argument("--replay", default=None, metavar="JSON",
+                    help="re-judge an earlier --json's recorded rounds by the harness's rule and a paired one")
     args = ap.parse_args()
     if args.summarize:
         if not Path(args.summarize).is_file():
             ap.error(f"--summarize {args.summarize}: no such file (write one with --json)")
         summarize(json.loads(Path(args.summarize).read_text()))
+        return 0
+    if args.replay:
+        rows = json.loads(Path(args.replay).read_text())
+        for arm in sorted({r.get("arm") or "" for r in rows}):
+            print(f"--- {arm or 'all sessions'}")
+            replay([r for r in rows if (r.get("arm") or "") == arm])
         return 0
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
@@ -147,30 +215,33 @@ def main() -> int:
     kernels = args.kernels.split(",") if args.kernels is not None else pb.names() if args.all else DEFAULT_POLYBENCH
     work = [("pareval", n, m) for m in args.models.split(",") for n in problems if n] + \
            [("polybench", k, "serial") for k in kernels if k]
-    arms = [float(v) for v in args.target_s.split(",")] if args.target_s else [ProbeSettings.target_s]
+    field, _, values = (args.ab or "").partition("=")
+    if args.ab and (field not in ProbeSettings.__dataclass_fields__ or not values):
+        ap.error(f"--ab {args.ab}: give FIELD=V1,V2 with a ProbeSettings field")
+    kind = type(getattr(ProbeSettings(), field)) if args.ab else str
+    arms = [f"{field}={kind(v)}" for v in values.split(",")] if args.ab else [""]
     order = random.Random(0)
     rows = []
     print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
           f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)
     t_all = time.time()
     with Sandbox(workers=1) as sb:
-        for suite, name, model, target_s in ((*w, a) for w in work for a in order.sample(arms, len(arms))):
-            settings = ProbeSettings(repeats=args.repeats, target_s=target_s)
+        for suite, name, model, arm in ((*w, a) for w in work for a in order.sample(arms, len(arms))):
+            settings = ProbeSettings(repeats=args.repeats, **({field: kind(arm.split("=", 1)[1])} if arm else {}))
             t0 = time.time()
             try:
                 p = (pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks)
                      if suite == "pareval" else pb.problem(name, args.profile))
                 scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
             except ProblemUnusable as e:
-                rows.append({"suite": suite, "problem": name, "model": model, "target_s": target_s,
-                             "unusable": str(e)[:300]})
+                rows.append({"suite": suite, "problem": name, "model": model, "arm": arm, "unusable": str(e)[:300]})
                 _save(args.json, rows)
                 print(f"{suite:9} {name:40} {model:6} UNUSABLE: {str(e)[:150]}", flush=True)
                 continue
             ref, slow = scores["reference"], scores["slow"]
             truth = (slow.inprocess_baseline_s / slow.inprocess_runtime_s
                      if slow.inprocess_runtime_s and slow.inprocess_baseline_s else None)
-            row = {"suite": suite, "problem": name, "model": model, "target_s": target_s, "clock": p.clock,
+            row = {"suite": suite, "problem": name, "model": model, "arm": arm, "clock": p.clock,
                    "calls": info.get("calls"),
                    "overhead_ratio": info.get("overhead_ratio"), "reference_rel_se": info.get("reference_rel_se"),
                    "round_clocks": info.get("round_clocks"), "flags": sorted(set(ref.flags) | set(slow.flags)),
@@ -186,7 +257,7 @@ def main() -> int:
             verdicts = "" if ref.verdict == slow.verdict == "OK" else f" {ref.verdict}/{slow.verdict}"
             verdicts += "".join(f" [{f}]" for f in row["flags"] if f in ("imprecise_timing", "unmeasurable"))
             print(f"{suite:9} {name:40} {model:6} {p.clock:5} {row['calls']:>5} "
-                  + (f"t={target_s} " if len(arms) > 1 else "") +
+                  + (f"{arm} " if arm else "") +
                   f"{f(ref.speedup):>6} {f(slow.speedup):>6} "
                   f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
                   f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)
