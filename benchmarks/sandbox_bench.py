@@ -111,7 +111,11 @@ def main() -> None:
                 raw.append(raw_rate(argv, args.tests))
                 box.append(sandbox_rate(sb, src, lang, args.tests))
             r, b = statistics.median(raw), statistics.median(box)
-            print(f"(a) {lang:8s} raw subprocess {r:8.1f} exec/s | sandbox {b:8.1f} exec/s | ratio {b / r:6.1%}")
+            # the fixed cost of a job (sandbox start, runner start, teardown): what a contest
+            # submission with a handful of tests mostly pays
+            start = statistics.median(1 / sandbox_rate(sb, src, lang, 1) for _ in range(5))
+            print(f"(a) {lang:8s} raw subprocess {r:8.1f} exec/s | sandbox {b:8.1f} exec/s | ratio {b / r:6.1%} | "
+                  f"a job of 1 test {1e3 * start:.1f} ms")
         if args.rate_only:
             sb.close()
             return
