@@ -226,6 +226,45 @@ else:
     assert min(r.tests[0].cpu_times_s) >= 0.25, r.tests[0].cpu_times_s
 
 
+@pytest.mark.parametrize("shape", ["deep", "wide"])
+def test_trees_the_program_leaves_are_removed_and_never_crash_the_runner(sandbox, shape):
+    """A program that nests 3000 directories (past PATH_MAX and Python's recursion limit, which
+    took the runner down: SANDBOX_ERROR for the program's doing), or leaves 3000 sibling
+    directories, some of them mode 000 with files inside and a symlink out: every test and
+    repeat still runs, sees a clean /tmp, and the verdict is the program's own."""
+    src = r"""
+#include <cstdio>
+#include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main() {
+    if (access("/tmp/t", F_OK) == 0) { puts("leak"); return 0; }   // a tree of an earlier run
+    if (chdir("/tmp") || mkdir("t", 0700) || chdir("t")) return 1;
+    for (int i = 0; i < 3000; i++) {
+        std::string d = "SHAPE" == std::string("deep") ? "d" : "d" + std::to_string(i);
+        if (mkdir(d.c_str(), 0700)) return 2;
+        if (i % 100 == 0) {
+            close(open((d + "/f").c_str(), O_CREAT | O_WRONLY, 0));
+            if (symlink("/etc", (d + "/l").c_str())) return 3;
+            chmod(d.c_str(), 0);
+        } else if ("SHAPE" == std::string("deep") && chdir(d.c_str())) {
+            return 4;
+        }
+        if ("SHAPE" == std::string("deep") && i % 100 == 0) {  // a 000 level cannot be entered:
+            chmod(d.c_str(), 0700);                             // open it again to go on
+            if (chdir(d.c_str())) return 5;
+        }
+    }
+    puts("6");
+}
+""".replace("SHAPE", shape)
+    r = sandbox.run(src, "cpp", INPUT * 2, FAST, repeats=2)
+    assert r.verdict is Verdict.OK, (r.verdict, r.message[-500:])
+    assert [t.verdict for t in r.tests] == [Verdict.OK, Verdict.OK]
+    assert all(len(t.cpu_times_s) == 2 for t in r.tests)
+
+
 def test_a_repeat_whose_output_differs_is_judged(sandbox):
     src = """
 import os
