@@ -74,11 +74,7 @@ def summarize(rows: list[dict]) -> None:
     """Per score (each control of each session), by what the harness said of it: reported
     unflagged, reported with imprecise_timing, or not reported (unmeasurable); one summary per
     arm of an A/B run (``--ab``: rows that carry an ``arm``)."""
-    arms = sorted({r["arm"] for r in rows if r.get("arm")})
-    if len(arms) > 1:
-        for arm in arms:
-            print(f"--- {arm}")
-            summarize([r for r in rows if r.get("arm") == arm])
+    if _per_arm(rows, summarize):
         return
     for clock in ("cpu", "wall"):
         kinds: dict[str, list[float]] = {"unflagged": [], "flagged imprecise": []}
@@ -123,12 +119,23 @@ def summarize(rows: list[dict]) -> None:
           f"honest controls not scored OK: {wrong or 'none'}")
 
 
+def _per_arm(rows: list[dict], fn) -> bool:
+    """``fn`` on each arm's rows of an A/B run (rows that carry an ``arm``); False for one arm."""
+    arms = sorted({r["arm"] for r in rows if r.get("arm")})
+    for arm in arms if len(arms) > 1 else ():
+        print(f"--- {arm}")
+        fn([r for r in rows if r.get("arm") == arm])
+    return len(arms) > 1
+
+
 def replay(rows: list[dict], gate: NoiseGate = NoiseGate()) -> None:
     """An offline what-if on recorded sessions (CPU clock): each score re-judged from its
     recorded round clocks by the harness's rule (medians of runs, each minus the median null run;
     the shift check) and by a paired one (the median of the per-round ratios, its error from
     their log spread), both adding rounds from 3, two at a time, while an error is above the
     target, as far as the recording goes. Prints the share withheld and the reported errors."""
+    if _per_arm(rows, replay):
+        return
     for how in ("medians", "paired"):
         withheld, errors = 0, []
         for r in rows:
@@ -203,10 +210,9 @@ def main() -> int:
         summarize(json.loads(Path(args.summarize).read_text()))
         return 0
     if args.replay:
-        rows = json.loads(Path(args.replay).read_text())
-        for arm in sorted({r.get("arm") or "" for r in rows}):
-            print(f"--- {arm or 'all sessions'}")
-            replay([r for r in rows if (r.get("arm") or "") == arm])
+        if not Path(args.replay).is_file():
+            ap.error(f"--replay {args.replay}: no such file (write one with --json)")
+        replay(json.loads(Path(args.replay).read_text()))
         return 0
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)

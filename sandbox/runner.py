@@ -212,29 +212,31 @@ def _remove_tree(path):
     infrastructure's fault, for a program's doing). One level at a time by a relative chdir: no
     recursion, no path longer than one name, one descriptor open. Every process of the program
     is dead by now, so the tree holds still."""
+    def enter(name):  # into it; its files go, its subdirectories are returned (listed once)
+        os.chmod(name, 0o700)
+        os.chdir(name)
+        subdirs = []
+        for entry in os.listdir("."):
+            if stat.S_ISDIR(os.lstat(entry).st_mode):
+                subdirs.append(entry)
+            else:
+                os.unlink(entry)
+        return subdirs
+
     home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.chdir(os.path.dirname(path) or "/")
-        stack = [[os.path.basename(path), None]]  # per level: its name, its subdirectories left
-        os.chmod(stack[0][0], 0o700)
-        os.chdir(stack[0][0])
+        top = os.path.basename(path)
+        stack = [(top, enter(top))]  # per level: its name, its subdirectories left
         while stack:
-            level = stack[-1]
-            if level[1] is None:  # each directory is listed once: files go, subdirectories wait
-                level[1] = []
-                for name in os.listdir("."):
-                    if stat.S_ISDIR(os.lstat(name).st_mode):
-                        level[1].append(name)
-                    else:
-                        os.unlink(name)
-            if level[1]:
-                sub = level[1].pop()
-                os.chmod(sub, 0o700)
-                os.chdir(sub)
-                stack.append([sub, None])
+            name, subdirs = stack[-1]
+            if subdirs:
+                sub = subdirs.pop()
+                stack.append((sub, enter(sub)))
             else:  # empty now: up, and remove it
                 os.chdir("..")
-                os.rmdir(stack.pop()[0])
+                os.rmdir(name)
+                stack.pop()
     finally:
         os.fchdir(home)
         os.close(home)
