@@ -175,6 +175,10 @@ class BytesHandle(RunnerHandle):
 class Backend(abc.ABC):
     name: str = ""
     isolated: bool = True
+    # The runner reads the host's own paths (bwrap binds them, local-unsafe uses them): a job's box
+    # may then live on the host's tmpfs. A container engine resolves binds in its own mount
+    # namespace, where /dev/shm may be another filesystem.
+    host_paths: bool = False
 
     @classmethod
     @abc.abstractmethod

@@ -34,6 +34,7 @@ def _system_binds() -> list[str]:
 class BwrapBackend(Backend):
     name = "bwrap"
     isolated = True
+    host_paths = True
 
     @classmethod
     @functools.lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ from .bwrap import GUEST_ENV
 class LocalUnsafeBackend(Backend):
     name = "local-unsafe"
     isolated = False
+    host_paths = True
 
     @classmethod
     def check(cls) -> None:

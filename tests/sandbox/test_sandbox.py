@@ -45,6 +45,32 @@ def test_languages_ok_with_repeats(sandbox, lang, src):
     assert r.calibration["reference_cpu_s"] > 0
 
 
+def test_many_short_tests_each_get_their_own_input_and_a_late_overrun_is_blamed_on_its_test(sandbox):
+    """The runner sends the frames of short tests in batches (runner._Frames) and bwrap's inputs
+    live on the host's tmpfs (Sandbox._box_root): 300 tests come back in order, each judged on
+    its own input, and the pending frames reach the host before the last test runs out of time."""
+    src = "#include <cstdio>\nint main(){ long n; scanf(\"%ld\", &n); if (n < 0) for (;;); printf(\"%ld\\n\", 3 * n); }"
+    tests = [TestCase(f"{i}\n", f"{3 * i}") for i in range(300)] + [TestCase("-1\n", "0")]
+    r = sandbox.run(src, "cpp", tests, Limits(time_s=0.5), stop_on_failure=True)
+    assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert [t.verdict for t in r.tests[:300]] == [Verdict.OK] * 300
+    assert r.tests[300].verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert not list(Path("/dev/shm").glob("perfalign-box-*"))  # every box is removed
+
+
+def test_a_box_goes_to_the_temp_dir_when_the_tmpfs_has_no_room(sandbox, monkeypatch):
+    import perfalign.sandbox.core as core
+
+    roots, real = [], core.tempfile.TemporaryDirectory
+    monkeypatch.setattr(core.tempfile, "TemporaryDirectory",
+                        lambda dir=None, **kw: roots.append(dir) or real(dir=dir, **kw))
+    r = sandbox.run(ADD_CPP, "cpp", TESTS)
+    monkeypatch.setattr(core, "_TMPFS_SPARE", 1 << 60)  # no tmpfs has that much free
+    r2 = sandbox.run(ADD_CPP, "cpp", TESTS)
+    assert r.verdict is r2.verdict is Verdict.OK
+    assert roots == (["/dev/shm", None] if sandbox.backend.host_paths else [None, None])
+
+
 def test_codecontests_language_ids(sandbox):
     assert Language.from_codecontests(2) is Language.CPP
     assert Language.from_codecontests(3) is Language.PYTHON3
