@@ -104,7 +104,7 @@ class Sandbox:
             st = os.statvfs(_TMPFS_ROOT)
         except OSError:
             return None
-        need = sum(len(t.input) for t in job.tests) * 4 + _TMPFS_SPARE
+        need = sum(len(t.input) for t in job.tests) * 4 + _TMPFS_SPARE  # 4: UTF-8's bytes per char, at most
         return _TMPFS_ROOT if os.access(_TMPFS_ROOT, os.W_OK) and st.f_bavail * st.f_frsize >= need else None
 
     # ------------------------------------------------------------------ public API
@@ -451,14 +451,17 @@ class Sandbox:
         names = []
         for t in job.tests:
             name = secrets.token_hex(16)
-            fd = os.open(inputs / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-            try:
-                os.fchmod(fd, 0o644)  # whatever the umask: the sandbox's uid reads it
-                data = memoryview(t.input.encode("utf-8", "surrogateescape"))
-                while data:
-                    data = data[os.write(fd, data):]
-            finally:
-                os.close(fd)
+            try:  # a full disk or tmpfs is the host's fault, never the program's: retryable
+                fd = os.open(inputs / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+                try:
+                    os.fchmod(fd, 0o644)  # whatever the umask: the sandbox's uid reads it
+                    data = memoryview(t.input.encode("utf-8", "surrogateescape"))
+                    while data:
+                        data = data[os.write(fd, data):]
+                finally:
+                    os.close(fd)
+            except OSError as e:
+                raise SandboxError(f"cannot write the tests' inputs under {box}: {e}") from e
             names.append(name)
         os.chmod(inputs, 0o111)
         program = languages.run_program(lang, job.source, lim.memory_mb, job.toolchain)
@@ -726,7 +729,8 @@ def _unlock(path: Path) -> None:
 
 def _remove_stale_boxes() -> None:
     """Box directories of processes that died without cleaning up (kill -9)."""
-    for d in (d for root in (tempfile.gettempdir(), _TMPFS_ROOT) for d in Path(root).glob(f"{_BOX_PREFIX}*")):
+    for d in itertools.chain.from_iterable(Path(root).glob(f"{_BOX_PREFIX}*")
+                                           for root in (tempfile.gettempdir(), _TMPFS_ROOT)):
         pid = d.name[len(_BOX_PREFIX):].split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _unlock(d / "in")

@@ -55,7 +55,9 @@ def test_many_short_tests_each_get_their_own_input_and_a_late_overrun_is_blamed_
     assert r.verdict is Verdict.TIME_LIMIT_EXCEEDED
     assert [t.verdict for t in r.tests[:300]] == [Verdict.OK] * 300
     assert r.tests[300].verdict is Verdict.TIME_LIMIT_EXCEEDED
-    assert not list(Path("/dev/shm").glob("perfalign-box-*"))  # every box is removed
+    from perfalign.sandbox import core
+
+    assert not list(Path(core._TMPFS_ROOT).glob(f"{core._BOX_PREFIX}*"))  # every box is removed
 
 
 def test_a_box_goes_to_the_temp_dir_when_the_tmpfs_has_no_room(sandbox, monkeypatch):
@@ -68,7 +70,19 @@ def test_a_box_goes_to_the_temp_dir_when_the_tmpfs_has_no_room(sandbox, monkeypa
     monkeypatch.setattr(core, "_TMPFS_SPARE", 1 << 60)  # no tmpfs has that much free
     r2 = sandbox.run(ADD_CPP, "cpp", TESTS)
     assert r.verdict is r2.verdict is Verdict.OK
-    assert roots == (["/dev/shm", None] if sandbox.backend.host_paths else [None, None])
+    assert roots == ([core._TMPFS_ROOT, None] if sandbox.backend.host_paths else [None, None])
+
+
+def test_inputs_the_host_cannot_write_are_a_sandbox_error_not_a_crash(sandbox, monkeypatch):
+    import errno
+    import os
+
+    def full(fd, mode):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fchmod", full)  # only the box's input files use it
+    r = sandbox.run(ADD_CPP, "cpp", TESTS)
+    assert r.verdict is Verdict.SANDBOX_ERROR and "cannot write the tests' inputs" in r.message, r.message
 
 
 def test_codecontests_language_ids(sandbox):
