@@ -16,6 +16,7 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py                      # a few problems, serial
     .venv/bin/python benchmarks/eval_harness_bench.py --models serial,omp,mpi --problems 02_dense_la_gemm
     .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json   # every problem
+    .venv/bin/python benchmarks/eval_harness_bench.py --all --json runs/harness_sweep.json --resume  # after a stop
     .venv/bin/python benchmarks/eval_harness_bench.py --all --problems ""                   # all of PolyBench only
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
     .venv/bin/python benchmarks/eval_harness_bench.py --replay runs/harness_sweep.json      # the paired what-if
@@ -200,6 +201,8 @@ def main() -> int:
                     help="an A/B of one ProbeSettings field (e.g. target_s=0.3,1.0): every session runs once "
                          "at each value, in a fresh random order per problem")
     ap.add_argument("--json", default=None, help="also write every record here")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the records already in --json and run only the sessions it lacks")
     ap.add_argument("--summarize", default=None, metavar="JSON", help="only print the summary of an earlier --json")
     ap.add_argument("--replay", default=None, metavar="JSON",
                     help="re-judge an earlier --json's recorded rounds by the harness's rule and a paired one")
@@ -228,11 +231,19 @@ def main() -> int:
     arms = [f"{field}={kind(v)}" for v in values.split(",")] if args.ab else [""]
     order = random.Random(0)
     rows = []
+    if args.resume:
+        if not args.json:
+            ap.error("--resume needs --json (the records to keep)")
+        if Path(args.json).is_file():
+            rows = json.loads(Path(args.json).read_text())
+    done = {(r["suite"], r["problem"], r["model"], r.get("arm", "")) for r in rows}
     print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
           f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)
     t_all = time.time()
     with Sandbox(workers=1) as sb:
         for suite, name, model, arm in ((*w, a) for w in work for a in order.sample(arms, len(arms))):
+            if (suite, name, model, arm) in done:
+                continue
             settings = ProbeSettings(repeats=args.repeats, **({field: kind(arm.split("=", 1)[1])} if arm else {}))
             t0 = time.time()
             try:

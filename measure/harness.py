@@ -241,9 +241,13 @@ class ProbeSession:
             counted = self.unit in DETERMINISTIC
             # the reference is trusted code: its own per-call clock is exact and unaffected by
             # the driver's overhead (the external difference can be noise-dominated here); a
-            # count's difference is exact, and the per-call seconds are not in its unit
+            # count's difference is exact, and the per-call seconds are not in its unit.
+            # Its mean over the warm calls, not its median: a run's work is their sum
+            # (36_search_check_if_array_contains_value finds its value within ~100 elements in
+            # half its calls and scans all 2^19 in the rest; the median read either mode, and
+            # the overhead ratio 1.8x or 79x from one calibration to the next)
             inner = [] if counted else self.transcript(ref1).times(p.clock)
-            work = max(statistics.median(inner) if inner else (self.clock(ref1) - c_null) / calls, 1e-6)
+            work = max(statistics.fmean(inner[1:] or inner) if inner else (self.clock(ref1) - c_null) / calls, 1e-6)
             overhead = max(c_null / calls, 1e-6)
             target, cap = (s.target_count, s.max_run_count) if counted else (s.target_s, s.max_run_s)
             wanted = max(s.min_calls, min(s.max_calls, math.ceil(target / work),

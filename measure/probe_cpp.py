@@ -75,11 +75,28 @@ inline uint32_t perfalign_fmix32(uint32_t h) {
 // noise is what a timing cannot tell from the work: the hot loops get an AVX2 clone, picked at
 // load time where the CPU has it.
 #define PERFALIGN_HOT __attribute__((target_clones("avx2", "default")))
-inline int perfalign_rand() { return (int)(perfalign_mix(perfalign_state) >> 33); }  // [0, RAND_MAX]
+// rand(): the suites call it once per element (graphs, bools, strings, shuffles), so it hands out
+// a block of values made like a fill's (a key per block from the PRNG, then the per-element
+// hash, vectorized) instead of running splitmix64's serial chain per call. [0, RAND_MAX].
+const unsigned PERFALIGN_RAND_BLOCK = 512;
+alignas(32) uint32_t perfalign_rand_block[PERFALIGN_RAND_BLOCK];
+unsigned perfalign_rand_at = PERFALIGN_RAND_BLOCK;
+PERFALIGN_HOT void perfalign_rand_refill() {
+    const uint64_t key = perfalign_mix(perfalign_state);
+    const uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+    for (unsigned i = 0; i < PERFALIGN_RAND_BLOCK; ++i)
+        perfalign_rand_block[i] = (perfalign_fmix32(i * 0x9E3779B9U + k0) ^ k1) >> 1;
+    perfalign_rand_at = 0;
+}
+inline int perfalign_rand() {
+    if (__builtin_expect(perfalign_rand_at == PERFALIGN_RAND_BLOCK, 0)) perfalign_rand_refill();
+    return (int)perfalign_rand_block[perfalign_rand_at++];
+}
 void perfalign_reseed(long index) {
     uint64_t s = perfalign_seed_value ^ (0xD1B54A32D192ED03ULL * (uint64_t)(index + 1));
     perfalign_state = perfalign_mix(s);
     perfalign_fp_state = perfalign_mix(s);
+    perfalign_rand_at = PERFALIGN_RAND_BLOCK;  // a call's inputs follow from its seed alone
 }
 double perfalign_wall_now() {
     timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec;
@@ -266,6 +283,14 @@ PERFALIGN_HOT void perfalign_fill_int(int* __restrict x, size_t n, int mn, int m
 void fillRand(std::vector<double>& x, double mn, double mx) { perfalign_fill_real(x.data(), x.size(), mn, mx); }
 void fillRand(std::vector<float>& x, double mn, double mx) { perfalign_fill_real(x.data(), x.size(), mn, mx); }
 void fillRand(std::vector<int>& x, int mn, int mx) { perfalign_fill_int(x.data(), x.size(), mn, mx); }
+// ParEval's fillRandString (the same lengths and letters), writing each string in place instead
+// of building a temporary and copying it in
+void fillRandString(std::vector<std::string>& x, size_t minLen, size_t maxLen) {
+    for (auto& s : x) {
+        s.resize(perfalign_rand() % (maxLen - minLen) + minLen);
+        for (auto& c : s) c = (char)('a' + perfalign_rand() % 26);
+    }
+}
 }  // namespace
 #define rand() perfalign_rand()
 #define srand(s) ((void)(s))

@@ -236,3 +236,37 @@ def test_rounds_stop_when_more_cannot_help():
 
     assert len(session([1.1, 2.0, 1.3, 1.8, 1.05, 1.9])) == 5  # work 0.1-1.0 s over a 1 s null: hopeless
     assert len(session([1.5, 1.6, 1.45, 1.62, 1.48, 1.58])) == 9  # ~6%: worth the rounds
+
+
+def test_the_drivers_rand_and_string_fill(tmp_path):
+    """The driver TU's rand() (values handed out a block at a time) and its fillRandString keep
+    ParEval's ranges; a call's inputs follow from its seed alone, however many values the call
+    before it drew."""
+    import subprocess
+
+    from perfalign.measure import probe_cpp
+    src = "\n".join([probe_cpp.PRELUDE % {"extra_includes": ""}, probe_cpp.REDIRECT_RAND, r"""
+int main() {
+    perfalign_seed_value = 12345;
+    perfalign_reseed(7); int a = rand(), b = rand();
+    perfalign_reseed(3); for (int i = 0; i < 1000; ++i) rand();
+    perfalign_reseed(7); std::printf("same %d\n", a == rand() && b == rand());
+    long odd = 0, lo = RAND_MAX, hi = 0; const int n = 200000;
+    for (int i = 0; i < n; ++i) { long r = rand(); odd += r % 2; lo = std::min(lo, r); hi = std::max(hi, r); }
+    std::printf("odd %.4f lo %ld hi %ld\n", (double)odd / n, lo, hi);
+    std::vector<std::string> s(20000); fillRandString(s, 2, 10);
+    size_t mn = 99, mx = 0; int letters[26] = {0}; bool bad = false;
+    for (auto& w : s) { mn = std::min(mn, w.size()); mx = std::max(mx, w.size());
+        for (char c : w) { if (c < 'a' || c > 'z') bad = true; else letters[c - 'a'] = 1; } }
+    int seen = 0; for (int k = 0; k < 26; ++k) seen += letters[k];
+    std::printf("len %zu %zu letters %d bad %d\n", mn, mx, seen, (int)bad);
+}
+"""])
+    (tmp_path / "t.cpp").write_text(src)
+    subprocess.run(["g++", "-O2", "-std=c++17", "-o", str(tmp_path / "t"), str(tmp_path / "t.cpp")], check=True)
+    out = dict(line.split(" ", 1) for line in subprocess.run(
+        [str(tmp_path / "t")], capture_output=True, text=True, check=True).stdout.splitlines())
+    assert out["same"] == "1"
+    odd, _, lo, _, hi = out["odd"].split()
+    assert abs(float(odd) - 0.5) < 0.01 and 0 <= int(lo) < 2**20 and 2**31 - 2**20 < int(hi) <= 2**31 - 1
+    assert out["len"].split() == ["2", "9", "letters", "26", "bad", "0"]  # ParEval: [min, max) letters a-z
