@@ -1,6 +1,6 @@
-"""The probe harness's pieces without running programs: signatures, the candidate's own
+"""The probe harness's pieces without the sandbox: signatures, the candidate's own
 translation unit, transcripts and their comparison, the real suites' loaders (skipped without
-the shared checkouts)."""
+the shared checkouts), the driver's PRNG and string fill (one small native program)."""
 from __future__ import annotations
 
 from pathlib import Path
