@@ -235,7 +235,10 @@ def main() -> int:
         if not args.json:
             ap.error("--resume needs --json (the records to keep)")
         if Path(args.json).is_file():
-            rows = json.loads(Path(args.json).read_text())
+            try:
+                rows = json.loads(Path(args.json).read_text())
+            except ValueError as e:
+                ap.error(f"--resume: {args.json} is not a record this script wrote ({e})")
     done = {(r["suite"], r["problem"], r["model"], r.get("arm", "")) for r in rows}
     print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
           f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)

@@ -71,6 +71,10 @@ inline double perfalign_unit(uint64_t r) { return (double)(r >> 11) * 0x1.0p-53;
 inline uint32_t perfalign_fmix32(uint32_t h) {
     h ^= h >> 16; h *= 0x85EBCA6BU; h ^= h >> 13; h *= 0xC2B2AE35U; h ^= h >> 16; return h;
 }
+// 32 random bits for element i of a fill keyed by (k0, k1)
+inline uint32_t perfalign_bits(uint32_t i, uint32_t k0, uint32_t k1) {
+    return perfalign_fmix32(i * 0x9E3779B9U + k0) ^ k1;
+}
 // Per-call overhead (input generation, fingerprints) is what every timing subtracts, and its
 // noise is what a timing cannot tell from the work: the hot loops get an AVX2 clone, picked at
 // load time where the CPU has it.
@@ -85,7 +89,7 @@ PERFALIGN_HOT void perfalign_rand_refill() {
     const uint64_t key = perfalign_mix(perfalign_state);
     const uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
     for (unsigned i = 0; i < PERFALIGN_RAND_BLOCK; ++i)
-        perfalign_rand_block[i] = (perfalign_fmix32(i * 0x9E3779B9U + k0) ^ k1) >> 1;
+        perfalign_rand_block[i] = perfalign_bits(i, k0, k1) >> 1;
     perfalign_rand_at = 0;
 }
 inline int perfalign_rand() {
@@ -266,7 +270,7 @@ template <class T> PERFALIGN_HOT void perfalign_fill_real(T* __restrict x, size_
     const uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
     const double scale = (mx - mn) * 0x1.0p-31;
     for (size_t i = 0; i < n; ++i)
-        x[i] = (T)(mn + scale * (double)(int32_t)((perfalign_fmix32((uint32_t)i * 0x9E3779B9U + k0) ^ k1) >> 1));
+        x[i] = (T)(mn + scale * (double)(int32_t)(perfalign_bits((uint32_t)i, k0, k1) >> 1));
 }
 PERFALIGN_HOT void perfalign_fill_int(int* __restrict x, size_t n, int mn, int mx) {
     const uint64_t key = perfalign_mix(perfalign_state);
@@ -274,10 +278,10 @@ PERFALIGN_HOT void perfalign_fill_int(int* __restrict x, size_t n, int mn, int m
     const uint32_t range = (uint32_t)((int64_t)mx - mn);
     if (range <= 65536u) {  // 16x16-bit products: stays in 32-bit lanes
         for (size_t i = 0; i < n; ++i)
-            x[i] = mn + (int)((((perfalign_fmix32((uint32_t)i * 0x9E3779B9U + k0) ^ k1) >> 16) * range) >> 16);
+            x[i] = mn + (int)(((perfalign_bits((uint32_t)i, k0, k1) >> 16) * range) >> 16);
     } else {
         for (size_t i = 0; i < n; ++i)
-            x[i] = mn + (int)(((uint64_t)(perfalign_fmix32((uint32_t)i * 0x9E3779B9U + k0) ^ k1) * range) >> 32);
+            x[i] = mn + (int)(((uint64_t)perfalign_bits((uint32_t)i, k0, k1) * range) >> 32);
     }
 }
 void fillRand(std::vector<double>& x, double mn, double mx) { perfalign_fill_real(x.data(), x.size(), mn, mx); }

@@ -44,7 +44,7 @@ PERFALIGN_HOT void perfalign_fresh(std::vector<double>& x, const std::vector<dou
     const double* __restrict p = pristine.data();
     double* __restrict y = x.data();
     for (size_t i = 0; i < x.size(); ++i)
-        y[i] = p[i] * (1.0 + 0x1.0p-37 * (double)(int32_t)(perfalign_fmix32((uint32_t)i * 0x9E3779B9U + k0) ^ k1));
+        y[i] = p[i] * (1.0 + 0x1.0p-37 * (double)(int32_t)perfalign_bits((uint32_t)i, k0, k1));
 }
 }  // namespace
 """
