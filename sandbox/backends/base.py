@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import abc
+import contextlib
 import functools
 import hashlib
 import marshal
@@ -51,30 +52,24 @@ class Slot:
     cgroup: CgroupSlot | None = None
 
 
-@dataclass
-class Outcome:
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-
-
 class RunnerHandle:
-    """A started runner: its framed stdout is read by the host as it arrives (bounded memory).
+    """A started runner: its framed stdout is read by the host as it arrives (bounded memory)
+    from the descriptor ``_fd``.
 
     ``fileno()`` is polled for readability; ``read(n)`` returns up to n bytes (b"" at EOF).
     """
 
+    _fd: int
+
     def fileno(self) -> int:
-        raise NotImplementedError
+        return self._fd
 
     def read(self, n: int) -> bytes:
-        raise NotImplementedError
+        return os.read(self._fd, n)
 
     def readinto(self, buf: memoryview) -> int:
         """Read into ``buf`` (0 at EOF): large outputs land in one buffer, no chunk copies."""
-        chunk = self.read(len(buf))
-        buf[:len(chunk)] = chunk
-        return len(chunk)
+        return os.readv(self._fd, [buf])
 
     def kill(self) -> None:
         """Stop the runner and everything it started (called on host-side deadlines)."""
@@ -100,27 +95,14 @@ class ProcessHandle(RunnerHandle):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
                                      env=env if env is not None else None, pass_fds=pass_fds,
                                      start_new_session=True)
-        try:  # the runner reads the whole spec before it writes anything
+        with contextlib.suppress(OSError):  # the runner reads the whole spec before it writes anything
             self.proc.stdin.write(marshal.dumps(spec, 4))  # runner.py: the spec format
             self.proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
         self._fd = self.proc.stdout.fileno()
 
-    def fileno(self) -> int:
-        return self._fd
-
-    def read(self, n: int) -> bytes:
-        return os.read(self._fd, n)
-
-    def readinto(self, buf: memoryview) -> int:
-        return os.readv(self._fd, [buf])
-
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
 
     def wait(self) -> int:
         return self.proc.wait()
@@ -146,32 +128,6 @@ class ProcessHandle(RunnerHandle):
                 self._on_close()
 
 
-class BytesHandle(RunnerHandle):
-    """A runner whose whole output was collected before the host reads it (legacy backends)."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        self._r, w = os.pipe()
-        self._outcome = outcome
-        self._data = memoryview(outcome.stdout)
-        os.close(w)  # reads come from _data; the fd only serves poll(), always readable (EOF)
-
-    def fileno(self) -> int:
-        return self._r
-
-    def read(self, n: int) -> bytes:
-        chunk, self._data = bytes(self._data[:n]), self._data[n:]
-        return chunk
-
-    def wait(self) -> int:
-        return self._outcome.returncode
-
-    def stderr_tail(self) -> str:
-        return self._outcome.stderr.decode("utf-8", "replace").strip()[-2000:]
-
-    def close(self) -> None:
-        os.close(self._r)
-
-
 class Backend(abc.ABC):
     name: str = ""
     isolated: bool = True
@@ -185,13 +141,9 @@ class Backend(abc.ABC):
     def check(cls) -> None:
         """Raise BackendUnavailable with a clear reason if this host cannot run the backend."""
 
-    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+    @abc.abstractmethod
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot) -> RunnerHandle:
         """Start the runner with ``spec`` (guest paths) and ``mounts``; stream its frames."""
-        return BytesHandle(self.execute(spec, mounts, slot, timeout))
-
-    def execute(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> Outcome:
-        """Non-streaming alternative to ``launch``: run to the end, return the raw output."""
-        raise NotImplementedError
 
     def guest_oom_file(self, slot: Slot) -> str | None:
         return None

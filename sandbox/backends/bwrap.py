@@ -90,7 +90,7 @@ class BwrapBackend(Backend):
         cpu = slot.cgroup.cpu_file if slot.cgroup else None
         return ("/run/cpu", cpu[1]) if cpu else None
 
-    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot) -> RunnerHandle:
         tmp_bytes = int(spec.pop("tmp_bytes"))
         # Every writable mount is a size-capped tmpfs (the root and /dev are remounted read-only).
         extra = ["--size", str(tmp_bytes), "--tmpfs", "/tmp", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm",

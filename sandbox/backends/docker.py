@@ -17,6 +17,7 @@ The same guarantees as the bwrap backend, in Docker's terms:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import marshal
@@ -103,7 +104,7 @@ class DockerBackend(Backend):
     def guest_oom_file(self, slot: Slot) -> str | None:
         return "/sys/fs/cgroup/memory.events" if self._cgroup_v2 else "/sys/fs/cgroup/memory/memory.oom_control"
 
-    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot) -> RunnerHandle:
         from docker.types import Mount as DockerMount
 
         tmp_bytes = int(spec.pop("tmp_bytes"))
@@ -140,10 +141,8 @@ class DockerBackend(Backend):
     def _remove(self, container: str) -> None:
         with self._lock:
             self._live.pop(container, None)
-        try:
+        with contextlib.suppress(Exception):  # already gone
             self._api.remove_container(container, force=True)
-        except Exception:  # already gone
-            pass
 
     def close(self) -> None:
         with self._lock:
@@ -182,10 +181,8 @@ def _limits(spec: dict, slot: Slot) -> tuple[int, int, str | None]:
         pids = _read_int(pid_dir / "pids.max")
         cpus = None
         if cg.layout.cpuset is not None:
-            try:
+            with contextlib.suppress(OSError):
                 cpus = (cg.layout.cpuset / cg.name / "cpuset.cpus").read_text().strip() or None
-            except OSError:
-                pass
         if memory and pids:
             return memory, pids, cpus
     memory = lim.get("as_bytes") or (lim.get("stack_bytes") or 2048 * MB) + 256 * MB
@@ -208,7 +205,7 @@ class _ContainerHandle(RunnerHandle):
 
     def __init__(self, backend: DockerBackend, container: str, sock) -> None:
         self._backend, self._id, self._sock = backend, container, sock
-        self._r, self._w = os.pipe()
+        self._fd, self._w = os.pipe()
         self._err = bytearray()
         self._closed = False
         self._thread = threading.Thread(target=self._pump, name="docker-attach", daemon=True)
@@ -239,20 +236,9 @@ class _ContainerHandle(RunnerHandle):
         finally:
             os.close(self._w)
 
-    def fileno(self) -> int:
-        return self._r
-
-    def read(self, n: int) -> bytes:
-        return os.read(self._r, n)
-
-    def readinto(self, buf: memoryview) -> int:
-        return os.readv(self._r, [buf])
-
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already stopped
             self._backend._api.kill(self._id)
-        except Exception:  # already stopped
-            pass
 
     def wait(self) -> int:
         self._thread.join()
@@ -269,11 +255,9 @@ class _ContainerHandle(RunnerHandle):
             return
         self._closed = True
         self._backend._remove(self._id)  # force-remove kills whatever still runs
-        try:
+        with contextlib.suppress(OSError):
             self._sock.close()
-        except OSError:
-            pass
-        os.close(self._r)  # a pump blocked on a full pipe gets EPIPE and ends
+        os.close(self._fd)  # a pump blocked on a full pipe gets EPIPE and ends
         self._thread.join(timeout=10)
 
 

@@ -17,7 +17,7 @@ class LocalUnsafeBackend(Backend):
     def check(cls) -> None:
         return None
 
-    def launch(self, spec: dict, mounts: list[Mount], slot: Slot, timeout: float) -> RunnerHandle:
+    def launch(self, spec: dict, mounts: list[Mount], slot: Slot) -> RunnerHandle:
         spec.pop("tmp_bytes", None)
         # No mount namespace: rewrite guest paths to the host paths they stand for.
         table = sorted(((m.guest, str(m.host)) for m in mounts), key=lambda gm: -len(gm[0]))
