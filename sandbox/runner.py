@@ -101,13 +101,9 @@ class CpuCounter:
         return _read_counter(self.path, self.key) * self.scale
 
 
-def _self_cpu():
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
-
-
-def _children_cpu():
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _cpu(who=resource.RUSAGE_SELF):
+    """User + system CPU seconds of this runner (RUSAGE_SELF) or of its reaped children."""
+    ru = resource.getrusage(who)
     return ru.ru_utime + ru.ru_stime
 
 
@@ -153,10 +149,7 @@ def _descendants(root):
 
 def _others_alive():
     """As PID 1: whether any other process of the namespace is still alive (zombies included)."""
-    for name in os.listdir("/proc"):
-        if name.isdigit() and name != "1":
-            return True
-    return False
+    return any(name.isdigit() and name != "1" for name in os.listdir("/proc"))
 
 
 def _kill_everything_else():
@@ -270,35 +263,24 @@ def _soft_limits(lim):
     holds a few descriptors and runs one program at a time; the CPU limit is set around each
     spawn (the runner's own CPU time adds up over the job): 2 system calls a test instead of 21.
     """
-    def lower(res, val):
-        soft, hard = resource.getrlimit(res)
-        resource.setrlimit(res, (int(val) if hard == resource.RLIM_INFINITY else min(int(val), hard), hard))
-        return res, soft, hard
-
     if not _SOFT_SET or _SOFT_SET[0] is not lim:
-        for key, res in list(_RLIMITS) + [("core", resource.RLIMIT_CORE)]:
-            val = 0 if key == "core" else lim.get(key)
-            if val is not None:
-                lower(res, val)
+        _lower_all(lim, _RLIMITS)
+        _lower(resource.RLIMIT_CORE, 0)
         _SOFT_SET[:] = [lim]
-    return [lower(resource.RLIMIT_CPU, lim["cpu_s"])] if lim.get("cpu_s") is not None else []
+    return [_lower(resource.RLIMIT_CPU, lim["cpu_s"])] if lim.get("cpu_s") is not None else []
 
 
-def _set_hard_limits(lim):
-    cpu = lim.get("cpu_s")
-    if cpu is not None:  # soft: SIGXCPU at the limit, hard: SIGKILL one second later
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
-    for key, res in _RLIMITS:
-        val = lim.get(key)
-        if val is None:
-            continue
-        try:
-            resource.setrlimit(res, (int(val), int(val)))
-        except (ValueError, OSError):
-            soft, hard = resource.getrlimit(res)
-            if hard != resource.RLIM_INFINITY:
-                resource.setrlimit(res, (min(int(val), hard), hard))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+def _lower(res, val):
+    """Lower the soft limit ``res`` to ``val`` (at most the hard limit); returns (res, soft, hard) before."""
+    soft, hard = resource.getrlimit(res)
+    resource.setrlimit(res, (int(val) if hard == resource.RLIM_INFINITY else min(int(val), hard), hard))
+    return res, soft, hard
+
+
+def _lower_all(lim, rlimits):
+    for key, res in rlimits:
+        if lim.get(key) is not None:
+            _lower(res, lim[key])
 
 
 PR_SET_NO_NEW_PRIVS = 38
@@ -321,16 +303,24 @@ def _install_filter(bpf):
 
 
 def _child_limits(lim, hard):
-    if hard:
-        _set_hard_limits(lim)
+    """The job's limits in the forked child: hard ones (without cgroups, the only bound) or soft."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if not hard:
+        _lower_all(lim, _RLIMITS + (("cpu_s", resource.RLIMIT_CPU),))
         return
-    for key, res in list(_RLIMITS) + [("cpu_s", resource.RLIMIT_CPU)]:
+    cpu = lim.get("cpu_s")
+    if cpu is not None:  # soft: SIGXCPU at the limit, hard: SIGKILL one second later
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    for key, res in _RLIMITS:
         val = lim.get(key)
         if val is None:
             continue
-        soft, hard_lim = resource.getrlimit(res)
-        resource.setrlimit(res, (int(val) if hard_lim == resource.RLIM_INFINITY else min(int(val), hard_lim), hard_lim))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            resource.setrlimit(res, (int(val), int(val)))
+        except (ValueError, OSError):
+            soft, hard_lim = resource.getrlimit(res)
+            if hard_lim != resource.RLIM_INFINITY:
+                resource.setrlimit(res, (min(int(val), hard_lim), hard_lim))
 
 
 def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
@@ -429,12 +419,13 @@ class _LogReader:
         return self.sock.fileno()
 
     def drain(self):
+        """What has arrived (non-blocking); under ``finish``'s timeout, all of it."""
         while not self.eof:
             try:
                 chunk = self.sock.recv(65536)
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:
+            except OSError:  # the socket's error, or finish's timeout
                 chunk = b""
             if not chunk:
                 self.eof = True
@@ -446,20 +437,8 @@ class _LogReader:
 
     def finish(self):
         """Everything left (every writer is dead by now: EOF comes)."""
-        self.sock.setblocking(True)
-        self.sock.settimeout(5.0)
-        while not self.eof:
-            try:
-                chunk = self.sock.recv(65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            if len(self.data) + len(chunk) > self.cap:
-                self.overflow = True
-                chunk = chunk[:max(0, self.cap - len(self.data))]
-            self.data += chunk
-        self.eof = True
+        self.sock.settimeout(5.0)  # blocking, at most 5 s a read
+        self.drain()
         return bytes(self.data).decode("utf-8", "replace")
 
 
@@ -508,20 +487,13 @@ def _wait(job, pid, counter, cpu_base, self_base, log=None):
             now = time.monotonic() - t0
             if now >= guard:
                 return True, False
-            used = counter.read() - cpu_base - (_self_cpu() - self_base) if counter.path else 0.0
+            used = counter.read() - cpu_base - (_cpu() - self_base) if counter.path else 0.0
             if cpu_limit and used > float(cpu_limit):
                 return False, True
             if exited(min(0.02, guard - now)):
                 return False, False
     finally:
         os.close(pidfd)
-
-
-def _read_output(fd, cap, digest):
-    """(first ``cap`` bytes, their digest or None, total size) of an unnamed output file."""
-    size = os.fstat(fd).st_size
-    data = os.pread(fd, min(size, cap), 0) if size else b""
-    return data, _digest(data) if digest else None, size
 
 
 def _digest(data):
@@ -549,7 +521,7 @@ def _run_once(job, index, repeat, counter, first_digest):
         start = {}
 
         def at_start():  # the clocks' zero: nothing of the program has run yet, nothing else will
-            start.update(cg0=counter.read(), self0=_self_cpu(), child0=_children_cpu(), t0=time.monotonic())
+            start.update(cg0=counter.read(), self0=_cpu(), child0=_cpu(resource.RUSAGE_CHILDREN), t0=time.monotonic())
         try:
             pid, spawn_error = _spawn(job, fd_in, fd_out, fd_err, theirs.fileno() if clock else None, at_start)
         finally:
@@ -566,14 +538,11 @@ def _run_once(job, index, repeat, counter, first_digest):
         _aim_oom_killer(pid)
         timed_out, cpu_exceeded = _wait(job, pid, counter, cg0 if cg0 is not None else 0.0, self0, log)
         if timed_out or cpu_exceeded:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
         _, status, ru = os.wait4(pid, WALL)
         wall = time.monotonic() - t0
         # Under a deterministic clock a process that outlives the program would go uncounted.
@@ -582,13 +551,15 @@ def _run_once(job, index, repeat, counter, first_digest):
         log_text = log.finish() if log else ""
         if cg0 is not None:
             # everything in the cgroup, minus what this runner itself used meanwhile
-            cpu = max(0.0, (counter.read() - cg0) - (_self_cpu() - self0))
+            cpu = max(0.0, (counter.read() - cg0) - (_cpu() - self0))
             source = "cgroup"
         else:  # every process was reaped by us or by a reaped ancestor (dodgeable: SIGCHLD=SIG_IGN)
-            cpu = _children_cpu() - child0
+            cpu = _cpu(resource.RUSAGE_CHILDREN) - child0
             source = "rusage"
         clean = all(_empty_dir(d) for d in job.get("clean_dirs", ()))
-        out, digest, out_size = _read_output(fd_out, int(job["max_output_bytes"]), int(job.get("repeats", 1)) > 1)
+        out_size = os.fstat(fd_out).st_size  # the first max_output_bytes of the unnamed output file
+        out = os.pread(fd_out, min(out_size, int(job["max_output_bytes"])), 0) if out_size else b""
+        digest = _digest(out) if int(job.get("repeats", 1)) > 1 else None
         err = os.pread(fd_err, int(job.get("max_stderr_bytes", 65536)), 0)
     finally:
         for fd in (fd_in, fd_out, fd_err):
