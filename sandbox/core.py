@@ -151,14 +151,7 @@ class Sandbox:
         up to ``retries`` more times; the last result is returned either way, with a
         ``retried:N`` flag.
         """
-        jobs = list(jobs)
-        n = min(workers or self.workers, max(1, len(jobs)))
-        self.workers = max(self.workers, n)
-        if self._calibrate:
-            self.calibration()  # once, before the workers compete for the CPU
-        for i, fut in bounded_map(lambda i: self.run_job_retrying(jobs[i], retries), range(len(jobs)), n,
-                                  max_in_flight=len(jobs), name="sandbox"):
-            yield i, fut.result()
+        yield from self._map(lambda job, cal: self.run_job_retrying(job, retries), jobs, workers, "sandbox")
 
     def build_many(self, jobs: Iterable[Job], workers: int | None = None
                    ) -> Iterator[tuple[int, RunResult | None]]:
@@ -166,12 +159,16 @@ class Sandbox:
         completion order: ``None`` when the program is built (in the compile cache, where its run
         finds it: a threaded program's run, alone on the machine, then does not also compile
         alone), else the job's final result (compile error, unsupported language, sandbox error)."""
+        yield from self._map(lambda job, cal: self._run_job(job, cal, build_only=True), jobs, workers, "build")
+
+    def _map(self, fn, jobs: Iterable[Job], workers: int | None, name: str) -> Iterator[tuple[int, object]]:
+        """``(index, fn(job, calibration))`` over up to ``workers`` threads, in completion order."""
         jobs = list(jobs)
         n = min(workers or self.workers, max(1, len(jobs)))
         self.workers = max(self.workers, n)
-        cal = self.calibration() if self._calibrate else {}
-        for i, fut in bounded_map(lambda i: self._run_job(jobs[i], cal, build_only=True), range(len(jobs)), n,
-                                  max_in_flight=len(jobs), name="build"):
+        cal = self.calibration() if self._calibrate else {}  # once, before the workers compete for the CPU
+        for i, fut in bounded_map(lambda i: fn(jobs[i], cal), range(len(jobs)), n, max_in_flight=len(jobs),
+                                  name=name):
             yield i, fut.result()
 
     def run_job_retrying(self, job: Job, retries: int = 0) -> RunResult:
@@ -211,10 +208,8 @@ class Sandbox:
 
     # ------------------------------------------------------------------ slots
     def _acquire(self) -> Slot:
-        try:
+        with contextlib.suppress(queue.Empty):
             return self._slots.get_nowait()
-        except queue.Empty:
-            pass
         with self._slot_lock:
             if len(self._all_slots) < self.workers:
                 # Unique within the process (several Sandboxes may live in one worker process)
@@ -266,10 +261,9 @@ class Sandbox:
                 elif missing := _clock.valgrind_missing():
                     return result(Verdict.SANDBOX_ERROR, info, message=missing)
             flags.append(f"clock:{clock}")
-            if slot.cgroup and job.cpus is not None:
-                flags.append(f"cpus:{job.cpus}" if slot.cgroup.set_cpus(job.cpus) else "cpus_not_enforced")
-            elif job.cpus is not None:
-                flags.append("cpus_not_enforced")
+            if job.cpus is not None:
+                flags.append(f"cpus:{job.cpus}" if slot.cgroup and slot.cgroup.set_cpus(job.cpus)
+                             else "cpus_not_enforced")
             try:
                 tests, how = self._execute(job, lang, prog_dir, slot, box, clock)
             except SandboxError as e:
@@ -528,7 +522,7 @@ class Sandbox:
             spec["clock"] = clock
         per_run = float(limits["wall_s"]) + _HOST_SLACK_S
         oom_before = slot.cgroup.oom_kills() if slot.cgroup else 0
-        handle = self.backend.launch(spec, mounts, slot, timeout=len(tests) * repeats * per_run + 30.0)
+        handle = self.backend.launch(spec, mounts, slot)
         reader = _FrameReader(handle, max_out=limits["fsize_bytes"] + 1)
         last: tuple[int, int, bool] | None = None  # (test, repeat, failed) of the latest frame
         try:
@@ -595,23 +589,15 @@ class _FrameReader:
         if left <= 0 or not select.select([self.handle.fileno()], [], [], left)[0]:
             raise _HostDeadline()
 
-    def _read(self, deadline: float) -> bytes | None:
-        """The next chunk from the runner (None at EOF); raises _HostDeadline."""
+    def _fill(self, deadline: float) -> bool:
+        """Append the runner's next chunk to the buffer (False at EOF); raises _HostDeadline."""
         if self.eof:
-            return None
+            return False
         self._wait(deadline)
         chunk = self.handle.read(1 << 20)
-        if not chunk:
-            self.eof = True
-            return None
-        return chunk
-
-    def _fill(self, deadline: float) -> bool:
-        chunk = self._read(deadline)
-        if chunk is None:
-            return False
+        self.eof = not chunk
         self.buf += chunk
-        return True
+        return bool(chunk)
 
     def _take(self, n: int, deadline: float) -> bytearray | None:
         # One buffer of the exact size, filled in place: no chunk lists, joins or copies, so
@@ -721,10 +707,8 @@ class _TestJudge:
 
 def _unlock(path: Path) -> None:
     """Undo the traverse-only mode so the box can be removed (by a non-root host too)."""
-    try:
+    with contextlib.suppress(OSError):
         os.chmod(path, 0o755)
-    except OSError:
-        pass
 
 
 def _remove_stale_boxes() -> None:
