@@ -3,6 +3,7 @@ objects of trusted C++ translation units (keyed by the exact bytes the compiler 
 command and its version) and the per-host precompiled header for <bits/stdc++.h>."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -78,10 +79,8 @@ class CompileCache:
             info = json.loads((d / "info.json").read_text())
         except (OSError, ValueError):
             return None
-        try:
+        with contextlib.suppress(OSError):
             os.utime(d / "info.json")  # recency for LRU pruning
-        except OSError:
-            pass
         return d, CompileInfo(ok=info["ok"], seconds=info["seconds"], message=info["message"], cached=True)
 
     def staging(self) -> Path:

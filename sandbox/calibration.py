@@ -2,6 +2,7 @@
 runs from different machines can be normalized (runtime / reference_cpu_s)."""
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import platform
@@ -37,12 +38,10 @@ def _boot_id() -> str:
 
 
 def cpu_model() -> str:
-    try:
+    with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
     return platform.processor() or "unknown"
 
 
@@ -54,10 +53,8 @@ def measure_calibration(backend: str, run_reference: Callable[[], RunResult]) ->
     """Measured once per boot and backend (``run_reference`` runs :func:`reference_job`),
     then read back from the cache directory."""
     path = cache_root() / "calibration" / f"{backend}-{_boot_id()}-v{VERSION}.json"
-    try:
+    with contextlib.suppress(OSError, ValueError):
         return json.loads(path.read_text())
-    except (OSError, ValueError):
-        pass
     res = run_reference()
     times = res.tests[0].cpu_times_s if res.ok and res.tests else []
     cal = {

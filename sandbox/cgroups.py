@@ -7,6 +7,7 @@ Without a writable hierarchy the runner falls back to rlimits.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shlex
@@ -50,19 +51,15 @@ def probe() -> CgroupLayout | None:
     unified = ROOT if (ROOT / "cgroup.controllers").exists() else ROOT / "unified"
     v2_kill = unified if _writable_child(unified, "cgroup.kill") else None
     controllers = ""
-    try:
+    with contextlib.suppress(OSError):
         controllers = (unified / "cgroup.controllers").read_text()
-    except OSError:
-        pass
     if "memory" in controllers.split() and "pids" in controllers.split():
         sub = unified / GROUP
         for want in ("+memory +pids", "+cpuset"):  # cpuset is optional
-            try:
+            with contextlib.suppress(OSError):
                 sub.mkdir(exist_ok=True)
                 (unified / "cgroup.subtree_control").write_text(want)
                 (sub / "cgroup.subtree_control").write_text(want)
-            except OSError:
-                pass
         if _writable_child(unified, "memory.max"):
             cpuset = sub if _writable_child(unified, "cpuset.cpus") else None
             # cpu.stat's usage_usec exists in every v2 cgroup, controller enabled or not
@@ -81,19 +78,14 @@ def probe() -> CgroupLayout | None:
     return None
 
 
-def remove_stale(layout: CgroupLayout) -> int:
+def remove_stale(layout: CgroupLayout) -> None:
     """Remove slot cgroups left by processes that died without cleaning up (kill -9)."""
-    removed = 0
     for parent in {layout.memory, layout.pids, layout.kill, layout.cpuacct, layout.cpuset} - {None}:
         for d in parent.glob("*-*"):
             pid = d.name.split("-")[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                try:
+                with contextlib.suppress(OSError):
                     d.rmdir()
-                    removed += 1
-                except OSError:
-                    pass
-    return removed
 
 
 @dataclass
@@ -133,13 +125,11 @@ class CgroupSlot:
 
     def oom_kills(self) -> int:
         """The slot's OOM-kill counter, read on the host side."""
-        try:
+        with contextlib.suppress(OSError, ValueError):
             for line in self.oom_file.read_text().splitlines():
                 key, _, val = line.partition(" ")
                 if key == "oom_kill":
                     return int(val)
-        except (OSError, ValueError):
-            pass
         return 0
 
     def set_cpus(self, count: int | None) -> bool:
@@ -204,28 +194,15 @@ class CgroupSlot:
                 if not pids:
                     break
                 for p in pids:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.kill(p, signal.SIGKILL)
-                    except OSError:
-                        pass
                 time.sleep(0.002)
-
-    def pids(self) -> list[int]:
-        out: list[int] = []
-        for d in self.dirs:
-            try:
-                out += [int(p) for p in (d / "cgroup.procs").read_text().split()]
-            except OSError:
-                pass
-        return sorted(set(out))
 
     def remove(self) -> None:
         self.kill_all()
         for d in self.dirs:
-            try:
+            with contextlib.suppress(OSError):
                 d.rmdir()
-            except OSError:
-                pass
 
 
 def _parse_cpus(text: str) -> list[int]:
@@ -243,15 +220,11 @@ def _inherit_cpuset(d: Path) -> None:
     """A new v1 cpuset starts empty (no task can join it): copy the parent's cpus and mems."""
     d.mkdir(parents=True, exist_ok=True)
     for f in ("cpuset.cpus", "cpuset.mems"):
-        try:
+        with contextlib.suppress(OSError):
             if not (d / f).read_text().strip():
                 (d / f).write_text((d.parent / f).read_text().strip())
-        except OSError:
-            pass
 
 
 def _try_write(path: Path, value: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         path.write_text(value)
-    except OSError:
-        pass

@@ -7,6 +7,7 @@ installed files. Why a tool of our own and not cachegrind: perfcount.c's header 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -63,10 +64,8 @@ def tool_dir() -> Path:
     for f in VALGRIND_LIBEXEC.iterdir():  # valgrind's own files, as the launcher expects to find them
         link = out / f.name
         if not link.is_symlink() and not link.exists():
-            try:
+            with contextlib.suppress(FileExistsError):  # another worker made it
                 link.symlink_to(f)
-            except FileExistsError:  # another worker made it
-                pass
 
     def build(tmp: Path) -> None:
         obj = tmp.with_suffix(".o")
