@@ -534,7 +534,7 @@ def _run_once(job, index, repeat, counter, first_digest):
             head = {"test": index, "repeat": repeat, "spawn_error": spawn_error, "timed_out": False,
                     "cpu_exceeded": False, "exit_code": None, "signal": None, "cpu_s": 0.0, "wall_s": 0.0,
                     "max_rss_kb": 0, "oom_kills": 0, "out_size": 0, "same_as_first": False, "clean": True}
-            return head, b"", b""
+            return head, None, b"", b""
         _aim_oom_killer(pid)
         timed_out, cpu_exceeded = _wait(job, pid, counter, cg0 if cg0 is not None else 0.0, self0, log)
         if timed_out or cpu_exceeded:
