@@ -127,32 +127,32 @@ def allowed_names() -> set[str]:
     return {n for names in ALLOWED.values() for n in names}
 
 
-def tracing() -> bool:
-    return os.environ.get(TRACE_ENV) == "1"
-
-
 def filter_path() -> Path:
     """The compiled BPF filter for this host (built on first use, then cached)."""
+    trace = os.environ.get(TRACE_ENV) == "1"
+    return _cached_bpf("filter", "trace" if trace else "enforce", trace,
+                       "the sandbox's seccomp filter (Debian/Ubuntu: apt-get install python3-seccomp)")
+
+
+def _cached_bpf(name: str, mode: str, trace: bool, what: str) -> Path:
+    """A filter of this file's rules as BPF, built once per host by this file under the system
+    interpreter (``mode``: its command-line argument) and cached."""
     # imported here: this file also runs as a script under the system interpreter (-I)
     from perfalign.common.fileio import atomic_write
     from perfalign.common.paths import cache_root
 
-    trace = tracing()
-    rules = Path(__file__).read_bytes()
-    key = hashlib.sha256(rules + os.uname().machine.encode() + (b"trace" if trace else b"")).hexdigest()[:16]
-    path = cache_root() / "seccomp" / f"filter-{key}{'-trace' if trace else ''}.bpf"
+    key = hashlib.sha256(Path(__file__).read_bytes() + os.uname().machine.encode()
+                         + (b"trace" if trace else b"")).hexdigest()[:16]
+    path = cache_root() / "seccomp" / f"{name}-{key}{'-trace' if trace else ''}.bpf"
     if path.exists() and path.stat().st_size > 0:
         return path
     if not os.path.exists(SYSTEM_PYTHON):
         raise SeccompUnavailable(f"{SYSTEM_PYTHON} is missing (apt-get install python3 python3-seccomp)")
 
     def build(tmp: Path) -> None:
-        p = subprocess.run([SYSTEM_PYTHON, "-I", __file__, str(tmp), "trace" if trace else "enforce"],
-                           capture_output=True, text=True, timeout=60)
+        p = subprocess.run([SYSTEM_PYTHON, "-I", __file__, str(tmp), mode], capture_output=True, text=True, timeout=60)
         if p.returncode != 0 or not tmp.stat().st_size:
-            raise SeccompUnavailable(
-                "cannot build the sandbox's seccomp filter (Debian/Ubuntu: apt-get install python3-seccomp): "
-                + (p.stderr.strip().splitlines() or ["no output"])[-1])
+            raise SeccompUnavailable(f"cannot build {what}: " + (p.stderr.strip().splitlines() or ["no output"])[-1])
 
     return atomic_write(path, build, mode=0o644)
 
@@ -167,20 +167,7 @@ NO_FORK = ("fork", "vfork")
 
 def no_fork_filter() -> bytes:
     """The deterministic clock's stacked filter as BPF (built once per host, cached)."""
-    from perfalign.common.fileio import atomic_write
-    from perfalign.common.paths import cache_root
-
-    key = hashlib.sha256(Path(__file__).read_bytes() + os.uname().machine.encode()).hexdigest()[:16]
-    path = cache_root() / "seccomp" / f"nofork-{key}.bpf"
-    if not (path.exists() and path.stat().st_size > 0):
-        def build(tmp: Path) -> None:
-            p = subprocess.run([SYSTEM_PYTHON, "-I", __file__, str(tmp), "nofork"],
-                               capture_output=True, text=True, timeout=60)
-            if p.returncode != 0 or not tmp.stat().st_size:
-                raise SeccompUnavailable("cannot build the deterministic clock's seccomp filter: "
-                                         + (p.stderr.strip().splitlines() or ["no output"])[-1])
-        atomic_write(path, build, mode=0o644)
-    return path.read_bytes()
+    return _cached_bpf("nofork", "nofork", False, "the deterministic clock's seccomp filter").read_bytes()
 
 
 def _build_no_fork(out: str) -> None:
