@@ -22,12 +22,13 @@ from .languages import CPP_FLAGS, toolchain_id
 from .types import CompileInfo, Language
 
 
+def _key(*parts: str) -> str:
+    """sha256 of the parts, each ended by a NUL."""
+    return hashlib.sha256(b"".join(p.encode("utf-8", "surrogatepass") + b"\0" for p in parts)).hexdigest()
+
+
 def compile_key(language: Language, flags: tuple[str, ...], source: str) -> str:
-    h = hashlib.sha256()
-    for part in (language.value, toolchain_id(language), " ".join(flags), source):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-    return h.hexdigest()
+    return _key(language.value, toolchain_id(language), " ".join(flags), source)
 
 
 # Total size of the compile cache before least-recently-used entries are pruned.
@@ -49,8 +50,8 @@ class CompileCache:
         self._commits = 0
         self.prune()
 
-    def prune(self) -> int:
-        """Remove least-recently-used entries until the cache fits ``max_bytes``; returns how many."""
+    def prune(self) -> None:
+        """Remove least-recently-used entries until the cache fits ``max_bytes``."""
         entries = []
         total = 0
         for d in self.root.glob("??/*"):
@@ -61,14 +62,11 @@ class CompileCache:
                 continue
             entries.append((used, size, d))
             total += size
-        removed = 0
         for used, size, d in sorted(entries):
             if total <= self.max_bytes:
                 break
             shutil.rmtree(d, ignore_errors=True)
             total -= size
-            removed += 1
-        return removed
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / key
@@ -123,12 +121,8 @@ def unit_key(compile_argv: tuple[str, ...], unit: str, sources: dict[str, str]) 
     command (compiler, flags, include dirs), the unit's guest path (``__FILE__``, ``.file``) and
     the bytes of every file its compile could read from the job (the unit and the headers
     shipped with it, ``sources``: guest name -> text). System headers follow the toolchain."""
-    h = hashlib.sha256()
-    for part in (UNIT_KEY_VERSION, toolchain_id(Language.CPP), "\0".join(compile_argv), unit,
-                 *(x for name in sorted(sources) for x in (name, sources[name]))):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\0")
-    return h.hexdigest()
+    return _key(UNIT_KEY_VERSION, toolchain_id(Language.CPP), "\0".join(compile_argv), unit,
+                *(x for name in sorted(sources) for x in (name, sources[name])))
 
 
 def is_object_file(path: Path, max_bytes: int) -> bool:

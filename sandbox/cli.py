@@ -18,7 +18,6 @@ app = typer.Typer(help="Run untrusted C++ / Python 3 / Java programs, isolated a
 err = Console(stderr=True)
 
 
-
 @app.command("run")
 def run_cmd(
     source: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="Source file to run."),
@@ -54,7 +53,7 @@ def run_cmd(
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--clock") from None
     inputs, expecteds = list(input or []), list(expected or [])
-    if len(expecteds) > len(inputs) or (expecteds and len(expecteds) != len(inputs)):
+    if expecteds and len(expecteds) != len(inputs):
         raise typer.BadParameter("give one --expected per --input (they pair up in order)", param_hint="--expected")
     tests = [TestCase(p.read_text(errors="surrogateescape"),
                       expecteds[i].read_text(errors="surrogateescape") if expecteds else None)

@@ -313,18 +313,9 @@ class Sandbox:
         hit = self.cache.get(key)
         if hit:
             return hit
-        src = box / "src"
-        src.mkdir(mode=0o755)
-        (src / languages.source_filename(lang, source)).write_text(source, encoding="utf-8", errors="surrogateescape")
-        for name, text in extra_sources.items():
-            (src / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        files = {languages.source_filename(lang, source): source, **extra_sources}
         out = self.cache.staging() / "out"
-        out.mkdir(mode=0o755)
-        if os.geteuid() == 0:  # the compiler runs as the slot's unprivileged uid
-            os.chown(out, slot.uid, slot.uid)
-        mounts = [Mount("/box/src", src), Mount("/box/out", out, writable=True)]
-        if pch:
-            mounts.append(Mount("/pch", pch))
+        mounts = _compiler_mounts(box / "src", files, out, slot, pch)
         lim = {"time_s": limits.compile_time_s, "wall_s": limits.compile_time_s,
                "cpu_s": math.ceil(limits.compile_time_s), "fsize_bytes": MAX_PROGRAM_MB * MB,
                "nproc": max(limits.processes, 64) + _INFRA_PROCESSES, "nofile": 1024}
@@ -406,17 +397,9 @@ class Sandbox:
                          trusted_files: dict[str, str], limits: Limits, lim: dict, slot: Slot, box: Path,
                          pch: Path | None) -> dict[str, Path | bool]:
         """Compile the ``missing`` trusted units alone and store their objects under ``keys``."""
-        src, out = box / "unit-src", box / "unit-out"
-        src.mkdir(mode=0o755)
-        out.mkdir(mode=0o755)
-        for name, text in trusted_files.items():
-            (src / name).write_text(text, encoding="utf-8", errors="surrogateescape")
-        if os.geteuid() == 0:  # the compiler runs as the slot's unprivileged uid
-            os.chown(out, slot.uid, slot.uid)
+        out = box / "unit-out"
+        mounts = _compiler_mounts(box / "unit-src", trusted_files, out, slot, pch)
         objects = {u: f"/box/out/{i}.o" for i, u in enumerate(missing)}
-        mounts = [Mount("/box/src", src), Mount("/box/out", out, writable=True)]
-        if pch:
-            mounts.append(Mount("/pch", pch))
         frames: list[tuple[dict, bytes, bytes]] = []
         t0 = time.monotonic()
         try:
@@ -703,6 +686,18 @@ class _TestJudge:
                                        l1_misses=self.misses[0] if self.misses else None,
                                        ll_misses=self.misses[1] if self.misses else None, exit_code=self.exit_code,
                                        signal=self.signal, message=self.message, output=self.output)
+
+
+def _compiler_mounts(src: Path, files: dict[str, str], out: Path, slot: Slot, pch: Path | None) -> list[Mount]:
+    """A compile's mounts: ``files`` (name -> text) written to ``src``, read-only at /box/src;
+    ``out`` (made here, writable by the slot's uid) at /box/out; the precompiled header at /pch."""
+    src.mkdir(mode=0o755)
+    for name, text in files.items():
+        (src / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+    out.mkdir(mode=0o755)
+    if os.geteuid() == 0:  # the compiler runs as the slot's unprivileged uid
+        os.chown(out, slot.uid, slot.uid)
+    return [Mount("/box/src", src), Mount("/box/out", out, writable=True), *([Mount("/pch", pch)] if pch else [])]
 
 
 def _unlock(path: Path) -> None:

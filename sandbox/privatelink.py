@@ -44,12 +44,8 @@ def private_name(name: str) -> str:
 def defined_globals(nm: str, obj: str) -> list[str]:
     """Global symbols defined in ``obj`` (POSIX nm format: ``name type value size``)."""
     out = subprocess.run([nm, "-g", "--defined-only", "-P", obj], capture_output=True, text=True, check=True)
-    names = []
-    for line in out.stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[1] in _DEFINED:
-            names.append(parts[0])
-    return names
+    rows = (line.split() for line in out.stdout.splitlines())
+    return [parts[0] for parts in rows if len(parts) >= 2 and parts[1] in _DEFINED]
 
 
 def demangle(cxxfilt: str, names: list[str]) -> list[str]:

@@ -155,10 +155,7 @@ class RunResult:
     @property
     def clock(self) -> str:
         """The clock that measured it ("clock:NAME" flag; cpu when none says otherwise)."""
-        for f in self.flags:
-            if f.startswith("clock:"):
-                return f.split(":", 1)[1]
-        return "cpu"
+        return next((f.split(":", 1)[1] for f in self.flags if f.startswith("clock:")), "cpu")
 
     @property
     def mean_cpu_time_s(self) -> float | None:
@@ -179,10 +176,7 @@ class RunResult:
 
 def overall_verdict(tests: list[TestResult]) -> Verdict:
     """The first non-OK test's verdict, OK if all passed."""
-    for t in tests:
-        if t.verdict is not Verdict.OK:
-            return t.verdict
-    return Verdict.OK
+    return next((t.verdict for t in tests if t.verdict is not Verdict.OK), Verdict.OK)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from .bwrap import GUEST_ENV
 
 DEFAULT_IMAGE = os.environ.get("PERFALIGN_DOCKER_IMAGE", "perfalign/sandbox:latest")
 DOCKERFILE = Path(__file__).resolve().parent.parent / "docker" / "Dockerfile"
+_BUILD = f"docker build --network host -t {DEFAULT_IMAGE} -f {DOCKERFILE} {DOCKERFILE.parent}"
 RUNNER_GUEST = "/run/perfalign/runner.py"
 MB = 1024 * 1024
 _ARCH = {"x86_64": "SCMP_ARCH_X86_64", "aarch64": "SCMP_ARCH_AARCH64"}
@@ -90,10 +91,7 @@ class DockerBackend(Backend):
         try:
             client.images.get(DEFAULT_IMAGE)
         except Exception:
-            raise BackendUnavailable(
-                f"Docker image {DEFAULT_IMAGE} not found; build it with: "
-                f"docker build --network host -t {DEFAULT_IMAGE} -f {DOCKERFILE} {DOCKERFILE.parent}"
-            ) from None
+            raise BackendUnavailable(f"Docker image {DEFAULT_IMAGE} not found; build it with: {_BUILD}") from None
 
     # The container's own cgroup, at the root of its private cgroup namespace.
     def guest_cpu_file(self, slot: Slot) -> tuple[str, str] | None:
@@ -165,8 +163,7 @@ def engine_status() -> dict[str, str]:
         image = client.images.get(DEFAULT_IMAGE)
         out["image"] = f"{DEFAULT_IMAGE} {image.short_id} built {image.attrs.get('Created', '?')[:19]}"
     except Exception:
-        out["image"] = (f"{DEFAULT_IMAGE} missing: docker build --network host -t {DEFAULT_IMAGE} "
-                        f"-f {DOCKERFILE} {DOCKERFILE.parent}")
+        out["image"] = f"{DEFAULT_IMAGE} missing: {_BUILD}"
     return out
 
 
