@@ -36,14 +36,6 @@ _PY3_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREAD
             "NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": "/tmp/numba-cache"}
 
 
-def py3_libs_dir() -> Path:
-    return ENV_DIR / "py3libs"
-
-
-def py2_root_dir() -> Path:
-    return ENV_DIR / "py2root"
-
-
 def _read_stamp(directory: Path) -> dict | None:
     try:
         return json.loads((directory / STAMP).read_text())
@@ -72,7 +64,7 @@ def _python3_version() -> str:
 
 @functools.lru_cache(maxsize=None)
 def python3_libs() -> Python3Libs:
-    d = py3_libs_dir()
+    d = ENV_DIR / "py3libs"
     stamp = _read_stamp(d)
     if stamp is None:
         return Python3Libs(None, reason=f"judge Python 3 libraries not installed at {d}: {SETUP_HINT}")
@@ -126,7 +118,7 @@ def resolve_in_root(root: Path, path: str) -> str:
 @functools.lru_cache(maxsize=None)
 def python2() -> Python2Root:
     """Detect the Python 2 root and check that its interpreter starts (a trusted one-liner)."""
-    root = py2_root_dir()
+    root = ENV_DIR / "py2root"
     missing = (f"Python 2 (CodeContests language 1) needs the Debian bullseye root at {root}, which is "
                f"missing or incomplete: {SETUP_HINT} (it runs debootstrap --variant=minbase bullseye "
                f"and installs python2.7, ~1 min), or point PERFALIGN_ENV_DIR at a folder holding py2root/")
@@ -167,7 +159,8 @@ def python2_argv(script: str) -> tuple[str, ...]:
 def mounts(language: Language, toolchain: str = "default") -> list[Mount]:
     """Read-only mounts the language's programs need."""
     if language is Language.PYTHON3 and toolchain == TORCH_TOOLCHAIN:
-        return torch_mounts()
+        site = torch_site()
+        return [Mount(TORCH_GUEST, site.dir)] if site.dir is not None else []
     if language is Language.PYTHON3 and python3_libs().dir is not None:
         return [Mount(PY3_GUEST, python3_libs().dir)]
     if language is Language.PYTHON2 and python2().root is not None:
@@ -178,7 +171,10 @@ def mounts(language: Language, toolchain: str = "default") -> list[Mount]:
 def program_env(language: Language, toolchain: str = "default") -> dict[str, str]:
     """Environment for the program (not the runner): where its libraries are."""
     if language is Language.PYTHON3 and toolchain == TORCH_TOOLCHAIN:
-        return torch_env()
+        # One thread unless the job says otherwise; caches (Inductor, Triton) in the run's own /tmp;
+        # USER because getpass (used by Inductor) fails for a uid without a passwd entry.
+        return {"PYTHONPATH": TORCH_GUEST, **_PY3_ENV, "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
+                "TRITON_CACHE_DIR": "/tmp/triton", "USER": "sandbox"}
     if language is Language.PYTHON3 and python3_libs().dir is not None:
         return {"PYTHONPATH": PY3_GUEST, **_PY3_ENV}
     if language is Language.PYTHON2 and python2().root is not None:
@@ -231,15 +227,3 @@ def torch_site() -> TorchSite:
                                           f"({d} is not world-traversable): set PERFALIGN_TORCH_SITE")
     versions = [dist.version for dist in metadata.distributions(path=[str(site)]) if dist.metadata["Name"] == "torch"]
     return TorchSite(site, versions[0] if versions else "unknown")
-
-
-def torch_mounts() -> list[Mount]:
-    site = torch_site()
-    return [Mount(TORCH_GUEST, site.dir)] if site.dir is not None else []
-
-
-def torch_env() -> dict[str, str]:
-    # One thread unless the job says otherwise; caches (Inductor, Triton) in the run's own /tmp;
-    # USER because getpass (used by Inductor) fails for a uid without a passwd entry.
-    return {"PYTHONPATH": TORCH_GUEST, **_PY3_ENV, "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
-            "TRITON_CACHE_DIR": "/tmp/triton", "USER": "sandbox"}

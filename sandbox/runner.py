@@ -147,11 +147,6 @@ def _descendants(root):
     return out
 
 
-def _others_alive():
-    """As PID 1: whether any other process of the namespace is still alive (zombies included)."""
-    return any(name.isdigit() and name != "1" for name in os.listdir("/proc"))
-
-
 def _kill_everything_else():
     """SIGKILL every process the program left, then reap them all."""
     me = os.getpid()
@@ -545,8 +540,9 @@ def _run_once(job, index, repeat, counter, first_digest):
                     pass
         _, status, ru = os.wait4(pid, WALL)
         wall = time.monotonic() - t0
-        # Under a deterministic clock a process that outlives the program would go uncounted.
-        outlived = bool(clock) and os.getpid() == 1 and _others_alive()
+        # Under a deterministic clock a process that outlives the program would go uncounted. As
+        # PID 1: any other process of the namespace still alive (zombies included).
+        outlived = bool(clock) and os.getpid() == 1 and any(n.isdigit() and n != "1" for n in os.listdir("/proc"))
         _kill_everything_else()
         log_text = log.finish() if log else ""
         if cg0 is not None:
@@ -639,12 +635,6 @@ class _Frames:
 _FRAMES = None  # main()'s _Frames
 
 
-def _emit(head, out, err):
-    head["out_len"] = len(out)
-    head["err_len"] = len(err)
-    _FRAMES.add(b"".join((_header(head), out, err)))
-
-
 def main():
     # Nobody may ptrace us, read our memory or environment, or take our file descriptors.
     _prctl(PR_SET_DUMPABLE, 0)
@@ -667,7 +657,8 @@ def main():
             head, digest, out, err = _run_once(job, index, repeat, counter, first_digest)
             if repeat == 0:
                 first_digest = digest
-            _emit(head, out, err)
+            head["out_len"], head["err_len"] = len(out), len(err)
+            _FRAMES.add(b"".join((_header(head), out, err)))
             failed = (head["spawn_error"] is not None or head["timed_out"] or head["cpu_exceeded"]
                       or head["signal"] is not None or head["exit_code"] != 0 or not head["clean"])
             if failed:
