@@ -98,12 +98,10 @@ class CgroupSlot:
 
     @classmethod
     def create(cls, layout: CgroupLayout, name: str) -> "CgroupSlot":
-        dirs = [layout.memory / name]
-        if layout.pids != layout.memory:
-            dirs.append(layout.pids / name)
-        for extra in (layout.kill, layout.cpuacct, layout.cpuset):
-            if extra and extra / name not in dirs:
-                dirs.append(extra / name)
+        dirs: list[Path] = []
+        for parent in (layout.memory, layout.pids, layout.kill, layout.cpuacct, layout.cpuset):
+            if parent and parent / name not in dirs:
+                dirs.append(parent / name)
         if layout.version == 1 and layout.cpuset:
             _inherit_cpuset(layout.cpuset)
         for d in dirs:

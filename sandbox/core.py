@@ -454,7 +454,8 @@ class Sandbox:
             "nofile": 256,
         }
         # + the judge environment (Python 3 libraries / Python 2 root), read-only
-        mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs), *environments.mounts(lang, job.toolchain)]
+        env_mounts, env = environments.program_setup(lang, job.toolchain)
+        mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs), *env_mounts]
         judges = [_TestJudge(t, job, lim, clock) for t in job.tests]
         clock_spec, clock_env = None, {}
         if clock in _clock.DETERMINISTIC:
@@ -473,7 +474,7 @@ class Sandbox:
 
         try:
             self._launch(list(program.argv), [f"/box/in/{n}" for n in names], rl, mounts, slot, on_frame,
-                         env={**environments.program_env(lang, job.toolchain), **job.env, **clock_env},
+                         env={**env, **job.env, **clock_env},
                          repeats=job.repeats,
                          stop_on_failure=job.stop_on_failure,
                          memory_mb=lim.memory_mb + (_JVM_OVERHEAD_MB if program.java else 0), clock=clock_spec)

@@ -156,30 +156,21 @@ def python2_argv(script: str) -> tuple[str, ...]:
     return (py2.loader, "--library-path", py2.library_path, py2.python, "-B", script)
 
 
-def mounts(language: Language, toolchain: str = "default") -> list[Mount]:
-    """Read-only mounts the language's programs need."""
+def program_setup(language: Language, toolchain: str = "default") -> tuple[list[Mount], dict[str, str]]:
+    """The read-only mounts the language's programs need, and the environment of the program (not
+    the runner): where its libraries are."""
     if language is Language.PYTHON3 and toolchain == TORCH_TOOLCHAIN:
         site = torch_site()
-        return [Mount(TORCH_GUEST, site.dir)] if site.dir is not None else []
-    if language is Language.PYTHON3 and python3_libs().dir is not None:
-        return [Mount(PY3_GUEST, python3_libs().dir)]
-    if language is Language.PYTHON2 and python2().root is not None:
-        return [Mount(PY2_GUEST, python2().root)]
-    return []
-
-
-def program_env(language: Language, toolchain: str = "default") -> dict[str, str]:
-    """Environment for the program (not the runner): where its libraries are."""
-    if language is Language.PYTHON3 and toolchain == TORCH_TOOLCHAIN:
         # One thread unless the job says otherwise; caches (Inductor, Triton) in the run's own /tmp;
         # USER because getpass (used by Inductor) fails for a uid without a passwd entry.
-        return {"PYTHONPATH": TORCH_GUEST, **_PY3_ENV, "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
-                "TRITON_CACHE_DIR": "/tmp/triton", "USER": "sandbox"}
+        return ([Mount(TORCH_GUEST, site.dir)] if site.dir is not None else [],
+                {"PYTHONPATH": TORCH_GUEST, **_PY3_ENV, "TORCHINDUCTOR_CACHE_DIR": "/tmp/torchinductor",
+                 "TRITON_CACHE_DIR": "/tmp/triton", "USER": "sandbox"})
     if language is Language.PYTHON3 and python3_libs().dir is not None:
-        return {"PYTHONPATH": PY3_GUEST, **_PY3_ENV}
+        return [Mount(PY3_GUEST, python3_libs().dir)], {"PYTHONPATH": PY3_GUEST, **_PY3_ENV}
     if language is Language.PYTHON2 and python2().root is not None:
-        return {"PYTHONHOME": PY2_GUEST + "/usr"}
-    return {}
+        return [Mount(PY2_GUEST, python2().root)], {"PYTHONHOME": PY2_GUEST + "/usr"}
+    return [], {}
 
 
 # ---------------------------------------------------------------------------- Python 3 with torch

@@ -37,7 +37,6 @@ import sys
 from pathlib import Path
 
 SYSTEM_PYTHON = "/usr/bin/python3"
-VERSION = 2
 TRACE_ENV = "PERFALIGN_SECCOMP_TRACE"  # "1": the logging build (derivation of ALLOWED only)
 
 DENIED = {
