@@ -241,8 +241,7 @@ class Sandbox:
             box = Path(box)
             os.chmod(box, 0o755)
             try:
-                prog_dir, info = self._compile(job.source, lang, job.limits, slot, box, tuple(job.compile_flags),
-                                               dict(job.extra_sources), job.toolchain, dict(job.exports))
+                prog_dir, info = self._compile(job, lang, slot, box)
             except SandboxError as e:
                 return result(Verdict.SANDBOX_ERROR, CompileInfo(ok=False, message=str(e)), message=str(e))
             if not info.ok:
@@ -276,11 +275,9 @@ class Sandbox:
         res.flags = how + flags + sorted({f for t in tests for f in t.flags})  # "fast_repeat": see TestResult
         return res
 
-    def _compile(self, source: str, lang: Language, limits: Limits, slot: Slot, box: Path,
-                 extra_flags: tuple[str, ...] = (), extra_sources: dict[str, str] | None = None,
-                 toolchain: str = "default", exports: dict[str, tuple[str, ...]] | None = None
-                 ) -> tuple[Path, CompileInfo]:
-        extra_sources, exports = extra_sources or {}, exports or {}
+    def _compile(self, job: Job, lang: Language, slot: Slot, box: Path) -> tuple[Path, CompileInfo]:
+        source, limits, extra_flags = job.source, job.limits, tuple(job.compile_flags)
+        extra_sources, exports = dict(job.extra_sources), dict(job.exports)
         if extra_sources and lang is not Language.CPP:
             raise ValueError("extra_sources are for C++ jobs only")
         if set(exports) - set(extra_sources):
@@ -292,7 +289,7 @@ class Sandbox:
                                  ".cpp/.cc/.cxx/.h/.hpp, not main.cpp)")
         # The PCH only matches the default flags; with extra flags g++ reads the header instead.
         pch = pch_dir() if lang is Language.CPP and not extra_flags else None
-        argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags, toolchain)
+        argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags, job.toolchain)
         units = [f"/box/src/{n}" for n in sorted(extra_sources) if not n.endswith((".h", ".hpp"))]
         plain, link_units = argv, None
         if argv is not None and exports:  # some units may export only the functions named
@@ -501,9 +498,8 @@ class Sandbox:
             # Without cgroups the rlimits are the only memory/process bound: make them hard.
             "hard_limits": slot.cgroup is None,
             "tmp_bytes": limits["fsize_bytes"] * 2 + 64 * MB,
+            "clock": clock,  # None: the cpu clock
         }
-        if clock:
-            spec["clock"] = clock
         per_run = float(limits["wall_s"]) + _HOST_SLACK_S
         oom_before = slot.cgroup.oom_kills() if slot.cgroup else 0
         handle = self.backend.launch(spec, mounts, slot)
