@@ -63,29 +63,27 @@ def probe() -> CgroupLayout | None:
         if _writable_child(unified, "memory.max"):
             cpuset = sub if _writable_child(unified, "cpuset.cpus") else None
             # cpu.stat's usage_usec exists in every v2 cgroup, controller enabled or not
-            layout = CgroupLayout(2, sub, sub, sub, cpuacct=sub, cpuset=cpuset)
-            remove_stale(layout)
-            return layout
+            return remove_stale(CgroupLayout(2, sub, sub, sub, cpuacct=sub, cpuset=cpuset))
     mem, pids = ROOT / "memory", ROOT / "pids"
     if _writable_child(mem, "memory.limit_in_bytes") and _writable_child(pids, "pids.max"):
         acct = next((ROOT / d for d in ("cpuacct", "cpu,cpuacct", "cpuacct,cpu")
                      if _writable_child(ROOT / d, "cpuacct.usage")), None)
         cpuset = ROOT / "cpuset" if _writable_child(ROOT / "cpuset", "cpuset.cpus") else None
-        layout = CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None,
-                              cpuacct=acct / GROUP if acct else None, cpuset=cpuset / GROUP if cpuset else None)
-        remove_stale(layout)
-        return layout
+        return remove_stale(CgroupLayout(1, mem / GROUP, pids / GROUP, v2_kill / GROUP if v2_kill else None,
+                                         cpuacct=acct / GROUP if acct else None,
+                                         cpuset=cpuset / GROUP if cpuset else None))
     return None
 
 
-def remove_stale(layout: CgroupLayout) -> None:
-    """Remove slot cgroups left by processes that died without cleaning up (kill -9)."""
+def remove_stale(layout: CgroupLayout) -> CgroupLayout:
+    """Remove slot cgroups left by processes that died without cleaning up (kill -9); returns ``layout``."""
     for parent in {layout.memory, layout.pids, layout.kill, layout.cpuacct, layout.cpuset} - {None}:
         for d in parent.glob("*-*"):
             pid = d.name.split("-")[0]
             if pid.isdigit() and not Path(f"/proc/{pid}").exists():
                 with contextlib.suppress(OSError):
                     d.rmdir()
+    return layout
 
 
 @dataclass

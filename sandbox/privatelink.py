@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -82,9 +83,7 @@ def build(spec: dict) -> int:
     try:
         return _build(spec, objdir)
     finally:  # the program is the only output kept
-        for name in os.listdir(objdir):
-            os.unlink(os.path.join(objdir, name))
-        os.rmdir(objdir)
+        shutil.rmtree(objdir)
 
 
 def _build(spec: dict, objdir: str) -> int:

@@ -332,8 +332,7 @@ def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
     if clock:
         argv = list(clock["prefix"]) + ["--log-fd=%d" % log_fd, "--"] + list(argv)
     if not job.get("hard_limits", True) and not clock:
-        actions = [(os.POSIX_SPAWN_DUP2, fd_in, 0), (os.POSIX_SPAWN_DUP2, fd_out, 1),
-                   (os.POSIX_SPAWN_DUP2, fd_err, 2)]
+        actions = [(os.POSIX_SPAWN_DUP2, fd, i) for i, fd in enumerate((fd_in, fd_out, fd_err))]
         saved = _soft_limits(job["limits"])
         at_start()  # posix_spawn runs no Python in the child
         try:
@@ -354,9 +353,8 @@ def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
             os.close(r)
             os.close(go_w)
             os.setsid()
-            os.dup2(fd_in, 0)
-            os.dup2(fd_out, 1)
-            os.dup2(fd_err, 2)
+            for i, fd in enumerate((fd_in, fd_out, fd_err)):
+                os.dup2(fd, i)
             for sig in _RESET_SIGNALS:
                 signal.signal(sig, signal.SIG_DFL)
             _child_limits(job["limits"], job.get("hard_limits", True))

@@ -102,9 +102,7 @@ class BwrapBackend(Backend):
             cpu = slot.cgroup.cpu_file
             if cpu:
                 extra += ["--ro-bind", str(cpu[0]), "/run/cpu"]
-        for k, v in GUEST_ENV.items():
-            extra += ["--setenv", k, v]
-        extra += ["--chdir", "/tmp"]
+        extra += [a for k, v in GUEST_ENV.items() for a in ("--setenv", k, v)] + ["--chdir", "/tmp"]
         bpf = open(seccomp.filter_path(), "rb")
         extra += ["--seccomp", str(bpf.fileno())]
         argv = self._launch_prefix(slot.uid, extra) + ["--", "/usr/bin/python3", "-I", "-S", "/run/runner.py", "-"]
