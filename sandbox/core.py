@@ -479,7 +479,7 @@ class Sandbox:
             # The runner could not finish because of what the program did (it exhausted the
             # sandbox's memory, or outlived the host's guard): the test in flight gets the verdict.
             judges[fault.test].fail(fault.verdict, fault.message)
-        return [j.result() for j in judges if j.frames or j.failed], sorted(how)
+        return [j.result() for j in judges if j.cpu or j.failed], sorted(how)  # cpu: one per frame
 
     def _launch(self, argv: list[str], tests: list[str], limits: dict, mounts: list[Mount], slot: Slot,
                 on_frame, *, env: dict[str, str] | None = None, repeats: int, stop_on_failure: bool,
@@ -628,7 +628,6 @@ class _TestJudge:
 
     def __init__(self, test: TestCase, job: Job, lim: Limits, clock: str = "cpu") -> None:
         self.test, self.job, self.lim, self.clock = test, job, lim, clock
-        self.frames = 0
         self.instructions: list[int] = []
         self.cycles: list[float] = []
         self.misses: tuple[int, int] | None = None
@@ -648,7 +647,6 @@ class _TestJudge:
         self.failed = True
 
     def add(self, head: dict, out: bytes, err: bytes) -> None:
-        self.frames += 1
         self.cpu.append(head["cpu_s"])
         self.wall.append(head["wall_s"])
         self.rss.append(head["max_rss_kb"])

@@ -77,9 +77,8 @@ def compile_argv(language: Language, source: str, pch_dir: str | None, extra_fla
         return ["/usr/bin/g++", *CPP_FLAGS, *opts, *inc, "-fdiagnostics-color=never", "-o", "/box/out/prog",
                 "/box/src/main.cpp", *libs]
     if language is Language.JAVA:
-        name = source_filename(language, source)
         return ["/usr/bin/javac", "-J-Xmx512m", "-J-XX:+UseSerialGC", "-encoding", "UTF-8", "-nowarn",
-                "-d", "/box/out", f"/box/src/{name}"]
+                "-d", "/box/out", f"/box/src/{source_filename(language, source)}"]
     return None
 
 

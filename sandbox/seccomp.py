@@ -169,19 +169,6 @@ def no_fork_filter() -> bytes:
     return _cached_bpf("nofork", "nofork", False, "the deterministic clock's seccomp filter").read_bytes()
 
 
-def _build_no_fork(out: str) -> None:
-    import errno
-
-    import seccomp  # python3-seccomp
-
-    f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    for name in NO_FORK:
-        f.add_rule(seccomp.ERRNO(errno.EPERM), name)
-    f.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
-    with open(out, "wb") as fh:
-        f.export_bpf(fh)
-
-
 def rules() -> list[tuple[str, str, tuple]]:
     """The policy as (action, system call, argument conditions), action "allow", "eperm" or
     "enosys"; a condition is (index, "eq", value) or (index, "masked_eq", mask, value). Several
@@ -198,32 +185,37 @@ def rules() -> list[tuple[str, str, tuple]]:
     return out
 
 
-def _build(out: str, trace: bool) -> None:
-    """Runs under the system interpreter with libseccomp's binding."""
+def _build(out: str, mode: str) -> None:
+    """Runs under the system interpreter with libseccomp's binding. ``mode``: "enforce", "trace"
+    (the logging build) or "nofork" (the deterministic clock's stacked filter)."""
     import errno
 
     import seccomp  # python3-seccomp
 
-    refuse = seccomp.LOG if trace else seccomp.ERRNO(errno.ENOSYS)
-    f = seccomp.SyscallFilter(defaction=refuse)
-    # Only the native ABI: i386 and x32 system calls kill the process.
-    f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
-    actions = {"allow": seccomp.ALLOW, "eperm": seccomp.ERRNO(errno.EPERM), "enosys": seccomp.ERRNO(errno.ENOSYS)}
-    for action, name, conds in rules():
-        if trace and name in DENIED["page cache"]:
-            continue  # the logging build shows which real programs reach for the page cache
-        args = [seccomp.Arg(c[0], seccomp.EQ, c[2]) if c[1] == "eq"
-                else seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3]) for c in conds]
-        try:
-            f.add_rule(actions[action], name, *args)
-        except (RuntimeError, ValueError, OSError):
-            pass  # not a system call on this architecture (or unknown to this libseccomp)
+    eperm, enosys = seccomp.ERRNO(errno.EPERM), seccomp.ERRNO(errno.ENOSYS)
+    if mode == "nofork":
+        f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+        for name in NO_FORK:
+            f.add_rule(eperm, name)
+        f.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+    else:
+        trace = mode == "trace"
+        f = seccomp.SyscallFilter(defaction=seccomp.LOG if trace else enosys)
+        # Only the native ABI: i386 and x32 system calls kill the process.
+        f.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
+        actions = {"allow": seccomp.ALLOW, "eperm": eperm, "enosys": enosys}
+        for action, name, conds in rules():
+            if trace and name in DENIED["page cache"]:
+                continue  # the logging build shows which real programs reach for the page cache
+            args = [seccomp.Arg(c[0], seccomp.EQ, c[2]) if c[1] == "eq"
+                    else seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3]) for c in conds]
+            try:
+                f.add_rule(actions[action], name, *args)
+            except (RuntimeError, ValueError, OSError):
+                pass  # not a system call on this architecture (or unknown to this libseccomp)
     with open(out, "wb") as fh:
         f.export_bpf(fh)
 
 
 if __name__ == "__main__":
-    if sys.argv[2:] == ["nofork"]:
-        _build_no_fork(sys.argv[1])
-    else:
-        _build(sys.argv[1], sys.argv[2:] == ["trace"])
+    _build(sys.argv[1], sys.argv[2])
