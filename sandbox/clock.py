@@ -31,6 +31,7 @@ fails its test.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -147,8 +148,6 @@ def valgrind_env() -> dict[str, str]:
 
 def scaled_limits(limits, clock: str):
     """The job's limits under valgrind: time scaled by the clock's slowdown, valgrind's memory added."""
-    import dataclasses
-
     return dataclasses.replace(limits, time_s=limits.time_s * SLOWDOWN[clock] + STARTUP_S,
                                memory_mb=limits.memory_mb + MEMORY_MB)
 

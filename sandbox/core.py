@@ -220,7 +220,7 @@ class Sandbox:
                     cg = cgroups.CgroupSlot.create(self._layout, f"{os.getpid()}-{serial}")
                 # A uid per slot: RLIMIT_NPROC counts per uid, so slots must not share one.
                 uid = _UID_BASE + (os.getpid() % 100000) * 1024 + serial % 1024
-                slot = Slot(index=len(self._all_slots), uid=uid, cgroup=cg)
+                slot = Slot(uid=uid, cgroup=cg)
                 self._all_slots.append(slot)
                 return slot
         return self._slots.get()
@@ -731,11 +731,9 @@ def _classify(head: dict, stderr: str, lim: Limits) -> tuple[Verdict, str]:
         return Verdict.TIME_LIMIT_EXCEEDED, f"exceeded the {lim.wall_guard:g} s wall-clock guard"
     if head.get("cpu_exceeded") or head["cpu_s"] > lim.time_s or sig == _signal.SIGXCPU:
         return Verdict.TIME_LIMIT_EXCEEDED, f"exceeded the {lim.time_s:g} s CPU time limit"
-    if head.get("oom_kills", 0) > 0:
-        return Verdict.MEMORY_LIMIT_EXCEEDED, f"exceeded the {lim.memory_mb} MB memory limit"
     # A stack overflow faults at RLIMIT_STACK (= the memory limit) with RSS near the limit:
     # that is the program's crash, not a memory-limit verdict.
-    if head["max_rss_kb"] > lim.memory_mb * 1024 and sig != _signal.SIGSEGV:
+    if head.get("oom_kills", 0) > 0 or (head["max_rss_kb"] > lim.memory_mb * 1024 and sig != _signal.SIGSEGV):
         return Verdict.MEMORY_LIMIT_EXCEEDED, f"exceeded the {lim.memory_mb} MB memory limit"
     if sig == _signal.SIGXFSZ or head.get("out_size", 0) > lim.output_mb * MB:
         return Verdict.OUTPUT_LIMIT_EXCEEDED, f"wrote more than {lim.output_mb} MB"

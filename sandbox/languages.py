@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,9 +194,6 @@ def mpi_flags() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 @functools.lru_cache(maxsize=None)
 def mpirun_path() -> str:
-    import os
-    import shutil
-
     found = shutil.which("mpirun")
     if not found:
         raise RuntimeError("MPI toolchain unavailable: no mpirun (apt-get install openmpi-bin)")

@@ -96,9 +96,7 @@ class CpuCounter:
         self.key, self.scale = ("usage_usec", 1e-6) if fmt == "usec" else (None, 1e-9)
 
     def read(self):
-        if not self.path:
-            return None
-        return _read_counter(self.path, self.key) * self.scale
+        return _read_counter(self.path, self.key) * self.scale if self.path else None
 
 
 def _cpu(who=resource.RUSAGE_SELF):

@@ -47,7 +47,6 @@ class Mount:
 class Slot:
     """One concurrent worker: its own uid (RLIMIT_NPROC is per uid) and cgroup."""
 
-    index: int
     uid: int
     cgroup: CgroupSlot | None = None
 
