@@ -36,6 +36,4 @@ def tokens_match(expected: str, actual: str, tolerance: float = DEFAULT_TOLERANC
 def outputs_match(expected: str, actual: str, tolerance: float = DEFAULT_TOLERANCE) -> bool:
     """True when ``actual`` equals ``expected`` token by token (whitespace-insensitive)."""
     exp, act = expected.split(), actual.split()
-    if len(exp) != len(act):
-        return False
-    return all(tokens_match(e, a, tolerance) for e, a in zip(exp, act))
+    return len(exp) == len(act) and all(tokens_match(e, a, tolerance) for e, a in zip(exp, act))

@@ -307,8 +307,7 @@ class Sandbox:
             return prog, CompileInfo(ok=True)
         key = compile_key(lang, tuple(argv), source + "".join(
             f"\0{n}\0{extra_sources[n]}" for n in sorted(extra_sources)))
-        hit = self.cache.get(key)
-        if hit:
+        if hit := self.cache.get(key):
             return hit
         files = {languages.source_filename(lang, source): source, **extra_sources}
         out = self.cache.staging() / "out"

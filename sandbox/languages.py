@@ -37,8 +37,7 @@ class Program:
 
 def java_main_class(source: str) -> str:
     """The class that holds main: the public class if any, else the first class with main."""
-    m = _JAVA_PUBLIC_CLASS.search(source)
-    if m:
+    if m := _JAVA_PUBLIC_CLASS.search(source):
         return m.group(1)
     classes = list(_JAVA_ANY_CLASS.finditer(source))
     for i, c in enumerate(classes):

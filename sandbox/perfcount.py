@@ -49,8 +49,7 @@ def tool_dir() -> Path:
     from perfalign.common.fileio import atomic_write
     from perfalign.common.paths import cache_root
 
-    why = missing()
-    if why:
+    if why := missing():
         raise ToolUnavailable(why)
     h = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS + LDFLAGS).encode())
     for lib in _libs():
@@ -62,10 +61,8 @@ def tool_dir() -> Path:
         return out
     out.mkdir(parents=True, exist_ok=True)
     for f in VALGRIND_LIBEXEC.iterdir():  # valgrind's own files, as the launcher expects to find them
-        link = out / f.name
-        if not link.is_symlink() and not link.exists():
-            with contextlib.suppress(FileExistsError):  # another worker made it
-                link.symlink_to(f)
+        with contextlib.suppress(FileExistsError):  # made before, or by another worker
+            (out / f.name).symlink_to(f)
 
     def build(tmp: Path) -> None:
         obj = tmp.with_suffix(".o")

@@ -64,8 +64,7 @@ class BwrapBackend(Backend):
 
     @classmethod
     def check(cls) -> None:
-        reason = cls._probe()
-        if reason:
+        if reason := cls._probe():
             raise BackendUnavailable(reason)
 
     @staticmethod
