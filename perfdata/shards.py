@@ -127,13 +127,10 @@ def read_rows(path: str | Path, name: str, columns: Iterable[str]) -> list[dict]
     return load_table(path, name, cols).select(cols).to_pylist()
 
 
-def clean_temp(out_dir: Path) -> int:
-    """Remove temp files left by a crashed writer; returns how many."""
-    n = 0
+def clean_temp(out_dir: Path) -> None:
+    """Remove temp files left by a crashed writer."""
     for p in (Path(out_dir) / "data").glob(".*.tmp"):
         p.unlink(missing_ok=True)
-        n += 1
-    return n
 
 
 def quarantine_corrupt(out_dir: Path, table: str, columns: list[str]) -> list[str]:
