@@ -34,13 +34,10 @@ class CachedLLM:
         self.usage = Usage()
         self._lock = threading.Lock()
 
-    def key(self, prompt: str, params: dict[str, Any]) -> str:
-        return cache_key(self.backend.name, self.backend.model, prompt, params)
-
     def complete(self, prompt: str, params: dict[str, Any]) -> tuple[LLMReply, str, bool]:
         """(reply, cache key, whether it came from the cache). Raises TransientError after the
         last retry, FatalRequestError/AuthError at once; failures are never cached."""
-        key = self.key(prompt, params)
+        key = cache_key(self.backend.name, self.backend.model, prompt, params)
         hit = self.cache.get(key)
         if hit is not None and "reply" in hit:
             with self._lock:

@@ -4,10 +4,13 @@ TransientError / FatalRequestError / AuthError; retrying is left to throttle.cal
 (SDK-internal retries are off so backoff and rate limiting happen in one place)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from perfalign.common.extras import require
 
 from .prompt import gemini_schema, json_schema
 from .throttle import AuthError, FatalRequestError, TransientError
@@ -34,11 +37,8 @@ class LLMReply:
 def _transport_errors() -> tuple[type[BaseException], ...]:
     errs: list[type[BaseException]] = [TimeoutError, ConnectionError]
     for mod in ("httpx", "httpx2"):
-        try:
-            m = __import__(mod)
-            errs.append(m.TransportError)  # timeouts, refused/reset connections
-        except (ImportError, AttributeError):
-            pass
+        with contextlib.suppress(ImportError, AttributeError):
+            errs.append(__import__(mod).TransportError)  # timeouts, refused/reset connections
     return tuple(errs)
 
 
@@ -56,13 +56,11 @@ def _retry_after(headers: Any) -> float | None:
 
 def _gemini_retry_delay(details: Any) -> float | None:
     """google.rpc.RetryInfo ("retryDelay": "13s") in a Gemini 429 body."""
-    try:
+    with contextlib.suppress(AttributeError):
         for d in (details or {}).get("error", {}).get("details", []) or []:
             m = re.fullmatch(r"([\d.]+)s", str(d.get("retryDelay", "")))
             if m:
                 return float(m.group(1))
-    except AttributeError:
-        pass
     return None
 
 
@@ -79,8 +77,6 @@ class GeminiBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        from perfalign.common.extras import require
-
         genai = require("google.genai", "llm")
         from google.genai import types
 
@@ -134,8 +130,6 @@ class OpenAIBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        from perfalign.common.extras import require
-
         openai = require("openai", "llm")
         self.model = model
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
@@ -155,9 +149,7 @@ class OpenAIBackend:
             )
         except openai.APIStatusError as e:
             raise _classify_status(e.status_code, str(e.message), _retry_after(e.response.headers)) from e
-        except openai.APIConnectionError as e:  # includes APITimeoutError
-            raise TransientError(f"{type(e).__name__}: {e}") from e
-        except _TRANSPORT_ERRORS as e:
+        except (openai.APIConnectionError, *_TRANSPORT_ERRORS) as e:  # APIConnectionError includes APITimeoutError
             raise TransientError(f"{type(e).__name__}: {e}") from e
         choice = resp.choices[0] if resp.choices else None
         usage = resp.usage
@@ -172,7 +164,4 @@ class OpenAIBackend:
         )
 
 
-def make_backend(name: str, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
-                 api_version: str | None = None):
-    cls = {"gemini": GeminiBackend, "openai": OpenAIBackend}[name]
-    return cls(api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s, api_version=api_version)
+LLM_BACKENDS = {"gemini": GeminiBackend, "openai": OpenAIBackend}
