@@ -387,7 +387,7 @@ def _value(row: dict, key: str) -> Any:
     return v.as_py() if isinstance(v, pa.Scalar) else v
 
 
-def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[Problem, list[tuple[int, str]]]:
+def parse_problem(row: dict, split: str) -> tuple[Problem, list[tuple[int, str]]]:
     """A validated Problem, plus per-submission problems (index, reason) that were skipped.
 
     ``row`` is a dict of Python values, or of Arrow scalars (a Parquet / Hub row: the tests
@@ -428,7 +428,7 @@ def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[
         difficulty=_int(row, "difficulty"),
         cf_rating=_int(row, "cf_rating"),
         cf_tags=_str_list(row, "cf_tags"),
-        held_out=(split == "test") if held_out is None else held_out,
+        held_out=split == "test",
     ), sub_errors
 
 
