@@ -24,7 +24,7 @@ import platform
 import shutil
 import time
 from contextlib import closing, suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -145,14 +145,10 @@ def _problem_table(p: Problem, limits: Limits, tests: Tests) -> pa.Table:
         "n_incorrect": sum(not s.is_correct for s in p.submissions),
         "content_hash": p.content_hash,
     }
+    for name, values in (("test_inputs", tests.inputs), ("test_outputs", tests.outputs)):  # one list of every test
+        row[name] = pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values.combine_chunks())
     schema = arrow_schema("problems")
-    cols = []
-    for f in schema:
-        if f.name in ("test_inputs", "test_outputs"):
-            values = (tests.inputs if f.name == "test_inputs" else tests.outputs).combine_chunks()
-            cols.append(pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values))
-        else:
-            cols.append(pa.array([row[f.name]], f.type))
+    cols = [v if isinstance(v := row[f.name], pa.Array) else pa.array([v], f.type) for f in schema]
     return pa.Table.from_arrays(cols, schema=schema)
 
 
@@ -296,12 +292,12 @@ def _drop_orphan_rejects(out_dir: Path) -> None:
                                  lambda t: t.filter(pc.is_in(t.column("submission_key"), have)))
 
 
-def _remove_rows(out_dir: Path, keys: set[str], files: dict[str, set[Path]]) -> None:
-    """Take the rows of ``keys`` out of the shards that hold them (submissions first, so a
-    crash in between leaves the key missing, i.e. measured again, never duplicated)."""
+def _remove_rows(out_dir: Path, keys: set[str], where: dict[str, dict[str, set[Path]]]) -> None:
+    """Take the rows of ``keys`` out of their shards (``where``: key -> table -> shards), submissions
+    first, so a crash in between leaves the key missing, i.e. measured again, never duplicated."""
     drop = pa.array(sorted(keys), pa.string())
     for table in ("submissions", "rejects"):
-        for f in sorted(files[table]):
+        for f in sorted(set().union(*(where[k][table] for k in keys))):
             if f.exists():
                 shards.rewrite_shard(f, arrow_schema(table),
                                      lambda t: t.filter(pc.invert(pc.is_in(t.column("submission_key"), drop))))
@@ -433,8 +429,7 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
             else:
                 pending.append((key, sub, previous))
         if redo:  # their old rows go before the new measurement is queued
-            files = {t: set().union(*(done_where[k][t] for k in redo)) for t in ("submissions", "rejects")}
-            _remove_rows(out_dir, redo, files)
+            _remove_rows(out_dir, redo, done_where)
             plan.remeasuring += len(redo)
         flush()
         batches = list(_batches(p, tests, limits, pending, settings, out_dir))
@@ -707,10 +702,8 @@ def _summary_markdown(s: BuildSummary) -> str:
              *([f"- {line}" for line in error_lines(s.error_reasons, s.unreadable_files)] + [""] if s.errors else []),
              "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
     for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):
-        d = s.by_split[split]
-        lines.append(f"| {split} | "
-                     + " | ".join(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run"))
-                     + " |")
+        counts = (s.by_split[split].get(k, 0) for k in ("measured", "rejected", "unsupported", "not_run"))
+        lines.append(f"| {split} | {' | '.join(map(str, counts))} |")
     lines += ["", f"**Unsupported languages**: {s.unsupported_share:.1%} of the submissions labelled correct could "
                   "not be run here and have no runtime (status `unsupported`)."]
     lines += [f"- {n} x {_md(r)}" for r, n in sorted(s.unsupported_reasons.items(), key=lambda kv: -kv[1])[:10]]
@@ -770,7 +763,4 @@ def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: i
         finalize(out_dir, source, settings)
     finally:
         plan.release()
-    summary = summarize(out_dir)
-    summary.quarantined = plan.quarantined
-    summary.wall_seconds = round(time.monotonic() - t0, 2)
-    return summary
+    return replace(summarize(out_dir), quarantined=plan.quarantined, wall_seconds=round(time.monotonic() - t0, 2))
