@@ -388,9 +388,13 @@ def _contest_rows(usable_contest: list[str], contest: _ContestData, units: _Unit
             sols = contest.correct[pid][lang]  # never empty: a group exists once a solution is added
             if split.startswith("sft"):
                 sft += _contest_sft_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split, rng, cfg)
-            elif _keep_group(len(sols), cfg, dropped):
-                triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
-                                                  rng, cfg, contest.clocks.get((pid, lang), "cpu"))
+                continue
+            if len(sols) < cfg.min_group_solutions:  # near-tie pairs: counted, then dropped ("exclude") or kept
+                dropped["small_groups_excluded" if cfg.small_groups == "exclude" else "small_groups_flagged"] += 1
+                if cfg.small_groups == "exclude":
+                    continue
+            triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
+                                              rng, cfg, contest.clocks.get((pid, lang), "cpu"))
     return triplets, sft
 
 
@@ -407,15 +411,6 @@ def _contest_sft_rows(pid: str, lang: str, problem: str, sols: list[_Solution], 
     return rows + [dict(base, sample_id=f"{pid}/{lang}/optimization/{j}", kind="optimization",
                         prompt=optimization_prompt(problem, lang, s.code), completion=format_response(f.code, lang))
                    for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.sft_prompts_per_group, len(pairs))))]
-
-
-def _keep_group(n_solutions: int, cfg: TripletConfig, dropped: Counter) -> bool:
-    """A group below ``min_group_solutions`` yields near-tie pairs: count it, then drop it
-    (small_groups="exclude") or keep it (small_groups="flag")."""
-    if n_solutions >= cfg.min_group_solutions:
-        return True
-    dropped["small_groups_excluded" if cfg.small_groups == "exclude" else "small_groups_flagged"] += 1
-    return cfg.small_groups != "exclude"
 
 
 def _contest_triplet_rows(pid: str, lang: str, problem: str, sols: list[_Solution], unit: str, split: str,
@@ -455,20 +450,18 @@ def _synthetic_rows(synthetic: dict[str, list[dict]], units: _Units) -> tuple[li
         split, unit = units.split_of[key], units.unit_of[key]
         for r in synthetic[key]:
             sid, lang = str(r["key"]), r["language"]
+            base = dict(unit_id=unit, problem_id=sid, source="synthetic", language=lang)
             if split.startswith("sft"):
                 for kind, prompt in (("instruction", instruction_prompt(r["problem"], lang)),
                                      ("optimization", optimization_prompt(r["problem"], lang, r["slow"]))):
-                    sft.append(dict(sample_id=f"{sid}/{kind}", unit_id=unit, problem_id=sid, source="synthetic",
-                                    language=lang, kind=kind, prompt=prompt,
-                                    completion=format_response(r["fast"], lang),
-                                    split=split.removeprefix("sft_")))
+                    sft.append(dict(base, sample_id=f"{sid}/{kind}", kind=kind, prompt=prompt,
+                                    completion=format_response(r["fast"], lang), split=split.removeprefix("sft_")))
                 continue
-            triplets.append(dict(triplet_id=sid, unit_id=unit, problem_id=sid, source="synthetic", language=lang,
-                                 problem=r["problem"], prompt=instruction_prompt(r["problem"], lang),
-                                 fast=r["fast"], slow=r["slow"], fast_id=sid + "/fast", slow_id=sid + "/slow",
-                                 fast_runtime_s=r.get("fast_cpu_time_s"), slow_runtime_s=r.get("slow_cpu_time_s"),
-                                 slow_is_correct=True, speedup=r.get("speedup"), median_runtime_s=None, clock="cpu",
-                                 split=split))
+            triplets.append(dict(base, triplet_id=sid, problem=r["problem"], fast=r["fast"], slow=r["slow"],
+                                 prompt=instruction_prompt(r["problem"], lang), fast_id=sid + "/fast",
+                                 slow_id=sid + "/slow", fast_runtime_s=r.get("fast_cpu_time_s"),
+                                 slow_runtime_s=r.get("slow_cpu_time_s"), slow_is_correct=True,
+                                 speedup=r.get("speedup"), median_runtime_s=None, clock="cpu", split=split))
     return triplets, sft
 
 
