@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .cache import ResponseCache, cache_key
@@ -54,7 +54,7 @@ class CachedLLM:
         # Cache before anything else can fail: this request is paid for.
         self.cache.put(key, {
             "key": key, "backend": self.backend.name, "model": self.backend.model,
-            "prompt": prompt, "params": params, "created_at": time.time(), "reply": reply.to_dict(),
+            "prompt": prompt, "params": params, "created_at": time.time(), "reply": asdict(reply),
         })
         with self._lock:
             self.usage.requests += 1

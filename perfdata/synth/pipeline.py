@@ -89,10 +89,6 @@ class SynthSummary:
         return "\n".join(lines)
 
 
-class _NotSent(Exception):
-    """A queued request dropped because the endpoint already refused the credentials."""
-
-
 @dataclass
 class _Fetched:
     index: int
@@ -144,15 +140,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
         done = tables.keys()
         todo = [i for i in range(summary.target) if _sample_key(chash, i) not in done]
         summary.skipped_existing = summary.target - len(todo)
-        usage = Usage()
-
-        def on_event(ev: SynthProgress) -> None:  # to common.progress (the CLI's bars, the run log) and ``progress``
-            report("synthetic pairs", ev.done, len(todo))
-            if progress is not None:
-                progress(ev)
-
-        if todo:
-            usage = _run(cfg, chash, todo, pairs, tables, summary, on_event, sandbox)
+        usage = _run(cfg, chash, todo, pairs, tables, summary, progress, sandbox) if todo else Usage()
     finally:
         tables.close()
     write_card(out_dir)
@@ -170,7 +158,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
 
 
 def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTables, summary: SynthSummary,
-         report: Callable[[SynthProgress], None], sandbox: Any) -> Usage:
+         progress: Callable[[SynthProgress], None] | None, sandbox: Any) -> Usage:
     if pairs is not None:
         llm = None
         unguarded = lambda i: _fetch_sample(pairs[i], i)  # noqa: E731
@@ -189,9 +177,9 @@ def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTabl
     # Set by the first AuthError so queued requests are not sent with a key known to be bad.
     auth_failed = threading.Event()
 
-    def fetch(i: int) -> _Fetched:
+    def fetch(i: int) -> _Fetched | None:
         if auth_failed.is_set():
-            raise _NotSent(i)
+            return None  # not sent: the endpoint already refused the credentials
         try:
             return unguarded(i)
         except AuthError:
@@ -211,17 +199,20 @@ def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTabl
     try:
         for index, fut in answers:
             try:
-                outcome = _process(cfg, chash, fut.result(), get_sandbox)
-            except _NotSent:
-                continue  # the AuthError behind it is raised when its own future is seen
+                fetched = fut.result()
+                if fetched is None:
+                    continue  # not sent: the AuthError behind it is raised when its own future is seen
+                outcome = _process(cfg, chash, fetched, get_sandbox)
             except AuthError:
                 raise
             except (TransientError, FatalRequestError, SandboxFault) as e:
                 outcome = e
             summary.attempted += 1
             last = _record(index, outcome, tables, summary, reasons)
-            report(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected,
-                                 summary.failed, last))
+            report("synthetic pairs", summary.attempted, len(todo))  # common.progress: the CLI's bars, the run log
+            if progress is not None:
+                progress(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected, summary.failed,
+                                       last))
     finally:
         answers.close()
         summary.reject_reasons = dict(reasons)

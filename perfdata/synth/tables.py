@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import BuildLock, read_parquet, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
@@ -75,8 +76,6 @@ _DESCRIPTIONS = {
 def write_card(out_dir: Path) -> Path | None:
     """out_dir/README.md: one config per table with rows (`synthetic` the default), so
     `datasets.load_dataset(out_dir)` and `load_dataset(out_dir, "synthetic_rejects")` work."""
-    from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
-
     out_dir = Path(out_dir)
     tables = {t: {"data_files": f"data/{t}.parquet", "description": _DESCRIPTIONS[t],
                   "schema": schema_rows(SCHEMAS[t], COLUMN_DOCS)}

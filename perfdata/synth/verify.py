@@ -60,14 +60,10 @@ class Verification:
 
 
 def _reason_for(verdict) -> str:
-    v = str(verdict)
-    if v == "COMPILE_ERROR":
-        return COMPILE_ERROR
-    if v == "TIME_LIMIT_EXCEEDED":
-        return TIMEOUT
-    if v == "SANDBOX_ERROR":
+    if str(verdict) == "SANDBOX_ERROR":
         raise SandboxFault("sandbox error")
-    return RUNTIME_ERROR  # runtime error, memory/output limit, unsupported language
+    # anything else (a runtime error, memory/output limit, unsupported language) is a runtime error
+    return {"COMPILE_ERROR": COMPILE_ERROR, "TIME_LIMIT_EXCEEDED": TIMEOUT}.get(str(verdict), RUNTIME_ERROR)
 
 
 def _failure_detail(role: str, result) -> str:
