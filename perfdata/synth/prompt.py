@@ -71,22 +71,20 @@ _FIELDS = {
 _ORDER = list(_FIELDS)
 
 
-def _properties(string: str, array: str) -> dict:
-    """The fields' schemas, with the type names of the schema dialect (``string``, ``array``)."""
-    props = {k: {"type": string, "description": d} for k, d in _FIELDS.items()}
-    props["language"]["enum"] = list(LANGUAGE_NAMES)
-    props["test_inputs"] = {"type": array, "items": {"type": string}, "description": _FIELDS["test_inputs"]}
-    return props
-
-
 def gemini_schema() -> dict:
     """OpenAPI-subset schema for Gemini's ``response_schema``."""
-    return {"type": "OBJECT", "properties": _properties("STRING", "ARRAY"), "required": _ORDER,
-            "propertyOrdering": _ORDER}
+    props = {k: {"type": "STRING", "description": d} for k, d in _FIELDS.items()}
+    props["language"]["enum"] = list(LANGUAGE_NAMES)
+    props["test_inputs"] = {"type": "ARRAY", "items": {"type": "STRING"},
+                            "description": _FIELDS["test_inputs"]}
+    return {"type": "OBJECT", "properties": props, "required": _ORDER, "propertyOrdering": _ORDER}
 
 
 def json_schema() -> dict:
     """JSON Schema for OpenAI-style ``response_format`` (strict mode: all fields required,
     no additional properties)."""
-    return {"type": "object", "properties": _properties("string", "array"), "required": _ORDER,
-            "additionalProperties": False}
+    props = {k: {"type": "string", "description": d} for k, d in _FIELDS.items()}
+    props["language"]["enum"] = list(LANGUAGE_NAMES)
+    props["test_inputs"] = {"type": "array", "items": {"type": "string"},
+                            "description": _FIELDS["test_inputs"]}
+    return {"type": "object", "properties": props, "required": _ORDER, "additionalProperties": False}
