@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from perfalign.sandbox import Language, TestCase
 
@@ -72,11 +74,7 @@ class Submission:
 
     @property
     def is_utf8(self) -> bool:
-        try:
-            self.solution.encode("utf-8")
-            return True
-        except UnicodeEncodeError:
-            return False
+        return not _NON_UTF8.search(self.solution)  # a surrogate escape is a byte that is not UTF-8
 
     @property
     def text(self) -> str:
@@ -245,10 +243,6 @@ class ErrorRecord:
     submission_index: int | None = None
     unreadable_file: bool = False  # the whole file `source` could not be read (its rows are missing)
 
-    @property
-    def where(self) -> str:
-        return self.source if self.row_index < 0 else f"{self.source} row {self.row_index}"
-
 
 class MalformedRow(ValueError):
     pass
@@ -258,7 +252,6 @@ class SourceUnreadable(RuntimeError):
     """Source files that cannot be read: one line naming each file and why."""
 
     def __init__(self, problems: list[str]) -> None:
-        self.problems = problems
         super().__init__(f"cannot read {len(problems)} source file{'s' if len(problems) > 1 else ''}: "
                          + "; ".join(problems) + " (fix or remove it, or pass --allow-partial to build without it)")
 
@@ -290,26 +283,18 @@ def _string_array(values: Any, what: str) -> pa.Array:
 _NON_UTF8 = re.compile("[\ud800-\udfff]")
 
 
-def _field(value: Any, name: str) -> Any:
-    """``value[name]`` for a dict or an Arrow struct scalar (None if absent or null)."""
-    if isinstance(value, pa.StructScalar):
-        if not value.is_valid or name not in value.type.names:
-            return None
-        v = value[name]
-        return v.values if isinstance(v, pa.ListScalar) and v.is_valid else None
-    return value.get(name)
-
-
 def _tests(row: dict, key: str) -> Tests:
     value = row.get(key)
     if value is None or (isinstance(value, pa.Scalar) and not value.is_valid):
         return Tests.of([], [])
     arrow = isinstance(value, pa.StructScalar)
-    if not (arrow or isinstance(value, dict)) or not _has(value, "input") or not _has(value, "output"):
+    names = value.type.names if arrow else value
+    if not (arrow or isinstance(value, dict)) or "input" not in names or "output" not in names:
         raise MalformedRow(f"{key}: expected {{input: [...], output: [...]}}")
-    ins, outs = _field(value, "input"), _field(value, "output")
-    ins = ins if ins is not None else []
-    outs = outs if outs is not None else []
+    ins, outs = value["input"], value["output"]
+    if arrow:  # an Arrow list field's values (a null or non-list field: no tests)
+        ins, outs = (v.values if isinstance(v, pa.ListScalar) and v.is_valid else None for v in (ins, outs))
+    ins, outs = ([] if v is None else v for v in (ins, outs))
     if not arrow and not (isinstance(ins, list) and isinstance(outs, list)):
         raise MalformedRow(f"{key}: input and output must be lists")
     if len(ins) != len(outs):
@@ -321,15 +306,9 @@ def _tests(row: dict, key: str) -> Tests:
                  pa.chunked_array([outs]) if isinstance(outs, pa.Array) else outs)
 
 
-def _has(value: Any, name: str) -> bool:
-    return name in value.type.names if isinstance(value, pa.StructScalar) else name in value
-
-
 def _submissions(row: dict, key: str, problem_id: str, correct: bool,
                  errors: list[tuple[int, str]]) -> list[Submission]:
-    value = row.get(key)
-    if isinstance(value, pa.Scalar):
-        value = value.as_py()  # solutions are small next to tests
+    value = _value(row, key)  # solutions are small next to tests
     if value is None:
         return []
     if not isinstance(value, dict) or "language" not in value or "solution" not in value:
@@ -351,12 +330,11 @@ def _submissions(row: dict, key: str, problem_id: str, correct: bool,
             errors.append((i, f"{key}[{i}]: solution holds an unpaired surrogate U+{ord(bad.group()):04X} at "
                               f"character {bad.start()} (not representable as bytes)"))
             continue
-        if isinstance(lang, bool) or not isinstance(lang, (int, str)):
-            errors.append((i, f"{key}[{i}]: language id {lang!r} is not an integer"))
-            continue
         try:
+            if isinstance(lang, bool) or not isinstance(lang, (int, str)):
+                raise ValueError
             lang_id = int(lang)
-        except (TypeError, ValueError):
+        except ValueError:
             errors.append((i, f"{key}[{i}]: language id {lang!r} is not an integer"))
             continue
         out.append(Submission(problem_id, lang_id, code, correct, i))
@@ -377,9 +355,7 @@ def _number(value: Any, what: str) -> float:
 
 
 def _time_limit(row: dict) -> float:
-    tl = row.get("time_limit")
-    if isinstance(tl, pa.Scalar):
-        tl = tl.as_py()
+    tl = _value(row, "time_limit")
     if tl is None or tl == {}:
         return DEFAULT_TIME_LIMIT_S
     if isinstance(tl, dict):
@@ -392,19 +368,13 @@ def _time_limit(row: dict) -> float:
     return secs if secs > 0 else DEFAULT_TIME_LIMIT_S
 
 
-def _int(row: dict, key: str, default: int = 0) -> int:
-    v = row.get(key)
-    if isinstance(v, pa.Scalar):
-        v = v.as_py()
-    if v is None:
-        return default
-    return int(_number(v, key))
+def _int(row: dict, key: str) -> int:
+    v = _value(row, key)
+    return 0 if v is None else int(_number(v, key))
 
 
 def _str_list(row: dict, key: str) -> list[str]:
-    v = row.get(key)
-    if isinstance(v, pa.Scalar):
-        v = v.as_py()
+    v = _value(row, key)
     if v is None:
         return []
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -412,12 +382,12 @@ def _str_list(row: dict, key: str) -> list[str]:
     return [x.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for x in v]
 
 
-def _text(row: dict, key: str) -> Any:
+def _value(row: dict, key: str) -> Any:
     v = row.get(key)
     return v.as_py() if isinstance(v, pa.Scalar) else v
 
 
-def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[Problem, list[tuple[int, str]]]:
+def parse_problem(row: dict, split: str) -> tuple[Problem, list[tuple[int, str]]]:
     """A validated Problem, plus per-submission problems (index, reason) that were skipped.
 
     ``row`` is a dict of Python values, or of Arrow scalars (a Parquet / Hub row: the tests
@@ -425,12 +395,12 @@ def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[
     """
     if not isinstance(row, dict):
         raise MalformedRow(f"row is {type(row).__name__}, not a mapping")
-    name = _text(row, "name")
+    name = _value(row, "name")
     if not isinstance(name, str) or not name.strip():
         raise MalformedRow("missing field 'name'")
     if _NON_UTF8.search(name):
         raise MalformedRow("field 'name' is not valid UTF-8")
-    description = _text(row, "description")
+    description = _value(row, "description")
     if not isinstance(description, str):
         raise MalformedRow("missing field 'description'")
     # prose only: undecodable bytes become U+FFFD (the statement does not change any measurement)
@@ -442,7 +412,7 @@ def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[
     sub_errors: list[tuple[int, str]] = []
     subs = _submissions(row, "solutions", name, True, sub_errors)
     subs += _submissions(row, "incorrect_solutions", name, False, sub_errors)
-    mem = _int(row, "memory_limit_bytes", 0)
+    mem = _int(row, "memory_limit_bytes")
     return Problem(
         problem_id=name,
         name=name,
@@ -458,7 +428,7 @@ def parse_problem(row: dict, split: str, held_out: bool | None = None) -> tuple[
         difficulty=_int(row, "difficulty"),
         cf_rating=_int(row, "cf_rating"),
         cf_tags=_str_list(row, "cf_tags"),
-        held_out=(split == "test") if held_out is None else held_out,
+        held_out=split == "test",
     ), sub_errors
 
 
@@ -532,8 +502,6 @@ def check_source_files(source: str) -> list[str]:
             continue
         try:
             if f.name.endswith(".parquet"):
-                import pyarrow.parquet as pq
-
                 pq.read_metadata(f)
             else:
                 with open(f, "rb") as fh:
@@ -596,9 +564,7 @@ def _iter_hub(spec: str) -> Iterator[tuple[str, int, Any]]:
 
 
 def _is_data_file(p: Path) -> bool:
-    n = p.name
-    return p.is_file() and (n.endswith(".parquet") or n.endswith(".jsonl") or n.endswith(".jsonl.gz")
-                            or n.endswith(".json"))
+    return p.is_file() and p.name.endswith((".parquet", ".jsonl", ".jsonl.gz", ".json"))
 
 
 def _split_of(p: Path) -> str:
@@ -634,25 +600,21 @@ def _iter_file(f: Path) -> Iterator[Any]:
                 yield _BadRow(f"invalid JSON: {e}")
 
 
+@dataclass
 class _BadRow:
     """Placeholder for an unreadable row or file, so it turns into an error record."""
 
-    def __init__(self, reason: str, whole_file: bool = False) -> None:
-        self.reason = reason
-        self.whole_file = whole_file
+    reason: str
+    whole_file: bool = False
 
 
 def iter_problems(source: str, limit: int | None = None) -> Iterator[Problem | ErrorRecord]:
     """Validated problems and error records (never raises for a bad row)."""
-    count = 0
-    for where, split, i, row in iter_source_rows(source):
-        if limit is not None and count >= limit:
-            return
-        count += 1
+    for where, split, i, row in itertools.islice(iter_source_rows(source), limit):
         if isinstance(row, _BadRow):
             yield ErrorRecord(where, split, i, None, row.reason, unreadable_file=row.whole_file)
             continue
-        name = _text(row, "name") if isinstance(row, dict) else None
+        name = _value(row, "name") if isinstance(row, dict) else None
         name = name if isinstance(name, str) and not _NON_UTF8.search(name) else None
         error = None
         try:

@@ -22,10 +22,11 @@ import logging
 import os
 import platform
 import shutil
-from contextlib import closing
-from dataclasses import asdict, dataclass, field
+import time
+from contextlib import closing, suppress
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -44,6 +45,7 @@ from .codecontests import (
     Tests,
     check_source_files,
     iter_problems,
+    parse_hub_source,
 )
 from .dataset_card import write_dataset_card
 from .schema import arrow_schema, card_schema, conform
@@ -119,11 +121,6 @@ class Batch:
 class BatchReport:
     shard_id: str
     counts: dict[str, int] = field(default_factory=dict)  # status -> n
-    by_language: dict[str, dict[str, int]] = field(default_factory=dict)
-    causes: dict[str, int] = field(default_factory=dict)  # reject cause -> n
-    remeasured: int = 0  # failed only on time and were measured a second time
-    executions: int = 0  # test executions (tests x repeats actually run)
-    seconds: float = 0.0
 
 
 def submission_key(sub: Submission, problem: Problem, settings: BuildSettings) -> str:
@@ -148,14 +145,10 @@ def _problem_table(p: Problem, limits: Limits, tests: Tests) -> pa.Table:
         "n_incorrect": sum(not s.is_correct for s in p.submissions),
         "content_hash": p.content_hash,
     }
+    for name, values in (("test_inputs", tests.inputs), ("test_outputs", tests.outputs)):  # one list of every test
+        row[name] = pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values.combine_chunks())
     schema = arrow_schema("problems")
-    cols = []
-    for f in schema:
-        if f.name in ("test_inputs", "test_outputs"):
-            values = (tests.inputs if f.name == "test_inputs" else tests.outputs).combine_chunks()
-            cols.append(pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values))
-        else:
-            cols.append(pa.array([row[f.name]], f.type))
+    cols = [v if isinstance(v := row[f.name], pa.Array) else pa.array([v], f.type) for f in schema]
     return pa.Table.from_arrays(cols, schema=schema)
 
 
@@ -194,12 +187,9 @@ class BuildPlan:
 
     out_dir: Path
     settings: BuildSettings
-    problems_seen: int = 0
-    problems_new: int = 0
     errors: int = 0
     pending: int = 0      # submissions still to execute
     skipped_done: int = 0  # already measured with these settings (resume)
-    recorded: int = 0     # written without running (incorrect / unsupported)
     remeasuring: int = 0  # earlier rejects measured again (--remeasure-rejects, sandbox errors)
     quarantined: list[str] = field(default_factory=list)  # one message per corrupt shard moved aside
     skipped_files: list[str] = field(default_factory=list)  # "file: reason" left out under allow_partial
@@ -252,7 +242,9 @@ def _upgrade_legacy(out_dir: Path) -> list[str]:
             if shards.split_of(f, table) and shards.read_schema(f).remove_metadata().equals(target):
                 continue
             if table == "rejects" and split_by_key is None:
-                split_by_key = _split_by_key(out_dir)
+                subs = shards.read_table(out_dir, "submissions", arrow_schema("submissions"),
+                                         ["submission_key", "split"])
+                split_by_key = dict(zip(subs.column("submission_key").to_pylist(), subs.column("split").to_pylist()))
             groups: dict[str, list[pa.Table]] = collections.defaultdict(list)
             try:
                 for t in shards.iter_row_groups(f):
@@ -269,11 +261,6 @@ def _upgrade_legacy(out_dir: Path) -> list[str]:
             if legacy or not groups:
                 f.unlink()
     return msgs
-
-
-def _split_by_key(out_dir: Path) -> dict[str, str]:
-    t = shards.read_table(out_dir, "submissions", arrow_schema("submissions"), ["submission_key", "split"])
-    return dict(zip(t.column("submission_key").to_pylist(), t.column("split").to_pylist()))
 
 
 def _fill_legacy(t: pa.Table, table: str, split_by_key: dict[str, str] | None) -> pa.Table:
@@ -305,27 +292,20 @@ def _drop_orphan_rejects(out_dir: Path) -> None:
                                  lambda t: t.filter(pc.is_in(t.column("submission_key"), have)))
 
 
-def _remove_rows(out_dir: Path, keys: set[str], files: dict[str, set[Path]]) -> None:
-    """Take the rows of ``keys`` out of the shards that hold them (submissions first, so a
-    crash in between leaves the key missing, i.e. measured again, never duplicated)."""
+def _remove_rows(out_dir: Path, keys: set[str], where: dict[str, dict[str, set[Path]]]) -> None:
+    """Take the rows of ``keys`` out of their shards (``where``: key -> table -> shards), submissions
+    first, so a crash in between leaves the key missing, i.e. measured again, never duplicated."""
     drop = pa.array(sorted(keys), pa.string())
     for table in ("submissions", "rejects"):
-        for f in sorted(files[table]):
+        for f in sorted(set().union(*(where[k][table] for k in keys))):
             if f.exists():
                 shards.rewrite_shard(f, arrow_schema(table),
                                      lambda t: t.filter(pc.invert(pc.is_in(t.column("submission_key"), drop))))
 
 
-@dataclass
-class _Done:
-    """What the output folder already holds."""
-
-    keys: set[str]
-    redo: dict[str, str]  # key -> cause of a reject to measure again
-    where: dict[str, dict[str, set[Path]]]  # key to redo -> table -> shards holding it
-
-
-def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
+def _done_index(out_dir: Path, remeasure_rejects: bool) -> tuple[set[str], dict, dict]:
+    """What the output folder already holds: the submission keys, key -> cause of a reject to
+    measure again, and key to redo -> table -> the shards holding it."""
     keys: set[str] = set()
     redo: dict[str, str] = {}
     where: dict[str, dict[str, set[Path]]] = {}
@@ -341,7 +321,7 @@ def _done_index(out_dir: Path, remeasure_rejects: bool) -> _Done:
             for k in t.column("submission_key").to_pylist():
                 if k in where:
                     where[k]["rejects"].add(f)
-    return _Done(keys, redo, where)
+    return keys, redo, where
 
 
 def check_same_clock(out_dir: Path, clock: str) -> None:
@@ -385,8 +365,9 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
     plan.lock = plan.lock or shards.BuildLock(out_dir)
     plan.quarantined += repair(out_dir)
     check_same_clock(out_dir, settings.clock)
-    done = _done_index(out_dir, remeasure_rejects)
-    done_problems = {(r["problem_id"], r["content_hash"]) for r in _problem_keys(out_dir)}
+    done_keys, done_redo, done_where = _done_index(out_dir, remeasure_rejects)
+    probs = shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "content_hash"])
+    done_problems = set(zip(probs.column("problem_id").to_pylist(), probs.column("content_hash").to_pylist()))
     done_errors = shards.read_column(out_dir, "errors", "error_key")
     prob_tables: list[pa.Table] = []
     err_rows: list[dict] = []
@@ -394,12 +375,12 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
 
     def flush(force: bool = False) -> None:
         if err_rows and (force or len(err_rows) >= 256):
-            _commit(out_dir, "errors", err_rows, "error_key")
+            _commit(out_dir, "errors", err_rows)
         if prob_tables and (force or len(prob_tables) >= 64
                             or sum(t.nbytes for t in prob_tables) >= _PROBLEM_FLUSH_BYTES):
-            _commit_tables(out_dir, "problems", prob_tables)
+            _commit(out_dir, "problems", prob_tables)
         if direct_rows and (force or len(direct_rows) >= 512):
-            _commit(out_dir, "submissions", direct_rows, "submission_key")
+            _commit(out_dir, "submissions", direct_rows)
 
     def error(item: ErrorRecord) -> None:
         row = _error_row(item)
@@ -419,7 +400,6 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
             error(item)
             continue
         p = item
-        plan.problems_seen += 1
         limits, tests = problem_limits(p, settings)
         if (p.problem_id, p.content_hash) not in done_problems:
             try:
@@ -428,32 +408,28 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
                 error(ErrorRecord(p.origin, p.split, -1, p.name, f"problem row not writable: {type(e).__name__}: {e}"))
                 continue
             done_problems.add((p.problem_id, p.content_hash))
-            plan.problems_new += 1
         pending: list[tuple[str, Submission, str | None]] = []
         redo: set[str] = set()
         for sub in p.submissions:
             key = submission_key(sub, p, settings)
-            previous = done.redo.pop(key, None)
-            if key in done.keys and previous is None:
+            previous = done_redo.pop(key, None)
+            if key in done_keys and previous is None:
                 plan.skipped_done += 1
                 continue
-            done.keys.add(key)
+            done_keys.add(key)
             if previous is not None:
                 redo.add(key)
             supported, why = languages.supported(sub.language)
             if not sub.is_correct:
                 direct_rows.append(_base_row(sub, p.split, key, settings) | {"status": "not_run", "verdict": "NOT_RUN"})
-                plan.recorded += 1
             elif not supported:
                 direct_rows.append(_base_row(sub, p.split, key, settings) | {
                     "status": "unsupported", "verdict": Verdict.UNSUPPORTED_LANGUAGE.value, "compile_message": why,
                     "previous_cause": previous})
-                plan.recorded += 1
             else:
                 pending.append((key, sub, previous))
         if redo:  # their old rows go before the new measurement is queued
-            files = {t: set().union(*(done.where[k][t] for k in redo)) for t in ("submissions", "rejects")}
-            _remove_rows(out_dir, redo, files)
+            _remove_rows(out_dir, redo, done_where)
             plan.remeasuring += len(redo)
         flush()
         batches = list(_batches(p, tests, limits, pending, settings, out_dir))
@@ -482,40 +458,27 @@ def _batches(p: Problem, tests: Tests, limits: Limits, pending: list, settings: 
     yield from batches
 
 
-def _problem_keys(out_dir: Path) -> list[dict]:
-    return shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "content_hash"]).to_pylist()
-
-
-def _commit(out_dir: Path, table: str, rows: list[dict], key: str) -> None:
-    by_split: dict[str, list[dict]] = collections.defaultdict(list)
-    for r in rows:
-        by_split[r["split"]].append(r)
+def _commit(out_dir: Path, table: str, items: list) -> None:
+    """Write ``items`` (row dicts, or the one-row tables of `problems`) as one shard per split,
+    named by a hash of their keys; then empty ``items``."""
+    tables = table == "problems"
+    get = (lambda it, c: it.column(c)[0].as_py()) if tables else (lambda it, c: it[c])
+    by_split: dict[str, list] = collections.defaultdict(list)
+    for it in items:
+        by_split[get(it, "split")].append(it)
     for split, group in by_split.items():
-        shard_id = hashlib.sha256("\0".join(str(r[key]) for r in group).encode()).hexdigest()[:20]
-        shards.write_shard(out_dir, table, shard_id, group, arrow_schema(table), shards.clean_split(split))
-    rows.clear()
-
-
-def _commit_tables(out_dir: Path, table: str, tables: list[pa.Table]) -> None:
-    by_split: dict[str, list[pa.Table]] = collections.defaultdict(list)
-    for t in tables:
-        by_split[t.column("split")[0].as_py()].append(t)
-    for split, group in by_split.items():
-        ident = "\0".join(f"{t.column('problem_id')[0]}\0{t.column('content_hash')[0]}" for t in group)
-        shard_id = hashlib.sha256(ident.encode()).hexdigest()[:20]
-        shards.write_shard(out_dir, table, shard_id, pa.concat_tables(group), arrow_schema(table),
-                           shards.clean_split(split),
-                           plain=("test_inputs", "test_outputs"))
-    tables.clear()
+        ident = "\0".join(str(get(it, c)) for it in group for c in KEY_COLUMNS[table])
+        shards.write_shard(out_dir, table, hashlib.sha256(ident.encode()).hexdigest()[:20],
+                           pa.concat_tables(group) if tables else group, arrow_schema(table),
+                           shards.clean_split(split), plain=("test_inputs", "test_outputs") if tables else ())
+    items.clear()
 
 
 # --------------------------------------------------------------------------- measuring
 def _run_all(sb: Sandbox, jobs: list[Job]) -> list[RunResult]:
-    results: list[RunResult | None] = [None] * len(jobs)
     # workers=1: a batch is one unit of work; parallelism comes from batches in flight
-    for i, res in sb.run_many(jobs, workers=1, retries=SANDBOX_RETRIES):
-        results[i] = res
-    return results  # type: ignore[return-value]
+    done = sorted(sb.run_many(jobs, workers=1, retries=SANDBOX_RETRIES), key=lambda r: r[0])
+    return [res for _, res in done]
 
 
 def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: Sandbox | None = None) -> BatchReport:
@@ -523,9 +486,6 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
 
     A correct-labelled submission that fails only on time is measured once more before it is
     rejected (a loaded machine must not turn it into a TLE); its row says so."""
-    import time
-
-    t0 = time.monotonic()
     own = sandbox is None
     sb = sandbox or Sandbox(backend=settings.backend)
     try:
@@ -541,12 +501,9 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
             sb.close()
         if isinstance(batch.tests, SpooledTests):
             batch.tests.remove()
-            try:  # the problem's spool folder goes with its last batch
+            with suppress(OSError):  # the problem's spool folder goes with its last batch
                 os.rmdir(Path(batch.tests.directory).parent)
-            except OSError:
-                pass
     remeasured = set(again)
-    report = BatchReport(batch.shard_id)
     sub_rows, rej_rows = [], []
     previous = batch.previous or [None] * len(batch.submissions)
     for i, (sub, key, res) in enumerate(zip(batch.submissions, batch.keys, results)):
@@ -555,17 +512,10 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
         sub_rows.append(row)
         if row["status"] == "rejected":
             rej_rows.append(_reject_row(sub, batch.split, key, settings, res, i in remeasured))
-            report.causes[row["reject_cause"]] = report.causes.get(row["reject_cause"], 0) + 1
-        report.counts[row["status"]] = report.counts.get(row["status"], 0) + 1
-        lang = report.by_language.setdefault(sub.language.value, {})
-        lang[row["status"]] = lang.get(row["status"], 0) + 1
-        report.executions += sum(len(t.cpu_times_s) for t in res.tests)
-    report.remeasured = len(remeasured)
     split = shards.clean_split(batch.split)
     shards.write_shard(out_dir, "rejects", batch.shard_id, rej_rows, arrow_schema("rejects"), split)
     shards.write_shard(out_dir, "submissions", batch.shard_id, sub_rows, arrow_schema("submissions"), split)
-    report.seconds = time.monotonic() - t0
-    return report
+    return BatchReport(batch.shard_id, dict(collections.Counter(r["status"] for r in sub_rows)))
 
 
 def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult) -> dict:
@@ -710,8 +660,6 @@ def summarize(out_dir: Path) -> BuildSummary:
 def describe_source(source: str, out_dir: Path) -> str:
     """The source as a reader of the card can find it: the Hub dataset and revision, or a path
     relative to the card (never this machine's absolute path)."""
-    from .codecontests import parse_hub_source
-
     if source.startswith("hf:"):
         name, revision, split = parse_hub_source(source[3:])
         revision = revision or _hub_revision(name)
@@ -754,10 +702,8 @@ def _summary_markdown(s: BuildSummary) -> str:
              *([f"- {line}" for line in error_lines(s.error_reasons, s.unreadable_files)] + [""] if s.errors else []),
              "| split | measured | rejected | unsupported | not run (incorrect) |", "|---|---|---|---|---|"]
     for split in sorted(s.by_split, key=lambda x: (SPLIT_ORDER.get(x, 9), x)):
-        d = s.by_split[split]
-        lines.append(f"| {split} | "
-                     + " | ".join(str(d.get(k, 0)) for k in ("measured", "rejected", "unsupported", "not_run"))
-                     + " |")
+        counts = (s.by_split[split].get(k, 0) for k in ("measured", "rejected", "unsupported", "not_run"))
+        lines.append(f"| {split} | {' | '.join(map(str, counts))} |")
     lines += ["", f"**Unsupported languages**: {s.unsupported_share:.1%} of the submissions labelled correct could "
                   "not be run here and have no runtime (status `unsupported`)."]
     lines += [f"- {n} x {_md(r)}" for r, n in sorted(s.unsupported_reasons.items(), key=lambda kv: -kv[1])[:10]]
@@ -802,12 +748,9 @@ def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
 
 
 def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
-          workers: int = 1, on_batch: Callable[[BatchReport], None] | None = None,
-          remeasure_rejects: bool = False, allow_partial: bool = False) -> BuildSummary:
+          workers: int = 1, remeasure_rejects: bool = False, allow_partial: bool = False) -> BuildSummary:
     """Single-process build (no Prefect): for library users and tests. The flow
     `build_codecontests_perf` does the same through Prefect tasks."""
-    import time
-
     t0 = time.monotonic()
     plan = BuildPlan(Path(out_dir), settings)
     try:
@@ -816,13 +759,8 @@ def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: i
             # bounded in flight: the plan streams, never all in memory; closed before the sandbox
             with closing(bounded_map(lambda b: run_batch(b, settings, out_dir, sb), batches, workers)) as done:
                 for _, fut in done:
-                    rep = fut.result()
-                    if on_batch:
-                        on_batch(rep)
+                    fut.result()
         finalize(out_dir, source, settings)
     finally:
         plan.release()
-    summary = summarize(out_dir)
-    summary.quarantined = plan.quarantined
-    summary.wall_seconds = round(time.monotonic() - t0, 2)
-    return summary
+    return replace(summarize(out_dir), quarantined=plan.quarantined, wall_seconds=round(time.monotonic() - t0, 2))

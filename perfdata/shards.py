@@ -26,11 +26,6 @@ QUARANTINE = "quarantine"
 _SPLIT_OK = re.compile(r"[A-Za-z0-9_]+")
 
 
-def shard_path(out_dir: Path, table: str, shard_id: str, split: str | None = None) -> Path:
-    name = f"{table}-{split}-{shard_id}" if split else f"{table}-{shard_id}"
-    return Path(out_dir) / "data" / f"{name}.parquet"
-
-
 def clean_split(split: str) -> str:
     """A split name usable in a file name and as a Hugging Face split (``\\w+``)."""
     return split if _SPLIT_OK.fullmatch(split or "") else (re.sub(r"\W+", "_", split or "").strip("_") or "train")
@@ -43,7 +38,7 @@ def split_of(path: Path, table: str) -> str | None:
 
 
 def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.Table, schema: pa.Schema,
-                split: str | None = None, plain: tuple[str, ...] = ()) -> Path | None:
+                split: str, plain: tuple[str, ...] = ()) -> Path | None:
     """Write rows (dicts, or an Arrow table already in ``schema``) as one shard, atomically.
 
     ``plain``: columns of large, unique values (multi-MB test data) written without dictionary
@@ -51,7 +46,7 @@ def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.
     if not len(rows):
         return None
     data = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=schema)
-    final = shard_path(out_dir, table, shard_id, split)
+    final = Path(out_dir) / "data" / f"{table}-{split}-{shard_id}.parquet"
     dictionary = [f"{f.name}.list.element" if pa.types.is_list(f.type) else f.name  # Parquet leaf paths
                   for f in schema if f.name not in plain] if plain else True
     return write_parquet(final, data, compression="zstd", use_dictionary=dictionary)
@@ -127,13 +122,10 @@ def read_rows(path: str | Path, name: str, columns: Iterable[str]) -> list[dict]
     return load_table(path, name, cols).select(cols).to_pylist()
 
 
-def clean_temp(out_dir: Path) -> int:
-    """Remove temp files left by a crashed writer; returns how many."""
-    n = 0
+def clean_temp(out_dir: Path) -> None:
+    """Remove temp files left by a crashed writer."""
     for p in (Path(out_dir) / "data").glob(".*.tmp"):
         p.unlink(missing_ok=True)
-        n += 1
-    return n
 
 
 def quarantine_corrupt(out_dir: Path, table: str, columns: list[str]) -> list[str]:

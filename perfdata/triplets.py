@@ -50,57 +50,51 @@ from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import load_table, write_parquet
-from perfalign.perfdata.submissions import count_label, measured_correct
+from perfalign.perfdata.submissions import CLOCK_COLUMNS, count_label, measured_correct
 
 PROBLEM_COLUMNS = ("problem_id", "description", "held_out")
 SUBMISSION_COLUMNS = ("submission_id", "problem_id", "language", "solution", "is_correct", "runtime_s",
                       "verdict", "status")
-# read when present (builds with a deterministic clock): a label is then the count, not runtime_s
-CLOCK_COLUMNS = ("clock", "test_clock_counts")
 # perfdata.synth writes these (key: config hash + sample index; CPU times summed over inputs)
 SYNTHETIC_COLUMNS = ("key", "problem", "language", "fast", "slow", "fast_cpu_time_s", "slow_cpu_time_s", "speedup")
 TRIPLET_SPLITS = ("reward_train", "reward_eval", "rl_train", "rl_eval")
 
-TRIPLET_SCHEMA = pa.schema([
-    ("triplet_id", pa.string()), ("unit_id", pa.string()), ("problem_id", pa.string()),
-    ("source", pa.string()), ("language", pa.string()), ("problem", pa.string()), ("prompt", pa.string()),
-    ("fast", pa.string()), ("slow", pa.string()), ("fast_id", pa.string()), ("slow_id", pa.string()),
-    ("fast_runtime_s", pa.float64()), ("slow_runtime_s", pa.float64()), ("slow_is_correct", pa.bool_()),
-    ("speedup", pa.float64()), ("margin", pa.float64()), ("median_runtime_s", pa.float64()),
-    ("group_solutions", pa.int64()),  # correct solutions of the (problem, language) group (contest)
-    ("clock", pa.string()),  # what measured fast/slow: cpu (seconds), instructions or cycles (counts)
-    ("split", pa.string()),
-])
-SFT_SCHEMA = pa.schema([
-    ("sample_id", pa.string()), ("unit_id", pa.string()), ("problem_id", pa.string()), ("source", pa.string()),
-    ("language", pa.string()), ("kind", pa.string()), ("prompt", pa.string()), ("completion", pa.string()),
-    ("split", pa.string()),
-])
 _COMMON_DOCS = {
     "unit_id": "the split unit: problems sharing a normalised statement (no unit is in two splits)",
     "problem_id": "CodeContests problem id, or the synthetic group",
     "source": "contest (CodeContests-Perf) or synthetic", "language": "cpp / python3 / java",
     "prompt": "the model prompt (Listing 1 format)",
 }
-COLUMN_DOCS = {
-    "triplets": {**_COMMON_DOCS,
-                 "triplet_id": "unique key", "problem": "the problem statement",
-                 "fast": "d_f: one of the fastest correct solutions", "slow": "d_s: a slower (or incorrect) solution",
-                 "fast_id": "submission id of d_f", "slow_id": "submission id of d_s",
-                 "fast_runtime_s": "measured runtime of d_f (s)",
-                 "slow_runtime_s": "measured runtime of d_s (s; null if incorrect)",
-                 "slow_is_correct": "false: d_s is an incorrect solution (margin = lambda)",
-                 "speedup": "slow_runtime_s / fast_runtime_s", "margin": "adaptive margin mu (Eq. 3)",
-                 "median_runtime_s": "median runtime of the group's correct solutions (s)",
-                 "group_solutions": "correct solutions of the (problem, language) group (contest rows)",
-                 "clock": "what measured the runtimes: cpu (seconds) or a deterministic count (instructions, "
-                          "cycles; then the *_runtime_s columns hold counts)",
-                 "split": "reward_train / reward_eval / rl_train / rl_eval"},
-    "sft_prompts": {**_COMMON_DOCS,
-                    "sample_id": "unique key", "kind": "instruction (problem -> fast code) or optimization "
-                                                    "(problem + slow code -> fast code)",
-                    "completion": "the target: one of the fastest correct solutions", "split": "sft_train / sft_eval"},
-}
+# (column, Arrow type, description in the card; None: the common one)
+_TRIPLET_COLUMNS = [
+    ("triplet_id", pa.string(), "unique key"), ("unit_id", pa.string(), None), ("problem_id", pa.string(), None),
+    ("source", pa.string(), None), ("language", pa.string(), None), ("problem", pa.string(), "the problem statement"),
+    ("prompt", pa.string(), None),
+    ("fast", pa.string(), "d_f: one of the fastest correct solutions"),
+    ("slow", pa.string(), "d_s: a slower (or incorrect) solution"),
+    ("fast_id", pa.string(), "submission id of d_f"), ("slow_id", pa.string(), "submission id of d_s"),
+    ("fast_runtime_s", pa.float64(), "measured runtime of d_f (s)"),
+    ("slow_runtime_s", pa.float64(), "measured runtime of d_s (s; null if incorrect)"),
+    ("slow_is_correct", pa.bool_(), "false: d_s is an incorrect solution (margin = lambda)"),
+    ("speedup", pa.float64(), "slow_runtime_s / fast_runtime_s"),
+    ("margin", pa.float64(), "adaptive margin mu (Eq. 3)"),
+    ("median_runtime_s", pa.float64(), "median runtime of the group's correct solutions (s)"),
+    ("group_solutions", pa.int64(), "correct solutions of the (problem, language) group (contest rows)"),
+    ("clock", pa.string(), "what measured the runtimes: cpu (seconds) or a deterministic count (instructions, "
+                           "cycles; then the *_runtime_s columns hold counts)"),
+    ("split", pa.string(), "reward_train / reward_eval / rl_train / rl_eval"),
+]
+_SFT_COLUMNS = [
+    ("sample_id", pa.string(), "unique key"), ("unit_id", pa.string(), None), ("problem_id", pa.string(), None),
+    ("source", pa.string(), None), ("language", pa.string(), None),
+    ("kind", pa.string(), "instruction (problem -> fast code) or optimization (problem + slow code -> fast code)"),
+    ("prompt", pa.string(), None), ("completion", pa.string(), "the target: one of the fastest correct solutions"),
+    ("split", pa.string(), "sft_train / sft_eval"),
+]
+TRIPLET_SCHEMA = pa.schema([(n, t) for n, t, _ in _TRIPLET_COLUMNS])
+SFT_SCHEMA = pa.schema([(n, t) for n, t, _ in _SFT_COLUMNS])
+COLUMN_DOCS = {table: {n: d or _COMMON_DOCS[n] for n, _, d in cols}
+               for table, cols in (("triplets", _TRIPLET_COLUMNS), ("sft_prompts", _SFT_COLUMNS))}
 
 
 @dataclass
@@ -232,7 +226,9 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
     if codecontests_dir is not None:
         contest = _load_contest(codecontests_dir, cfg, dropped)
         stats["heldout_twins_dropped"] = contest.twins
-    usable_contest = _usable_contest_problems(contest, dropped)
+    # problems with two correct measured solutions in at least one language (a pair needs two)
+    usable_contest = sorted(p for p in contest.problems if any(len(v) >= 2 for v in contest.correct[p].values()))
+    dropped["contest_problems_without_two_correct_in_a_language"] = len(contest.problems) - len(usable_contest)
     synthetic = (_load_synthetic(synthetic_dir, contest.held_statements, cfg, dropped)
                  if synthetic_dir is not None else {})
     if not usable_contest and not synthetic:
@@ -247,18 +243,24 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
     syn_triplets, syn_sft = _synthetic_rows(synthetic, units)
     triplets += syn_triplets
     sft += syn_sft
-    _add_margins(triplets, cfg.max_margin)
-    _sort_rows(triplets, sft)
+    for t in triplets:  # the adaptive margin mu (Eq. 3, common.equations.adaptive_margin)
+        t["margin"] = adaptive_margin(t["fast_runtime_s"], t["slow_runtime_s"], is_contest=t["source"] == "contest",
+                                      slow_is_correct=t["slow_is_correct"], max_margin=cfg.max_margin)
+    triplets.sort(key=lambda t: (t["split"], t["source"], t["problem_id"], t["language"], t["triplet_id"]))
+    sft.sort(key=lambda s: (s["split"], s["source"], s["problem_id"], s["language"], s["sample_id"]))
 
     out = Path(out_dir)
-    tpath, spath = _write_tables(out, triplets, sft)
+    tables = {"triplets": (triplets, TRIPLET_SCHEMA), "sft_prompts": (sft, SFT_SCHEMA)}
+    paths = {name: write_parquet(out / "data" / f"{name}-00000-of-00001.parquet",
+                                 pa.Table.from_pylist(rows, schema=schema)) for name, (rows, schema) in tables.items()}
     stats.update(_stats(triplets, sft, units.split_of_unit, contest.heldout, dropped, cfg.max_margin))
-    stats["small_groups"] = _small_group_stats(triplets, cfg)
+    stats["small_groups"] = {"policy": cfg.small_groups, "min_solutions": cfg.min_group_solutions,
+                             "triplets_flagged": sum(1 for t in triplets if t.get("group_solutions") is not None
+                                                     and t["group_solutions"] < cfg.min_group_solutions)}
     stats_path = out / "stats.json"
     stats_path.write_text(json.dumps(stats, indent=2, sort_keys=True))
-    _write_card(out, {"triplets": (tpath, TRIPLET_SCHEMA, len(triplets)), "sft_prompts": (spath, SFT_SCHEMA, len(sft))},
-                stats)
-    return TripletOutputs(out, tpath, spath, stats_path, stats)
+    _write_card(out, tables, paths, stats)
+    return TripletOutputs(out, paths["triplets"], paths["sft_prompts"], stats_path, stats)
 
 
 @dataclass
@@ -299,6 +301,7 @@ def _load_contest(codecontests_dir: str | Path, cfg: TripletConfig, dropped: Cou
     correct measured ones sorted by runtime, incorrect ones sorted by id."""
     ptab = load_table(codecontests_dir, "problems", PROBLEM_COLUMNS).to_pylist()
     stab = load_table(codecontests_dir, "submissions", SUBMISSION_COLUMNS)
+    # the clock columns when present (a deterministic clock's label is its count, not runtime_s)
     stab = stab.select(list(SUBMISSION_COLUMNS) + [c for c in CLOCK_COLUMNS if c in stab.column_names])
     data = _ContestData(heldout=_heldout_problems(ptab, cfg))
     held = set(data.heldout)
@@ -333,13 +336,6 @@ def _load_contest(codecontests_dir: str | Path, cfg: TripletConfig, dropped: Cou
     for lst in data.incorrect.values():
         lst.sort(key=lambda x: x.id)
     return data
-
-
-def _usable_contest_problems(contest: _ContestData, dropped: Counter) -> list[str]:
-    """Problems with two correct measured solutions in at least one language (a pair needs two)."""
-    usable = sorted(pid for pid in contest.problems if any(len(v) >= 2 for v in contest.correct[pid].values()))
-    dropped["contest_problems_without_two_correct_in_a_language"] = len(contest.problems) - len(usable)
-    return usable
 
 
 def _load_synthetic(synthetic_dir: str | Path, held_statements: set[str], cfg: TripletConfig,
@@ -389,14 +385,16 @@ def _contest_rows(usable_contest: list[str], contest: _ContestData, units: _Unit
     for pid in usable_contest:
         split, rng = units.split_of[pid], _rng(cfg.seed, "sample", pid)
         for lang in sorted(contest.correct[pid]):
-            sols = contest.correct[pid][lang]
-            if not sols:
-                continue
+            sols = contest.correct[pid][lang]  # never empty: a group exists once a solution is added
             if split.startswith("sft"):
                 sft += _contest_sft_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split, rng, cfg)
-            elif _keep_group(len(sols), cfg, dropped):
-                triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
-                                                  rng, cfg, contest.clocks.get((pid, lang), "cpu"))
+                continue
+            if len(sols) < cfg.min_group_solutions:  # near-tie pairs: counted, then dropped ("exclude") or kept
+                dropped["small_groups_excluded" if cfg.small_groups == "exclude" else "small_groups_flagged"] += 1
+                if cfg.small_groups == "exclude":
+                    continue
+            triplets += _contest_triplet_rows(pid, lang, contest.problems[pid], sols, units.unit_of[pid], split,
+                                              rng, cfg, contest.clocks.get((pid, lang), "cpu"))
     return triplets, sft
 
 
@@ -404,30 +402,15 @@ def _contest_sft_rows(pid: str, lang: str, problem: str, sols: list[_Solution], 
                       rng: random.Random, cfg: TripletConfig) -> list[dict]:
     """Listing 1 prompts of one group: instruction (problem -> one of the k fastest) and optimization
     (problem + one of the slowest 33 % -> one of the k fastest)."""
-    rows: list[dict] = []
+    base = dict(unit_id=unit, problem_id=pid, source="contest", language=lang, split=split.removeprefix("sft_"))
     fast_pool = sols[:cfg.fast_top_k]
-    sft_split = split.removeprefix("sft_")
-    prompt = instruction_prompt(problem, lang)
-    for j, f in enumerate(rng.sample(fast_pool, min(cfg.sft_prompts_per_group, len(fast_pool)))):
-        rows.append(dict(sample_id=f"{pid}/{lang}/instruction/{j}", unit_id=unit, problem_id=pid,
-                         source="contest", language=lang, kind="instruction", prompt=prompt,
-                         completion=format_response(f.code, lang), split=sft_split))
     pairs = _pairs(fast_pool, _slowest(sols, cfg.sft_slow_fraction))
-    for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.sft_prompts_per_group, len(pairs)))):
-        rows.append(dict(sample_id=f"{pid}/{lang}/optimization/{j}", unit_id=unit, problem_id=pid,
-                         source="contest", language=lang, kind="optimization",
-                         prompt=optimization_prompt(problem, lang, s.code),
-                         completion=format_response(f.code, lang), split=sft_split))
-    return rows
-
-
-def _keep_group(n_solutions: int, cfg: TripletConfig, dropped: Counter) -> bool:
-    """A group below ``min_group_solutions`` yields near-tie pairs: count it, then drop it
-    (small_groups="exclude") or keep it (small_groups="flag")."""
-    if n_solutions >= cfg.min_group_solutions:
-        return True
-    dropped["small_groups_excluded" if cfg.small_groups == "exclude" else "small_groups_flagged"] += 1
-    return cfg.small_groups != "exclude"
+    rows = [dict(base, sample_id=f"{pid}/{lang}/instruction/{j}", kind="instruction",
+                 prompt=instruction_prompt(problem, lang), completion=format_response(f.code, lang))
+            for j, f in enumerate(rng.sample(fast_pool, min(cfg.sft_prompts_per_group, len(fast_pool))))]
+    return rows + [dict(base, sample_id=f"{pid}/{lang}/optimization/{j}", kind="optimization",
+                        prompt=optimization_prompt(problem, lang, s.code), completion=format_response(f.code, lang))
+                   for j, (f, s) in enumerate(rng.sample(pairs, min(cfg.sft_prompts_per_group, len(pairs))))]
 
 
 def _contest_triplet_rows(pid: str, lang: str, problem: str, sols: list[_Solution], unit: str, split: str,
@@ -467,52 +450,31 @@ def _synthetic_rows(synthetic: dict[str, list[dict]], units: _Units) -> tuple[li
         split, unit = units.split_of[key], units.unit_of[key]
         for r in synthetic[key]:
             sid, lang = str(r["key"]), r["language"]
+            base = dict(unit_id=unit, problem_id=sid, source="synthetic", language=lang)
             if split.startswith("sft"):
                 for kind, prompt in (("instruction", instruction_prompt(r["problem"], lang)),
                                      ("optimization", optimization_prompt(r["problem"], lang, r["slow"]))):
-                    sft.append(dict(sample_id=f"{sid}/{kind}", unit_id=unit, problem_id=sid, source="synthetic",
-                                    language=lang, kind=kind, prompt=prompt,
-                                    completion=format_response(r["fast"], lang),
-                                    split=split.removeprefix("sft_")))
+                    sft.append(dict(base, sample_id=f"{sid}/{kind}", kind=kind, prompt=prompt,
+                                    completion=format_response(r["fast"], lang), split=split.removeprefix("sft_")))
                 continue
-            triplets.append(dict(triplet_id=sid, unit_id=unit, problem_id=sid, source="synthetic", language=lang,
-                                 problem=r["problem"], prompt=instruction_prompt(r["problem"], lang),
-                                 fast=r["fast"], slow=r["slow"], fast_id=sid + "/fast", slow_id=sid + "/slow",
-                                 fast_runtime_s=r.get("fast_cpu_time_s"), slow_runtime_s=r.get("slow_cpu_time_s"),
-                                 slow_is_correct=True, speedup=r.get("speedup"), median_runtime_s=None, clock="cpu",
-                                 split=split))
+            triplets.append(dict(base, triplet_id=sid, problem=r["problem"], fast=r["fast"], slow=r["slow"],
+                                 prompt=instruction_prompt(r["problem"], lang), fast_id=sid + "/fast",
+                                 slow_id=sid + "/slow", fast_runtime_s=r.get("fast_cpu_time_s"),
+                                 slow_runtime_s=r.get("slow_cpu_time_s"), slow_is_correct=True,
+                                 speedup=r.get("speedup"), median_runtime_s=None, clock="cpu", split=split))
     return triplets, sft
 
 
-def _add_margins(triplets: list[dict], max_margin: float) -> None:
-    """The adaptive margin mu of every triplet (Eq. 3, common.equations.adaptive_margin)."""
-    for t in triplets:
-        t["margin"] = adaptive_margin(t["fast_runtime_s"], t["slow_runtime_s"], is_contest=t["source"] == "contest",
-                                      slow_is_correct=t["slow_is_correct"], max_margin=max_margin)
-
-
-def _sort_rows(triplets: list[dict], sft: list[dict]) -> None:
-    triplets.sort(key=lambda t: (t["split"], t["source"], t["problem_id"], t["language"], t["triplet_id"]))
-    sft.sort(key=lambda s: (s["split"], s["source"], s["problem_id"], s["language"], s["sample_id"]))
-
-
-def _write_tables(out: Path, triplets: list[dict], sft: list[dict]) -> tuple[Path, Path]:
-    tpath = write_parquet(out / "data" / "triplets-00000-of-00001.parquet",
-                          pa.Table.from_pylist(triplets, schema=TRIPLET_SCHEMA))
-    spath = write_parquet(out / "data" / "sft_prompts-00000-of-00001.parquet",
-                          pa.Table.from_pylist(sft, schema=SFT_SCHEMA))
-    return tpath, spath
-
-
-def _write_card(out: Path, tables: dict[str, tuple[Path, pa.Schema, int]], stats: dict[str, Any]) -> Path | None:
+def _write_card(out: Path, tables: dict[str, tuple[list[dict], pa.Schema]], paths: dict[str, Path],
+                stats: dict[str, Any]) -> Path | None:
     """README.md with one config per table (tables with rows: `datasets` cannot load an empty
     one), so each loads by name and the triplets by default."""
     desc = {"triplets": "Preference triplets (prompt, fast d_f, slow d_s) with the adaptive margin, for the reward "
                         "model, RLPF and DPA (paper §VII-B).",
             "sft_prompts": "Supervised fine-tuning prompts and completions (Listing 1: instruction and optimization)."}
-    specs = {name: {"data_files": path.relative_to(out).as_posix(), "description": desc[name],
+    specs = {name: {"data_files": paths[name].relative_to(out).as_posix(), "description": desc[name],
                     "schema": schema_rows(schema, COLUMN_DOCS[name])}
-             for name, (path, schema, rows) in tables.items() if rows}
+             for name, (rows, schema) in tables.items() if rows}
     if not specs:  # nothing to load (stats.json says why)
         return None
     totals = stats.get("totals", {})
@@ -523,12 +485,6 @@ def _write_card(out: Path, tables: dict[str, tuple[Path, pa.Schema, int]], stats
                      f"{totals.get('triplets', 0)} triplets, {totals.get('sft_prompts', 0)} SFT prompts; "
                      "the recipe's counts and dropped inputs are in `stats.json`."),
         tables=specs)
-
-
-def _small_group_stats(triplets: list[dict], cfg: TripletConfig) -> dict[str, Any]:
-    return {"policy": cfg.small_groups, "min_solutions": cfg.min_group_solutions,
-            "triplets_flagged": sum(1 for t in triplets if t.get("group_solutions") is not None
-                                    and t["group_solutions"] < cfg.min_group_solutions)}
 
 
 def _stats(triplets: list[dict], sft: list[dict], split_of: dict[str, str], heldout: list[str],

@@ -30,10 +30,9 @@ class ResponseCache:
         p = self._path(key)
         try:
             return json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        # a bad record cannot happen with atomic writes unless edited by hand: refetch
+        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
             return None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return None  # cannot happen with atomic writes unless edited by hand: refetch
 
     def put(self, key: str, record: dict[str, Any]) -> None:
         atomic_write_json(self._path(key), record, ensure_ascii=False, indent=1, default=str)

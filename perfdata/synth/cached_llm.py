@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .cache import ResponseCache, cache_key
@@ -34,13 +34,10 @@ class CachedLLM:
         self.usage = Usage()
         self._lock = threading.Lock()
 
-    def key(self, prompt: str, params: dict[str, Any]) -> str:
-        return cache_key(self.backend.name, self.backend.model, prompt, params)
-
     def complete(self, prompt: str, params: dict[str, Any]) -> tuple[LLMReply, str, bool]:
         """(reply, cache key, whether it came from the cache). Raises TransientError after the
         last retry, FatalRequestError/AuthError at once; failures are never cached."""
-        key = self.key(prompt, params)
+        key = cache_key(self.backend.name, self.backend.model, prompt, params)
         hit = self.cache.get(key)
         if hit is not None and "reply" in hit:
             with self._lock:
@@ -57,7 +54,7 @@ class CachedLLM:
         # Cache before anything else can fail: this request is paid for.
         self.cache.put(key, {
             "key": key, "backend": self.backend.name, "model": self.backend.model,
-            "prompt": prompt, "params": params, "created_at": time.time(), "reply": reply.to_dict(),
+            "prompt": prompt, "params": params, "created_at": time.time(), "reply": asdict(reply),
         })
         with self._lock:
             self.usage.requests += 1

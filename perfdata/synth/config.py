@@ -93,18 +93,15 @@ class SynthConfig:
             bad(f"languages must be a non-empty subset of {LANGUAGES}, got {self.languages!r}")
         if self.max_inputs < 1:
             bad(f"max_inputs must be >= 1, got {self.max_inputs}")
-        if self.seeds is not None and not self.seeds.startswith("hf:"):
-            if not Path(self.seeds).is_dir():
-                bad(f"seeds: {self.seeds!r} is neither 'hf:DATASET' nor an existing directory")
+        if self.seeds is not None and not self.seeds.startswith("hf:") and not Path(self.seeds).is_dir():
+            bad(f"seeds: {self.seeds!r} is neither 'hf:DATASET' nor an existing directory")
         if self.seeds is not None and self.seeds.startswith("hf:") and not self.seeds[3:].strip(":"):
             bad("seeds: 'hf:' needs a dataset name, e.g. hf:bigcode/the-stack-smol")
 
     def resolved_model(self) -> str:
         if self.backend == "sample":
             return SAMPLE_MODEL
-        if self.model:
-            return self.model
-        return DEFAULT_GEMINI_MODEL if self.backend == "gemini" else DEFAULT_OPENAI_MODEL
+        return self.model or (DEFAULT_GEMINI_MODEL if self.backend == "gemini" else DEFAULT_OPENAI_MODEL)
 
     def generation_params(self) -> dict:
         """Parameters sent with every request (besides the prompt); part of the cache key."""
@@ -137,12 +134,7 @@ class SynthConfig:
 
 def find_api_key(config: SynthConfig) -> str | None:
     """The configured key, else the first set env variable of the backend."""
-    if config.api_key:
-        return config.api_key
-    for name in KEY_ENV.get(config.backend, ()):
-        if os.environ.get(name):
-            return os.environ[name]
-    return None
+    return config.api_key or next((os.environ[n] for n in KEY_ENV.get(config.backend, ()) if os.environ.get(n)), None)
 
 
 def resolve_backend(config: SynthConfig) -> tuple[SynthConfig, str | None]:

@@ -4,10 +4,13 @@ TransientError / FatalRequestError / AuthError; retrying is left to throttle.cal
 (SDK-internal retries are off so backoff and rate limiting happen in one place)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from perfalign.common.extras import require
 
 from .prompt import gemini_schema, json_schema
 from .throttle import AuthError, FatalRequestError, TransientError
@@ -23,9 +26,6 @@ class LLMReply:
     model_version: str | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "LLMReply":
         return cls(**{k: d.get(k) for k in cls.__dataclass_fields__ if k in d})
@@ -34,11 +34,8 @@ class LLMReply:
 def _transport_errors() -> tuple[type[BaseException], ...]:
     errs: list[type[BaseException]] = [TimeoutError, ConnectionError]
     for mod in ("httpx", "httpx2"):
-        try:
-            m = __import__(mod)
-            errs.append(m.TransportError)  # timeouts, refused/reset connections
-        except (ImportError, AttributeError):
-            pass
+        with contextlib.suppress(ImportError, AttributeError):
+            errs.append(__import__(mod).TransportError)  # timeouts, refused/reset connections
     return tuple(errs)
 
 
@@ -56,13 +53,11 @@ def _retry_after(headers: Any) -> float | None:
 
 def _gemini_retry_delay(details: Any) -> float | None:
     """google.rpc.RetryInfo ("retryDelay": "13s") in a Gemini 429 body."""
-    try:
+    with contextlib.suppress(AttributeError):
         for d in (details or {}).get("error", {}).get("details", []) or []:
             m = re.fullmatch(r"([\d.]+)s", str(d.get("retryDelay", "")))
             if m:
                 return float(m.group(1))
-    except AttributeError:
-        pass
     return None
 
 
@@ -79,19 +74,13 @@ class GeminiBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        from perfalign.common.extras import require
-
         genai = require("google.genai", "llm")
-        from google.genai import types
-
-        self._types = types
+        self._types, self._errors = genai.types, genai.errors
         self.model = model
-        opts = types.HttpOptions(base_url=base_url, api_version=api_version, timeout=int(timeout_s * 1000))
+        opts = genai.types.HttpOptions(base_url=base_url, api_version=api_version, timeout=int(timeout_s * 1000))
         self._client = genai.Client(api_key=api_key, http_options=opts)
 
     def complete(self, prompt: str, params: dict[str, Any]) -> LLMReply:
-        from google.genai import errors
-
         t = self._types
         cfg = t.GenerateContentConfig(
             temperature=params["temperature"],
@@ -103,7 +92,7 @@ class GeminiBackend:
         )
         try:
             resp = self._client.models.generate_content(model=self.model, contents=prompt, config=cfg)
-        except errors.APIError as e:
+        except self._errors.APIError as e:
             headers = getattr(getattr(e, "response", None), "headers", None)
             delay = _retry_after(headers) or _gemini_retry_delay(e.details)
             raise _classify_status(int(e.code or 0), str(e.message or e), delay) from e
@@ -134,15 +123,11 @@ class OpenAIBackend:
 
     def __init__(self, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
                  api_version: str | None = None):
-        from perfalign.common.extras import require
-
-        openai = require("openai", "llm")
+        self._openai = require("openai", "llm")
         self.model = model
-        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._client = self._openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 
     def complete(self, prompt: str, params: dict[str, Any]) -> LLMReply:
-        import openai
-
         try:
             resp = self._client.chat.completions.create(
                 model=self.model,
@@ -153,11 +138,9 @@ class OpenAIBackend:
                 response_format={"type": "json_schema", "json_schema": {
                     "name": "fast_slow_pair", "strict": True, "schema": json_schema()}},
             )
-        except openai.APIStatusError as e:
+        except self._openai.APIStatusError as e:
             raise _classify_status(e.status_code, str(e.message), _retry_after(e.response.headers)) from e
-        except openai.APIConnectionError as e:  # includes APITimeoutError
-            raise TransientError(f"{type(e).__name__}: {e}") from e
-        except _TRANSPORT_ERRORS as e:
+        except (self._openai.APIConnectionError, *_TRANSPORT_ERRORS) as e:  # includes APITimeoutError
             raise TransientError(f"{type(e).__name__}: {e}") from e
         choice = resp.choices[0] if resp.choices else None
         usage = resp.usage
@@ -172,7 +155,4 @@ class OpenAIBackend:
         )
 
 
-def make_backend(name: str, *, api_key: str, model: str, base_url: str | None, timeout_s: float,
-                 api_version: str | None = None):
-    cls = {"gemini": GeminiBackend, "openai": OpenAIBackend}[name]
-    return cls(api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s, api_version=api_version)
+LLM_BACKENDS = {"gemini": GeminiBackend, "openai": OpenAIBackend}

@@ -16,11 +16,12 @@ from typing import Any, Callable
 from perfalign.common.concurrency import bounded_map
 from perfalign.common.paths import SOURCE_ROOT, cache_root
 from perfalign.common.progress import report
+from perfalign.sandbox import Sandbox
 
 from .cache import ResponseCache
 from .cached_llm import CachedLLM, Usage
 from .config import SynthConfig, find_api_key, resolve_backend
-from .llm_clients import LLMReply, make_backend
+from .llm_clients import LLM_BACKENDS, LLMReply
 from .pricing import estimate_cost, prices_for
 from .prompt import build_prompt, language_for_index
 from .response import MalformedResponse, parse_pair
@@ -88,10 +89,6 @@ class SynthSummary:
         return "\n".join(lines)
 
 
-class _NotSent(Exception):
-    """A queued request dropped because the endpoint already refused the credentials."""
-
-
 @dataclass
 class _Fetched:
     index: int
@@ -100,19 +97,6 @@ class _Fetched:
     params: dict[str, Any]
     reply: LLMReply
     cache_key: str | None
-
-
-SYNTH_PROGRESS = "synthetic pairs"
-
-
-def _progress_reporter(progress: Callable[[SynthProgress], None] | None, total: int) -> Callable[[SynthProgress], None]:
-    """Every event goes to common.progress (the CLI's bars, the run log) and to ``progress``."""
-    def on_event(ev: SynthProgress) -> None:
-        report(SYNTH_PROGRESS, ev.done, total)
-        if progress is not None:
-            progress(ev)
-
-    return on_event
 
 
 def _sample_key(chash: str, index: int) -> str:
@@ -156,10 +140,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
         done = tables.keys()
         todo = [i for i in range(summary.target) if _sample_key(chash, i) not in done]
         summary.skipped_existing = summary.target - len(todo)
-        usage = Usage()
-        if todo:
-            usage = _run(cfg, out_dir, chash, todo, pairs, tables, summary,
-                         _progress_reporter(progress, len(todo)), sandbox)
+        usage = _run(cfg, chash, todo, pairs, tables, summary, progress, sandbox) if todo else Usage()
     finally:
         tables.close()
     write_card(out_dir)
@@ -176,30 +157,29 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
     return summary
 
 
-def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, tables: SynthTables,
-         summary: SynthSummary, report: Callable[[SynthProgress], None], sandbox: Any) -> Usage:
+def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTables, summary: SynthSummary,
+         progress: Callable[[SynthProgress], None] | None, sandbox: Any) -> Usage:
     if pairs is not None:
         llm = None
-        fetch = lambda i: _fetch_sample(pairs[i], i)  # noqa: E731
+        unguarded = lambda i: _fetch_sample(pairs[i], i)  # noqa: E731
         workers = 1
     else:
         files = load_seed_files(cfg.seeds, seed=cfg.seed, pool_size=cfg.seed_pool_size)
-        backend = make_backend(cfg.backend, api_key=find_api_key(cfg), model=cfg.resolved_model(),
-                               base_url=cfg.base_url, timeout_s=cfg.request_timeout_s,
-                               api_version=cfg.api_version)
+        backend = LLM_BACKENDS[cfg.backend](api_key=find_api_key(cfg), model=cfg.resolved_model(),
+                                            base_url=cfg.base_url, timeout_s=cfg.request_timeout_s,
+                                            api_version=cfg.api_version)
         llm = CachedLLM(backend, ResponseCache(cfg.cache_dir or cache_root() / "llm"),
                         RateLimiter(cfg.requests_per_minute), max_retries=cfg.max_retries,
                         backoff_base_s=cfg.backoff_base_s, backoff_max_s=cfg.backoff_max_s)
-        fetch = lambda i: _fetch_llm(cfg, llm, files, i)  # noqa: E731
+        unguarded = lambda i: _fetch_llm(cfg, llm, files, i)  # noqa: E731
         workers = cfg.concurrency
 
     # Set by the first AuthError so queued requests are not sent with a key known to be bad.
     auth_failed = threading.Event()
-    unguarded = fetch
 
-    def fetch(i: int) -> _Fetched:
+    def fetch(i: int) -> _Fetched | None:
         if auth_failed.is_set():
-            raise _NotSent(i)
+            return None  # not sent: the endpoint already refused the credentials
         try:
             return unguarded(i)
         except AuthError:
@@ -210,7 +190,6 @@ def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, ta
 
     def get_sandbox():  # created on first use: malformed answers need none
         if sandboxes[0] is None:
-            from perfalign.sandbox import Sandbox
             sandboxes[0] = Sandbox(backend=cfg.sandbox)
         return sandboxes[0]
 
@@ -220,17 +199,20 @@ def _run(cfg: SynthConfig, out_dir: Path, chash: str, todo: list[int], pairs, ta
     try:
         for index, fut in answers:
             try:
-                outcome = _process(cfg, chash, fut.result(), get_sandbox)
-            except _NotSent:
-                continue  # the AuthError behind it is raised when its own future is seen
+                fetched = fut.result()
+                if fetched is None:
+                    continue  # not sent: the AuthError behind it is raised when its own future is seen
+                outcome = _process(cfg, chash, fetched, get_sandbox)
             except AuthError:
                 raise
             except (TransientError, FatalRequestError, SandboxFault) as e:
                 outcome = e
             summary.attempted += 1
             last = _record(index, outcome, tables, summary, reasons)
-            report(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected,
-                                 summary.failed, last))
+            report("synthetic pairs", summary.attempted, len(todo))  # common.progress: the CLI's bars, the run log
+            if progress is not None:
+                progress(SynthProgress(summary.attempted, len(todo), summary.kept, summary.rejected, summary.failed,
+                                       last))
     finally:
         answers.close()
         summary.reject_reasons = dict(reasons)

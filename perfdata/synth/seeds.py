@@ -86,10 +86,8 @@ def _read_hf(spec: str, *, seed: int, pool_size: int) -> list[SourceFile]:
     """Streams the first ``pool_size`` files of a shuffled HF code dataset (The Stack layout:
     a ``content`` column). The full Stack is gated: set HF_TOKEN after accepting its terms."""
     name, _, data_dir = spec[3:].partition(":")
-    try:
-        from datasets import load_dataset
-    except ImportError as e:  # pragma: no cover - datasets is a project dependency
-        raise RuntimeError("seeds from 'hf:' need the `datasets` package") from e
+    from datasets import load_dataset
+
     ds = load_dataset(name, data_dir=data_dir or None, split="train", streaming=True)
     # Streaming shuffle is a seeded buffer shuffle: deterministic for a given seed.
     ds = ds.shuffle(seed=seed, buffer_size=10_000)

@@ -16,75 +16,56 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import BuildLock, read_parquet, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
 
+# (column, Arrow type, description in the card): one source of truth for Parquet and the card
 _COMMON = [
-    ("key", pa.string()),
-    ("sample_index", pa.int64()),
-    ("config_hash", pa.string()),
-    ("problem", pa.string()),
-    ("language", pa.string()),
-    ("fast", pa.string()),
-    ("slow", pa.string()),
-    ("test_inputs", pa.list_(pa.string())),
-    ("input_generator", pa.string()),
-    ("fast_cpu_times_s", pa.list_(pa.float64())),   # per input: median CPU time over repeats
-    ("slow_cpu_times_s", pa.list_(pa.float64())),
-    ("fast_cpu_time_s", pa.float64()),              # sum over inputs
-    ("slow_cpu_time_s", pa.float64()),
-    ("speedup", pa.float64()),                      # slow_cpu_time_s / fast_cpu_time_s (common.plausibility: capped)
-    ("speedup_raw", pa.float64()),                  # the ratio before the cap
-    ("speedup_flags", pa.list_(pa.string())),       # implausible / capped / remeasured / below_timer_resolution
-    ("repeats", pa.int32()),
-    ("min_speedup", pa.float64()),
-    ("sandbox_backend", pa.string()),
-    ("isolated", pa.bool_()),
-    ("seed_source", pa.string()),
-    ("seed_path", pa.string()),
-    ("seed_start_line", pa.int32()),
-    ("seed_end_line", pa.int32()),
-    ("seed_text", pa.string()),
-    ("backend", pa.string()),
-    ("model", pa.string()),
-    ("model_version", pa.string()),
-    ("generation_params", pa.string()),             # JSON
-    ("cache_key", pa.string()),
-    ("request_id", pa.string()),
-    ("prompt_tokens", pa.int64()),
-    ("output_tokens", pa.int64()),
-    ("created_at", pa.string()),                    # ISO 8601, UTC
+    ("key", pa.string(), "config hash : sample index (unique)"),
+    ("sample_index", pa.int64(), "index of the sample in its generation run"),
+    ("config_hash", pa.string(), "hash of the generation settings"),
+    ("problem", pa.string(), "the problem statement the LLM wrote"),
+    ("language", pa.string(), "cpp / python3"),
+    ("fast", pa.string(), "the faster program"),
+    ("slow", pa.string(), "the slower program"),
+    ("test_inputs", pa.list_(pa.string()), "stdin of every verification input"),
+    ("input_generator", pa.string(), "program that generated the inputs"),
+    ("fast_cpu_times_s", pa.list_(pa.float64()), "per input: median CPU time over repeats (s)"),
+    ("slow_cpu_times_s", pa.list_(pa.float64()), "per input, the slow program"),
+    ("fast_cpu_time_s", pa.float64(), "sum over inputs (s)"),
+    ("slow_cpu_time_s", pa.float64(), "sum over inputs (s)"),
+    ("speedup", pa.float64(), "slow / fast CPU time (capped by the plausibility policy)"),
+    ("speedup_raw", pa.float64(), "the ratio before the cap"),
+    ("speedup_flags", pa.list_(pa.string()), "implausible / capped / remeasured / below_timer_resolution"),
+    ("repeats", pa.int32(), "runs per input"),
+    ("min_speedup", pa.float64(), "speedup a pair needed to be kept"),
+    ("sandbox_backend", pa.string(), "sandbox backend that ran the programs"),
+    ("isolated", pa.bool_(), "the sandbox isolated the programs"),
+    ("seed_source", pa.string(), "where the seed code came from"),
+    ("seed_path", pa.string(), "seed file"),
+    ("seed_start_line", pa.int32(), "first line of the seed"),
+    ("seed_end_line", pa.int32(), "last line of the seed"),
+    ("seed_text", pa.string(), "the seed code shown to the LLM"),
+    ("backend", pa.string(), "LLM backend"),
+    ("model", pa.string(), "LLM model"),
+    ("model_version", pa.string(), "model version the endpoint reported"),
+    ("generation_params", pa.string(), "sampling parameters (JSON)"),
+    ("cache_key", pa.string(), "key of the cached LLM answer"),
+    ("request_id", pa.string(), "the endpoint's request id"),
+    ("prompt_tokens", pa.int64(), "prompt tokens"),
+    ("output_tokens", pa.int64(), "output tokens"),
+    ("created_at", pa.string(), "ISO 8601, UTC"),
 ]
-SCHEMAS = {
-    "synthetic": pa.schema(_COMMON),
-    "synthetic_rejects": pa.schema(_COMMON + [
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("raw_response", pa.string()),
-    ]),
-}
-
-COLUMN_DOCS = {
-    "key": "config hash : sample index (unique)", "sample_index": "index of the sample in its generation run",
-    "config_hash": "hash of the generation settings", "problem": "the problem statement the LLM wrote",
-    "language": "cpp / python3", "fast": "the faster program", "slow": "the slower program",
-    "test_inputs": "stdin of every verification input", "input_generator": "program that generated the inputs",
-    "fast_cpu_times_s": "per input: median CPU time over repeats (s)",
-    "slow_cpu_times_s": "per input, the slow program",
-    "fast_cpu_time_s": "sum over inputs (s)", "slow_cpu_time_s": "sum over inputs (s)",
-    "speedup": "slow / fast CPU time (capped by the plausibility policy)", "speedup_raw": "the ratio before the cap",
-    "speedup_flags": "implausible / capped / remeasured / below_timer_resolution", "repeats": "runs per input",
-    "min_speedup": "speedup a pair needed to be kept", "sandbox_backend": "sandbox backend that ran the programs",
-    "isolated": "the sandbox isolated the programs", "seed_source": "where the seed code came from",
-    "seed_path": "seed file", "seed_start_line": "first line of the seed", "seed_end_line": "last line of the seed",
-    "seed_text": "the seed code shown to the LLM", "backend": "LLM backend", "model": "LLM model",
-    "model_version": "model version the endpoint reported", "generation_params": "sampling parameters (JSON)",
-    "cache_key": "key of the cached LLM answer", "request_id": "the endpoint's request id",
-    "prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "created_at": "ISO 8601, UTC",
-    "reason": "why the sample was rejected", "detail": "the rejection in detail",
-    "raw_response": "the LLM's answer as received",
-}
+_REJECTS = [
+    ("reason", pa.string(), "why the sample was rejected"),
+    ("detail", pa.string(), "the rejection in detail"),
+    ("raw_response", pa.string(), "the LLM's answer as received"),
+]
+SCHEMAS = {"synthetic": pa.schema([(n, t) for n, t, _ in _COMMON]),
+           "synthetic_rejects": pa.schema([(n, t) for n, t, _ in _COMMON + _REJECTS])}
+COLUMN_DOCS = {n: d for n, _, d in _COMMON + _REJECTS}
 _DESCRIPTIONS = {
     "synthetic": "Verified (fast, slow) program pairs: both agree on every input and the fast one is faster by at "
                  "least min_speedup in the sandbox.",
@@ -95,8 +76,6 @@ _DESCRIPTIONS = {
 def write_card(out_dir: Path) -> Path | None:
     """out_dir/README.md: one config per table with rows (`synthetic` the default), so
     `datasets.load_dataset(out_dir)` and `load_dataset(out_dir, "synthetic_rejects")` work."""
-    from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
-
     out_dir = Path(out_dir)
     tables = {t: {"data_files": f"data/{t}.parquet", "description": _DESCRIPTIONS[t],
                   "schema": schema_rows(SCHEMAS[t], COLUMN_DOCS)}
@@ -120,8 +99,7 @@ class SynthTables:
         self._lock = BuildLock(self.dir, ".synthetic.lock", "another generation run")
         self._rows = {t: self._read_parquet(t) for t in TABLES}
         self._since_flush = 0
-        recovered = self._read_journal()
-        if recovered:
+        if self._read_journal():  # rows recovered after a crash
             self.flush()
         self._journal = open(self.journal_path, "a", encoding="utf-8")
 
@@ -130,9 +108,7 @@ class SynthTables:
 
     def _read_parquet(self, table: str) -> dict[str, dict[str, Any]]:
         p = self.path(table)
-        if not p.exists():
-            return {}
-        return {r["key"]: r for r in read_parquet(p).to_pylist()}
+        return {r["key"]: r for r in read_parquet(p).to_pylist()} if p.exists() else {}
 
     def _read_journal(self) -> int:
         n = 0
@@ -151,9 +127,8 @@ class SynthTables:
     def keys(self) -> set[str]:
         return set(self._rows["synthetic"]) | set(self._rows["synthetic_rejects"])
 
-    def count(self, table: str, config_hash: str | None = None) -> int:
-        return sum(1 for r in self._rows[table].values()
-                   if config_hash is None or r.get("config_hash") == config_hash)
+    def count(self, table: str, config_hash: str) -> int:
+        return sum(1 for r in self._rows[table].values() if r.get("config_hash") == config_hash)
 
     def append(self, table: str, row: dict[str, Any]) -> None:
         if row["key"] in self._rows[table]:
@@ -170,9 +145,8 @@ class SynthTables:
         """Rewrites both Parquet files from memory, then empties the journal."""
         for table in TABLES:
             rows = sorted(self._rows[table].values(), key=lambda r: (r["config_hash"], r["sample_index"]))
-            schema = SCHEMAS[table]
-            arrow = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
-            write_parquet(self.path(table), arrow, compression="zstd")
+            # a column a row lacks is null; keys that are not columns are left out
+            write_parquet(self.path(table), pa.Table.from_pylist(rows, schema=SCHEMAS[table]), compression="zstd")
         # Only after both tables are durable may the journal go.
         with open(self.journal_path, "w", encoding="utf-8") as f:
             f.flush()
@@ -183,6 +157,5 @@ class SynthTables:
         try:
             self.flush()
         finally:
-            if hasattr(self, "_journal"):
-                self._journal.close()
+            self._journal.close()
             self._lock.release()

@@ -66,8 +66,7 @@ def call_with_retries(
     """
 
     def wait(state: tenacity.RetryCallState) -> float:
-        attempt = state.attempt_number - 1
-        delay = min(backoff_max_s, backoff_base_s * (2 ** attempt))
+        delay = min(backoff_max_s, backoff_base_s * (2 ** (state.attempt_number - 1)))
         delay = random.uniform(delay / 2, delay)
         exc = state.outcome.exception()
         if getattr(exc, "retry_after_s", None) is not None:
@@ -78,11 +77,8 @@ def call_with_retries(
         if on_retry:
             on_retry(state.attempt_number, state.outcome.exception(), state.next_action.sleep)
 
-    def attempt() -> T:
-        limiter.acquire()
-        return fn()
-
     retrying = tenacity.Retrying(retry=tenacity.retry_if_exception_type(TransientError),
                                  stop=tenacity.stop_after_attempt(max_retries + 1), wait=wait,
+                                 before=lambda _: limiter.acquire(),  # every attempt waits for its slot
                                  before_sleep=before_sleep, sleep=sleep, reraise=True)
-    return retrying(attempt)
+    return retrying(fn)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
+from perfalign.sandbox import Job, Language, Limits, TestCase
+from perfalign.sandbox.checker import outputs_match
 
 from .response import PairDraft
 
@@ -57,20 +59,11 @@ class Verification:
         return sum(self.slow_cpu_s) if self.slow_cpu_s else None
 
 
-def _sandbox_api():
-    from perfalign.sandbox import Job, Language, Limits, TestCase, Verdict
-    return Job, Language, Limits, TestCase, Verdict
-
-
 def _reason_for(verdict) -> str:
-    v = str(verdict)
-    if v == "COMPILE_ERROR":
-        return COMPILE_ERROR
-    if v == "TIME_LIMIT_EXCEEDED":
-        return TIMEOUT
-    if v == "SANDBOX_ERROR":
+    if str(verdict) == "SANDBOX_ERROR":
         raise SandboxFault("sandbox error")
-    return RUNTIME_ERROR  # runtime error, memory/output limit, unsupported language
+    # anything else (a runtime error, memory/output limit, unsupported language) is a runtime error
+    return {"COMPILE_ERROR": COMPILE_ERROR, "TIME_LIMIT_EXCEEDED": TIMEOUT}.get(str(verdict), RUNTIME_ERROR)
 
 
 def _failure_detail(role: str, result) -> str:
@@ -82,21 +75,13 @@ def _failure_detail(role: str, result) -> str:
     return f"{role}: {result.verdict}: {result.message}"
 
 
-class _Reject(Exception):
-    """The pair fails before its solutions run (e.g. its input generator breaks)."""
-
-    def __init__(self, reason: str, detail: str):
-        super().__init__(detail)
-        self.reason, self.detail = reason, detail
-
-
-def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: int, max_bytes: int) -> list[str]:
-    """Literal inputs plus the generator's outputs for k = 0, 1, ..."""
+def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: int,
+                     max_bytes: int) -> list[str] | Verification:
+    """Literal inputs plus the generator's outputs for k = 0, 1, ...; the reject when there are none."""
     inputs = list(draft.test_inputs)
     want = min(draft.generator_count, max_inputs - len(inputs))
     if not draft.input_generator.strip() or want <= 0:
         return inputs
-    Job, Language, Limits, TestCase, _ = _sandbox_api()
     job = Job(source=draft.input_generator, language=Language.PYTHON3,
               tests=[TestCase(input=f"{k}\n") for k in range(want)],
               limits=Limits(time_s=time_limit_s), repeats=1, keep_output=True)
@@ -108,13 +93,12 @@ def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: i
         if str(t.verdict) == "OK" and out.strip() and len(out.encode()) <= max_bytes:
             inputs.append(out)
     if not inputs:
-        raise _Reject(GENERATOR_ERROR, _failure_detail("input_generator", res)
-                      if str(res.verdict) != "OK" else "input generator produced no usable input")
+        return Verification(False, GENERATOR_ERROR, _failure_detail("input_generator", res)
+                            if str(res.verdict) != "OK" else "input generator produced no usable input")
     return inputs
 
 
 def _run_pair(draft: PairDraft, sb, tests, limits, repeats: int, workers: int):
-    Job, Language, *_ = _sandbox_api()
     lang = Language.parse(draft.language)
     jobs = [Job(source=src, language=lang, tests=tests, limits=limits, repeats=repeats, keep_output=True)
             for src in (draft.slow, draft.fast)]
@@ -124,8 +108,6 @@ def _run_pair(draft: PairDraft, sb, tests, limits, repeats: int, workers: int):
 
 def _judge_pair(v: Verification, slow, fast) -> bool:
     """Both ran and agree (else ``v`` gets the reason); fills the CPU times."""
-    from perfalign.sandbox.checker import outputs_match
-
     for role, res in (("slow", slow), ("fast", fast)):
         if str(res.verdict) != "OK":
             v.reason, v.detail = _reason_for(res.verdict), _failure_detail(role, res)
@@ -149,12 +131,10 @@ def verify_pair(draft: PairDraft, sb, *, repeats: int, time_limit_s: float, min_
                 max_input_bytes: int = 2_000_000, workers: int = 2,
                 policy: SpeedupPolicy = SpeedupPolicy()) -> Verification:
     """Runs the pair; returns the verdict. Raises SandboxFault on infrastructure failure."""
-    _, _, Limits, TestCase, _ = _sandbox_api()
-    try:
-        inputs = _generate_inputs(draft, sb, time_limit_s=generator_time_limit_s,
-                                  max_inputs=max_inputs, max_bytes=max_input_bytes)
-    except _Reject as r:
-        return Verification(False, r.reason, r.detail)
+    inputs = _generate_inputs(draft, sb, time_limit_s=generator_time_limit_s, max_inputs=max_inputs,
+                              max_bytes=max_input_bytes)
+    if isinstance(inputs, Verification):  # the pair fails before its solutions run
+        return inputs
     tests = [TestCase(input=x) for x in inputs]
     limits = Limits(time_s=time_limit_s)
     slow, fast = _run_pair(draft, sb, tests, limits, repeats, workers)
