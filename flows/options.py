@@ -1,8 +1,8 @@
 """CLI options generated from the config dataclasses: ``@config_options("perf.repeats", ...)``
 adds one typer option per setting (named after the field, its type and help from the dataclass,
-the config key in the help) and hands the command ``flags={"perf.repeats": ...}`` for
-``load_config``, which checks them. One name per setting across commands; an unset option
-leaves the profile's value.
+the config key in the help) and --profile, --config and --set, and hands the command
+``conf.flags={"perf.repeats": ...}`` for ``load_config``, which checks them. One name per
+setting across commands; an unset option leaves the profile's value.
 
 Types and field docs are read from the dataclasses' source (the tables of flows/config.py, the
 modules they import), not by importing them: the CLI starts without torch or Prefect, and
@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.markup import escape
@@ -129,12 +130,38 @@ def _option(key: str, help: str | None) -> tuple[Any, Any]:
     return Optional[kind], typer.Option(None, decl, help=option_help(key, help))
 
 
+@dataclass(frozen=True)
+class ConfigArgs:
+    """--profile, --config and --set as given, and the command's flags: what load_config takes."""
+
+    profile: str
+    config: Optional[Path]
+    sets: list[str]
+    flags: dict[str, Any]
+
+
+def _common_params(kind: Any) -> list[inspect.Parameter]:
+    """--profile, --config and --set: every command that reads the configuration has them."""
+    profiles = ", ".join(profile_names())
+    return [
+        inspect.Parameter("profile", kind, annotation=str, default=typer.Option(
+            DEFAULT_PROFILE, "--profile", help=f"Config profile: {profiles} (flows/profiles/NAME.toml).")),
+        inspect.Parameter("config", kind, annotation=Optional[Path], default=typer.Option(
+            None, "--config", help="A profile file of your own (TOML), applied after --profile.")),
+        inspect.Parameter("set_", kind, annotation=Optional[List[str]], default=typer.Option(
+            None, "--set", help="Override one setting: table.key=value (repeatable).")),
+    ]
+
+
 def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
-    """Add an option per config key to a typer command; the command gets ``flags`` (key -> value,
-    None where unset; lists split at commas)."""
+    """Put --profile, --config and --set where the command has its parameter ``conf`` and add an
+    option per config key; the command gets ``conf``, a ConfigArgs whose ``flags`` map each key to
+    its value (None where unset; lists split at commas)."""
     def decorate(fn: Callable) -> Callable:
         sig = inspect.signature(fn, eval_str=True)
-        params = [p for p in sig.parameters.values() if p.name != "flags"]
+        params = []
+        for p in sig.parameters.values():
+            params += _common_params(p.kind) if p.name == "conf" else [p]
         names = {key: "cfg__" + key.replace(".", "__") for key in keys}
         GENERATED.update(keys)
         for key in keys:
@@ -150,23 +177,11 @@ def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
                 if isinstance(value, str) and static_setting(key)[0] is tuple:
                     value = [v.strip() for v in value.split(",") if v.strip()]
                 flags[key] = value
-            return fn(**kwargs, flags=flags)
+            conf = ConfigArgs(kwargs.pop("profile"), kwargs.pop("config"), list(kwargs.pop("set_") or []), flags)
+            return fn(**kwargs, conf=conf)
 
         command.__signature__ = sig.replace(parameters=params)
         command.__annotations__ = {p.name: p.annotation for p in params}
         del command.__wrapped__  # typer reads the new signature, not the function's
         return command
     return decorate
-
-
-def profile_option() -> Any:
-    return typer.Option(DEFAULT_PROFILE, "--profile",
-                        help=f"Config profile: {', '.join(profile_names())} (flows/profiles/NAME.toml).")
-
-
-def config_file_option() -> Any:
-    return typer.Option(None, "--config", help="A profile file of your own (TOML), applied after --profile.")
-
-
-def set_option() -> Any:
-    return typer.Option(None, "--set", help="Override one setting: table.key=value (repeatable).")
