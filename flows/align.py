@@ -148,22 +148,17 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     return results
 
 
-def _dir(stage: str) -> str:
-    from perfalign.alignment.stages import STAGE_DIRS
-
-    return STAGE_DIRS[stage]
-
-
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:
     """Bad inputs (empty splits, missing solutions, missing models or upstream stages) raise a
     clear error here, before any model is loaded or trained."""
     from perfalign.alignment.data import load_sft_rows, load_triplet_rows
     from perfalign.alignment.models import check_model_reference
+    from perfalign.alignment.stages import STAGE_DIRS
 
     for s in wanted:
         configs[s].validate()
         for dep in NEEDS[s]:
-            if dep not in wanted and not (Path(workdir) / _dir(dep) / "metrics.json").exists():
+            if dep not in wanted and not (Path(workdir) / STAGE_DIRS[dep] / "metrics.json").exists():
                 raise ValueError(f"stage {s!r} needs {dep!r}: run it too or keep its output in {workdir}")
         if not NEEDS[s]:
             check_model_reference(configs[s].model_name_or_path, f"{s} base model")

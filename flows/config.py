@@ -311,23 +311,11 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     if optional and (value is None or (isinstance(value, str) and value.lower() in ("none", "null")
                                         and kind is not str) or (kind in (str, Path) and value == "")):
         return None  # TOML has no null: "none" (or "" for a text) unsets an optional setting
-    bad = ConfigError(f"{where} = {value!r} (from {origin}): expected {getattr(kind, '__name__', kind)}")
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise bad
-        return value
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad
-        return float(value)
-    if kind in (str, Path):
-        if not isinstance(value, str):
-            raise bad
-        return Path(value) if kind is Path else value
+    if kind in _SCALARS:
+        accepted = {bool: bool, int: int, float: (int, float)}.get(kind, str)  # a Path is given as a string
+        if not isinstance(value, accepted) or (kind is not bool and isinstance(value, bool)):
+            raise ConfigError(f"{where} = {value!r} (from {origin}): expected {kind.__name__}")
+        return kind(value) if kind in (float, Path) else value
     item = typing.get_args(kind)[0]
     if isinstance(value, str) or not isinstance(value, (list, tuple)) \
             or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
@@ -335,8 +323,9 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     return tuple(value)
 
 
-def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where: str) -> None:
-    """Merge a profile-shaped dict ({table: {key: value}}) into ``cfg``, refusing unknown keys."""
+def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where: str, base: Path) -> None:
+    """Merge a profile-shaped dict ({table: {key: value}}) into ``cfg``, refusing unknown keys;
+    a relative path (of the keys holding paths) is resolved against ``base``."""
     for table, kv in values.items():
         if table not in TABLES:
             raise ConfigError(f"{where}: unknown table [{table}]; known: {', '.join(TABLES)}")
@@ -350,6 +339,10 @@ def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where:
                                   f"[{table}] has: {', '.join(known)}")
             cfg[table][k] = v
             origins[f"{table}.{k}"] = origin
+    for table, name in _PATH_KEYS:
+        v = values.get(table, {}).get(name)
+        if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
+            cfg[table][name] = str(base / v)
 
 
 def flatten(kv: dict, prefix: str = "") -> dict[str, Any]:
@@ -372,13 +365,6 @@ def _read_profile(path: Path) -> dict:
         raise ConfigError(f"profile file {path}: {e}") from None
 
 
-def _resolve_paths(cfg: dict, changed: dict, base: Path) -> None:
-    for table, name in _PATH_KEYS:
-        v = changed.get(table, {}).get(name)
-        if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
-            cfg[table][name] = str(base / v)
-
-
 def load_config(path: Path | str | None = None, profile: str | None = None, overrides: list[str] = (),
                 flags: dict[str, Any] | None = None) -> PerfalignConfig:
     """The dataclasses' defaults, then the profile (flows/profiles/<profile>.toml), then the file
@@ -391,14 +377,11 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
     if not pfile.is_file():
         raise ConfigError(f"unknown profile {profile!r}; have: {', '.join(profile_names())} "
                           f"(or give a file of your own with --config)")
-    layer = _read_profile(pfile)
-    _apply(cfg, layer, f"profile {profile}", origins, str(pfile))
-    _resolve_paths(cfg, layer, SOURCE_ROOT)  # the bundled profiles name bundled data
+    # the bundled profiles name bundled data
+    _apply(cfg, _read_profile(pfile), f"profile {profile}", origins, str(pfile), SOURCE_ROOT)
     if path:
         path = Path(path)
-        layer = _read_profile(path)
-        _apply(cfg, layer, str(path), origins, str(path))
-        _resolve_paths(cfg, layer, path.resolve().parent)
+        _apply(cfg, _read_profile(path), str(path), origins, str(path), path.resolve().parent)
     sets: dict[str, dict[str, Any]] = {}
     for item in overrides:
         key, sep, value = item.partition("=")
@@ -406,13 +389,11 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
         if not sep or not dot or not name:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
         sets.setdefault(table, {})[name] = _parse_value(value.strip())
-    _apply(cfg, sets, "--set", origins, "--set")
-    _resolve_paths(cfg, sets, SOURCE_ROOT)
+    _apply(cfg, sets, "--set", origins, "--set", SOURCE_ROOT)
     for key, value in (flags or {}).items():
         if value is not None:
-            table, name = key.split(".", 1)
-            _apply(cfg, {table: {name: value}}, option_name(key), origins, key)
-            _resolve_paths(cfg, {table: {name: value}}, Path.cwd())  # a flag's path is the shell's
+            table, name = key.split(".", 1)  # a flag's path is the shell's
+            _apply(cfg, {table: {name: value}}, option_name(key), origins, key, Path.cwd())
     return _build(cfg, origins, profile, str(path) if path else None)
 
 

@@ -52,17 +52,13 @@ def _class(mod: str, name: str) -> tuple[str, ast.ClassDef]:
             return mod, node
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
-            base = mod.split(".")[:-node.level] if node.level else []
-            if node.level and _module_is_package(mod):
-                base = mod.split(".")[:len(mod.split(".")) - node.level + 1]
+            parts = mod.split(".")
+            is_package = (_PACKAGE / Path(*parts[1:]) / "__init__.py").exists()  # "." is the package itself
+            base = parts[:len(parts) - node.level + is_package] if node.level else []
             target = ".".join([*base, *([node.module] if node.module else [])])
             alias = next(a.name for a in node.names if (a.asname or a.name) == name)
             return _class(target, alias)
     raise KeyError(f"{name} not found from {mod}")
-
-
-def _module_is_package(mod: str) -> bool:
-    return (_PACKAGE / Path(*mod.split(".")[1:]) / "__init__.py").exists()
 
 
 @functools.cache

@@ -97,7 +97,6 @@ class RunState:
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
                "log": str(log)}
         self.data["stages"][stage] = rec
-        self.data["updated"] = _now()
         self.save()
         t0 = time.monotonic()
         with _stage_log(log):
