@@ -264,31 +264,37 @@ def triplets_build(
     console.print(f"triplets -> {out}")
 
 
-def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], conf: ConfigArgs,
-               stages: Optional[list[str]], overwrite: bool) -> None:
-    from perfalign.flows.align import align, preflight, stage_configs
-
-    cfg = _load_config(conf)
-    stages = stages or list(cfg.align.stages)
-    cc = _str(codecontests)
-    bad_input = (ValueError, FileNotFoundError, FileExistsError)
-    with _failing(*bad_input):  # bad inputs fail here, before Prefect starts or any model loads (and only here)
-        configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
-        preflight(configs, stages, str(triplets), cc, str(workdir))
-    with _failing(*bad_input), _session():
-        results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
-    t = Table("stage", "metrics", "run directory")
-    for stage, r in results.items():
-        m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items() if k.startswith("eval_")}
-        t.add_row(stage, json.dumps(m), r["run_dir"])
-    console.print(t)
-
-
 _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
 _WORKDIR_OPT = typer.Option(..., "--workdir", help="Run directory: one subdirectory per stage.")
 _CC_OPT = typer.Option(None, "--codecontests",
                        help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
+
+
+def _align_command(stages: Optional[list[str]], *keys: str):
+    """`perfalign align` (``stages`` None: the configured ones) or `perfalign train STAGE`."""
+    @config_options(*keys)
+    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT) -> None:
+        from perfalign.flows.align import align, preflight, stage_configs
+
+        cfg = _load_config(conf)
+        wanted = stages or list(cfg.align.stages)
+        cc = _str(codecontests)
+        bad_input = (ValueError, FileNotFoundError, FileExistsError)
+        with _failing(*bad_input):  # bad inputs fail here, before Prefect starts or any model loads (and only here)
+            configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
+            preflight(configs, wanted, str(triplets), cc, str(workdir))
+        with _failing(*bad_input), _session():
+            results = align(cfg, str(triplets), str(workdir), cc, wanted, overwrite, configs=configs)
+        t = Table("stage", "metrics", "run directory")
+        for stage, r in results.items():
+            m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items()
+                 if k.startswith("eval_")}
+            t.add_row(stage, json.dumps(m), r["run_dir"])
+        console.print(t)
+
+    return command
 
 
 _TRAIN_HELP = {
@@ -297,28 +303,11 @@ _TRAIN_HELP = {
     "rlpf": "PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir.",
     "dpa": "Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir.",
 }
-
-
-def _train_command(stage: str):
-    @config_options("align.base_model")
-    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT) -> None:
-        _run_align(triplets, workdir, codecontests, conf, [stage], overwrite)
-
-    return command
-
-
 for _stage, _help in _TRAIN_HELP.items():
-    train_app.command(_stage, help=_help)(_train_command(_stage))
-
-
-@app.command("align")
-@config_options("align.base_model", "align.stages", "align.parallel_stages")
-def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-              conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT) -> None:
-    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: the sft,
-    reward, rlpf and dpa tables of `perfalign config`)."""
-    _run_align(triplets, workdir, codecontests, conf, None, overwrite)
+    train_app.command(_stage, help=_help)(_align_command([_stage], "align.base_model"))
+app.command("align", help="The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: the sft,\n"
+                          "reward, rlpf and dpa tables of `perfalign config`).")(
+    _align_command(None, "align.base_model", "align.stages", "align.parallel_stages"))
 
 
 eval_app = _group("eval", "Evaluate models (report), score one candidate, list the suites' problems.",

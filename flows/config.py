@@ -167,12 +167,9 @@ def _scalar(hint: Any) -> tuple[Any, bool] | None:
         if len(rest) != 1:
             return None
         hint = rest[0]
-    if hint in _SCALARS:
-        return hint, optional
-    if typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,) \
-            and typing.get_args(hint)[0] in (str, int):
-        return hint, optional
-    return None
+    tuple_of = typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,) \
+        and typing.get_args(hint)[0] in (str, int)
+    return (hint, optional) if hint in _SCALARS or tuple_of else None
 
 
 @functools.cache

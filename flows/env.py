@@ -1,6 +1,7 @@
 """Process-wide settings that must be in place before Prefect is imported."""
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from pathlib import Path
@@ -13,7 +14,6 @@ def project_dir() -> Path:
 
 
 LIBRARY_LOGGERS = ("perfalign",)  # every library logger is perfalign.<package>...: one parent carries them all
-_progress_logged = False
 
 
 def configure_prefect() -> None:
@@ -67,12 +67,10 @@ def _library_loggers_at_info() -> None:
         lg._perfalign_routed = True
 
 
+@functools.cache  # once per process
 def _progress_to_run_log() -> None:
     """common.progress reports also go to the log (at 0, 25, 50, 75, 100 %): the Prefect UI's
     run log and the stage log files show how far a long stage is."""
-    global _progress_logged
-    if not _progress_logged:
-        from perfalign.common.progress import LogListener, subscribe
+    from perfalign.common.progress import LogListener, subscribe
 
-        subscribe(LogListener())
-        _progress_logged = True
+    subscribe(LogListener())

@@ -26,6 +26,7 @@ from typing import Any, Callable
 from perfalign.common.fileio import atomic_write_json
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
+from .status import last_update
 from .summaries import headline, jsonable, publish_stage, readable
 
 _log = logging.getLogger("perfalign.flows.pipeline")
@@ -85,8 +86,7 @@ class RunState:
         """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
         rec = self.record(stage)
         if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
-            rec["state"] = "skipped"
-            rec["skipped_at"] = _now()
+            rec.update(state="skipped", skipped_at=_now())
             rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
             self.save()
             _log.info("stage %s skipped: inputs and settings unchanged since %s (%s)", stage, rec.get("finished"),
@@ -161,6 +161,4 @@ def list_runs(root: str | Path) -> list[dict]:
             continue
         d["path"] = str(f.parent)
         out.append(d)
-    from .status import last_update
-
     return sorted(out, key=lambda d: last_update(d) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), reverse=True)
