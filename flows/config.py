@@ -124,11 +124,6 @@ def _base(cls: type, obj: Any) -> Any:
     return cls(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)})
 
 
-TABLES: dict[str, type] = {
-    "sandbox": SandboxSettings, "perf": PerfSettings, "synth": SynthConfig, "triplets": TripletSettings,
-    "align": AlignSettings, "sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
-    "dpa": DPAStageConfig, "eval": EvalConfig, "kernel": ScoreConfig, "grpo": GrpoRunConfig, "publish": PublishSettings,
-}
 # Filled in by the run, not settings: where a stage reads and writes, which models, secrets.
 _RUN_FIELDS = {"model_name_or_path", "data_path", "output_dir", "reward_model_path", "value_model_path",
                "codecontests_dir", "overwrite", "trl_overrides"}
@@ -278,6 +273,11 @@ class PerfalignConfig:
                 origin = f"= {LINKS[key][0]}" if key in LINKS else self.origins.get(key, "default")
                 out.setdefault(t, {})[k] = {"value": v, "from": origin, **({"doc": field_doc(key)} if docs else {})}
         return out
+
+
+# table -> its dataclass: the fields of PerfalignConfig (sources of links come first)
+TABLES: dict[str, type] = {name: hint for name, hint in typing.get_type_hints(PerfalignConfig).items()
+                           if dataclasses.is_dataclass(hint)}
 
 
 def field_doc(key: str) -> str:

@@ -61,18 +61,6 @@ def _class(mod: str, name: str) -> tuple[str, ast.ClassDef]:
     raise KeyError(f"{name} not found from {mod}")
 
 
-@functools.cache
-def _table_class(table: str) -> tuple[str, ast.ClassDef]:
-    tree, _ = _module("perfalign.flows.config")
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id == "TABLES" and isinstance(node.value, ast.Dict):
-            for k, v in zip(node.value.keys, node.value.values):
-                if k.value == table:
-                    return _class("perfalign.flows.config", v.id)
-    raise KeyError(f"no table {table!r} in flows/config.py")
-
-
 def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str]:
     """(annotation, trailing comment, defining module) of a field, in the class or its bases."""
     _, lines = _module(mod)
@@ -92,10 +80,9 @@ def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str
 @functools.cache
 def static_setting(key: str) -> tuple[Any, bool, str | None]:
     """(the setting's type: int, float, str, bool or tuple; whether None is allowed; its field doc)."""
-    table, name = key.split(".", 1)
-    mod, cls = _table_class(table)
-    *outer, last = name.split(".")
-    for part in outer:  # a nested dataclass: "tiers.ok_reward"
+    *outer, last = key.split(".")
+    mod, cls = _class("perfalign.flows.config", "PerfalignConfig")
+    for part in outer:  # the table's dataclass (a field of PerfalignConfig), then nested ones: "grpo.tiers.ok_reward"
         annotation, _, mod = _field(mod, cls, part)
         mod, cls = _class(mod, annotation)
     annotation, doc, _ = _field(mod, cls, last)
