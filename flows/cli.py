@@ -13,7 +13,10 @@ from rich.table import Table
 
 from perfalign.sandbox.cli import app as sandbox_app
 
+from . import preflight
 from .options import ConfigArgs, config_options
+from .runstate import StageFailed, list_runs
+from .status import closing_table, status_table
 
 app = typer.Typer(
     help="perfalign: teach code LLMs to write faster code (RLPF / DPA).",
@@ -138,9 +141,6 @@ def _check_source_files(source: str, allow_partial: bool) -> None:
 
 def _preflight(check: str, *args) -> None:
     """A flows.preflight check, before Prefect starts: its failure is one line and exit code 2."""
-
-    from perfalign.flows import preflight
-
     with _failing(preflight.PreflightError):
         getattr(preflight, check)(*args)
 
@@ -461,7 +461,6 @@ def pipeline_cmd(
     _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
     _check_backend(cfg.sandbox.backend)
     from perfalign.flows.pipeline import pipeline
-    from perfalign.flows.runstate import StageFailed
 
     console.print(f"[bold]perfalign pipeline[/bold] profile={conf.profile} -> {out}")
     with _failing(StageFailed, what="pipeline failed", code=1), _session():
@@ -475,8 +474,6 @@ def print_pipeline_summary(result: dict, out: Path) -> None:
         print_perf_summary(stages["codecontests_perf"], out / "codecontests_perf")
     if "synthetic" in stages:
         print_synth_summary(stages["synthetic"])
-    from perfalign.flows.status import closing_table
-
     console.print(closing_table(result, out))  # each stage's state, time and result
     report = stages.get("evaluate", {}).get("report")
     if report:
@@ -530,9 +527,6 @@ def status_cmd(
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
     """List recent pipeline runs: profile, last update, and each stage's state, time and result."""
-    from perfalign.flows.runstate import list_runs
-    from perfalign.flows.status import status_table
-
     runs = list_runs(root)[:limit]
     if not runs:
         console.print(f"no runs under {root}")

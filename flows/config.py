@@ -37,8 +37,7 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
-from .options import option_name, static_setting
-from .profile_files import DEFAULT_PROFILE, PROFILES_DIR, profile_names
+from .options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 

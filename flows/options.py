@@ -20,9 +20,9 @@ from typing import Any, Callable, List, Optional
 import typer
 from rich.markup import escape
 
-from .profile_files import DEFAULT_PROFILE, profile_names
-
 _PACKAGE = Path(__file__).resolve().parents[1]  # the folder `perfalign` is imported from
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"  # the configuration's profiles (package data)
+DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
 # Option names that are not the field's own: one name per concept across commands (the sandbox
 # backend is --sandbox-backend, and `--backend` of `sandbox run` the sandbox too; synth's LLM is
 # --llm-backend and --llm-model; the model a command trains is --base-model; --seeds are random seeds).
@@ -32,6 +32,10 @@ OPTION_NAMES = {"sandbox.backend": "--sandbox-backend", "sandbox.workers": "--wo
                 "synth.backend": "--llm-backend", "synth.model": "--llm-model", "synth.seeds": "--seed-source"}
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "Path": str}
 GENERATED: set[str] = set()  # every key a command has an option for (a test checks them against the config)
+
+
+def profile_names() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
 
 
 @functools.cache
