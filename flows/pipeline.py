@@ -26,11 +26,6 @@ from .summaries import flow_run_name  # noqa: E402
 StageFn = Callable[[PerfalignConfig, RunState], dict]
 
 
-def _source_fingerprint(source: str) -> str:
-    # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
-    return source if source.startswith("hf:") else fingerprint(source)
-
-
 def perf_parameters(cfg: PerfalignConfig) -> dict:
     """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
     one mapping (the CLI, the pipeline and the scheduled deployment all use it)."""
@@ -45,7 +40,9 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
 
     p, workers = cfg.perf, cfg.sandbox.worker_count()
     out = run.run_dir / "codecontests_perf"
-    h = cfg.section_hash("perf") + fingerprint(extra=[_source_fingerprint(p.source)])
+    # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
+    source_key = p.source if p.source.startswith("hf:") else fingerprint(p.source)
+    h = cfg.section_hash("perf") + fingerprint(extra=[source_key])
 
     def go() -> dict:
         return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(

@@ -76,15 +76,9 @@ class RunState:
         self.data["updated"] = _now()
         atomic_write_json(self.path, self.data, indent=1)
 
-    def record(self, stage: str) -> dict | None:
-        return self.data["stages"].get(stage)
-
-    def log_path(self, stage: str) -> Path:
-        return self.run_dir / "logs" / f"{stage}.log"
-
     def run_stage(self, stage: str, input_hash: str, input_desc: str, fn: Callable[[], dict]) -> dict:
         """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
-        rec = self.record(stage)
+        rec = self.data["stages"].get(stage)
         if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
             rec.update(state="skipped", skipped_at=_now())
             rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
@@ -93,7 +87,7 @@ class RunState:
                       rec["headline"])
             publish_stage(self.run_dir.name, stage, rec.get("summary") or {}, rec.get("seconds"))  # no flow ran
             return rec.get("summary") or {}
-        log = self.log_path(stage)
+        log = self.run_dir / "logs" / f"{stage}.log"
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
                "log": str(log)}
         self.data["stages"][stage] = rec
