@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from .env import configure_prefect
@@ -57,8 +58,6 @@ def controlled_dir(triplets_dir: str | Path) -> Path:
 @flow(name="build_triplets", flow_run_name=flow_run_name("triplets"))
 def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str,
                         settings: "TripletSettings") -> dict:
-    import time
-
     t0 = time.monotonic()
     summary = task(triplets, name="triplets", task_run_name="triplets and SFT prompts")(
         codecontests_dir, synthetic_dir, out, settings)
@@ -140,8 +139,6 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     if configs is None:
         configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
-    import time
-
     t0 = time.monotonic()
     results = _train_in_dag_order(wanted, configs, cfg.align.parallel_stages)  # tasks: each shows in the UI
     publish_stage(run_label(workdir), "align", results, time.monotonic() - t0)

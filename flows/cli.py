@@ -3,7 +3,9 @@ heavy libraries lazily, so `perfalign sandbox run` does not pay for Prefect or t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Iterator, List, NoReturn, Optional
 
@@ -545,8 +547,6 @@ def ui_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
 ) -> None:
     """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
-    import os
-
     from perfalign.flows.server import run_server
 
     console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
@@ -572,8 +572,6 @@ def deploy_cmd(
     url = api_url_or_none()
     if not url:
         _fail("no Prefect server answers: start one with `perfalign ui` (or set PREFECT_API_URL)")
-    import os
-
     os.environ["PREFECT_API_URL"] = url
     console.print(f"serving deployments on {url}: build_codecontests_perf/nightly-incremental ({perf_cron}), "
                   f"pipeline/weekly ({pipeline_cron})")
@@ -632,8 +630,6 @@ kernel_app = _group("kernel", "Kernel environment: KernelBench problems, sandbox
 
 def _kernel_config(conf: ConfigArgs):
     """The [kernel] table (kernelenv.ScoreConfig); at most ``trials`` timed calls, at least min(min_trials, trials)."""
-    import dataclasses
-
     k = _load_config(conf).kernel
     return dataclasses.replace(k, min_trials=min(k.min_trials, k.trials))
 

@@ -19,6 +19,7 @@ import os
 import types
 import typing
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -188,12 +189,6 @@ def settings(table: str) -> dict[str, Any]:
             and _scalar(hint) is not None}
 
 
-def _get(obj: Any, name: str) -> Any:
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def _make(cls: type, kv: dict[str, Any]) -> Any:
     """``cls`` from dotted values; a nested dataclass starts from its default and takes its own."""
     hints = typing.get_type_hints(cls)
@@ -241,7 +236,7 @@ class PerfalignConfig:
         names = list(settings(table))
         if linked:
             names += [k.split(".", 1)[1] for k in LINKS if k.startswith(table + ".")]
-        return {n: _plain(_get(obj, n)) for n in names}
+        return {n: _plain(attrgetter(n)(obj)) for n in names}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values (what the run state records and Prefect shows as a parameter)."""
@@ -428,4 +423,4 @@ def preset(table: str, profile: str = DEFAULT_PROFILE, **overrides: Any) -> Any:
 def defaults(table: str) -> dict[str, Any]:
     """The dataclass defaults of a table's settings (what a profile need not repeat)."""
     blank = _make(TABLES[table], {})
-    return {k: _plain(_get(blank, k)) for k in settings(table)}
+    return {k: _plain(attrgetter(k)(blank)) for k in settings(table)}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import warnings
 from pathlib import Path
@@ -43,8 +44,6 @@ def _library_loggers_at_info() -> None:
 
     The run handler is attached here rather than through PREFECT_LOGGING_EXTRA_LOGGERS, which
     only works when it is set before Prefect first configures logging."""
-    import logging
-
     from prefect.context import FlowRunContext, TaskRunContext
     from prefect.logging.handlers import APILogHandler
 

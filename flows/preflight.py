@@ -7,6 +7,7 @@ tracebacks; a GPU profile fails inside the first trainer, minutes in.
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from pathlib import Path
@@ -78,8 +79,6 @@ def check_hub_dataset(spec: str, what: str = "source", timeout: float = HUB_TIME
 
 def _http_errors() -> tuple[type[BaseException], ...]:
     """The transport errors of huggingface_hub's HTTP client (httpx2 in 2.x, httpx before)."""
-    import importlib
-
     out = []
     for mod in ("httpx2", "httpx"):
         try:
