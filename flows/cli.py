@@ -341,14 +341,12 @@ def eval_cmd(
         return
     if out is None:
         _fail("give --out DIR for a report, or a subcommand (score, tasks); see --help")
-    from perfalign.evaluation import ModelSpec
+    from perfalign.evaluation import ModelSpec, models_from_run_dir
 
     cfg = _load_config(conf)
     with _failing(ValueError, FileNotFoundError):
         specs = [ModelSpec.parse(m) for m in models or []]
         if run_dir:
-            from perfalign.evaluation import models_from_run_dir
-
             specs += models_from_run_dir(run_dir, prefix="base")
         from perfalign.flows.pipeline import eval_config_from
 
