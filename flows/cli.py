@@ -11,6 +11,7 @@ from typing import Iterator, List, NoReturn, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from perfalign.sandbox.cli import app as sandbox_app
@@ -47,8 +48,6 @@ err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narr
 def _fail(e: object, what: str = "error", code: int = 2) -> NoReturn:
     """One line on stderr, ``what:`` in red and the message as plain text (a message such as
     "[eval] has: ..." is not Rich markup); then exit with ``code``."""
-    from rich.markup import escape
-
     err.print(f"[red]{what}:[/red] {escape(str(e))}", soft_wrap=True)
     raise typer.Exit(code)
 
@@ -130,8 +129,6 @@ def perf_build(
 def _check_source_files(source: str, allow_partial: bool) -> None:
     """Source files that cannot be read: one line and exit code 2 before Prefect starts, or,
     with --allow-partial, a warning for each (the build goes on without them)."""
-    from rich.markup import escape
-
     from perfalign.perfdata.codecontests import SourceUnreadable, check_source_files
 
     bad = check_source_files(source)
@@ -148,11 +145,9 @@ def _preflight(check: str, *args) -> None:
 
 
 def print_perf_summary(summary: dict, out: Path) -> None:
-    st = summary.get("status", {})
-    from rich.markup import escape
-
     from perfalign.perfdata.perf import error_lines
 
+    st = summary.get("status", {})
     console.print(f"[bold]CodeContests-Perf[/bold] -> {out}")
     console.print(f"problems: {summary['problems']} ({summary['held_out_problems']} held out), "
                   f"malformed rows/items: {summary['errors']}, submissions: {summary['submissions']}")

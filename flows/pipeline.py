@@ -22,9 +22,6 @@ from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, fingerprint  # noqa: E402
 from .summaries import flow_run_name  # noqa: E402
 
-# A stage: (the config, the run state) -> its summary.
-StageFn = Callable[[PerfalignConfig, RunState], dict]
-
 
 def perf_parameters(cfg: PerfalignConfig) -> dict:
     """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
@@ -127,7 +124,8 @@ def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
         "url": publish_dataset(src, pub.repo_id, private=pub.private)})
 
 
-STAGES: list[tuple[str, StageFn]] = [
+# A stage: (the config, the run state) -> its summary.
+STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
     ("codecontests_perf", stage_perf),
     ("synthetic", stage_synth),
     ("triplets", stage_triplets),
@@ -150,9 +148,7 @@ def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, 
     run = RunState(out)
     run.data["config"] = config.to_dict()
     run.save()
-    done: dict[str, dict] = {}
-    for name, fn in STAGES:
-        done[name] = fn(config, run)
+    done = {name: fn(config, run) for name, fn in STAGES}
     records = run.data["stages"]
     return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in records.items()},
             "seconds": {k: v.get("seconds") for k, v in records.items()},
