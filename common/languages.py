@@ -30,10 +30,8 @@ class Language(str, enum.Enum):
         try:
             return _ALIASES[key]
         except KeyError:
-            raise ValueError(
-                f"unknown language {value!r}; expected one of cpp, python3, java "
-                f"(or a CodeContests id 0-4)"
-            ) from None
+            raise ValueError(f"unknown language {value!r}; expected one of cpp, python3, java "
+                             f"(or a CodeContests id 0-4)") from None
 
     @classmethod
     def lookup(cls, value: "str | int | Language | None") -> "Language | None":

@@ -10,6 +10,7 @@ flag in its record when it is still that high).
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field
 
 # Defaults documented in docs/evaluation.md: a contest solution that is really
@@ -103,6 +104,4 @@ def repeats_as_set(times, ratio: float = FAST_REPEAT_RATIO) -> tuple[float | Non
     lo, hi = min(vals), max(vals)
     if hi > lo * ratio and hi - lo >= MIN_DENOMINATOR_S:
         return hi, ["fast_repeat"]
-    vals.sort()
-    n = len(vals)
-    return (vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2), []
+    return statistics.median(vals), []

@@ -33,11 +33,6 @@ def subscribe(listener: Listener) -> None:
         _listeners.append(listener)
 
 
-def unsubscribe(listener: Listener) -> None:
-    with _lock:
-        _listeners.remove(listener)
-
-
 @contextlib.contextmanager
 def listening(listener: Listener) -> Iterator[Listener]:
     """Listen for the length of a block (e.g. a command's progress bars)."""
@@ -45,7 +40,8 @@ def listening(listener: Listener) -> Iterator[Listener]:
     try:
         yield listener
     finally:
-        unsubscribe(listener)
+        with _lock:
+            _listeners.remove(listener)
 
 
 class LogListener:

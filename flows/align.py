@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from .env import configure_prefect
@@ -57,8 +58,6 @@ def controlled_dir(triplets_dir: str | Path) -> Path:
 @flow(name="build_triplets", flow_run_name=flow_run_name("triplets"))
 def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str,
                         settings: "TripletSettings") -> dict:
-    import time
-
     t0 = time.monotonic()
     summary = task(triplets, name="triplets", task_run_name="triplets and SFT prompts")(
         codecontests_dir, synthetic_dir, out, settings)
@@ -140,18 +139,10 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     if configs is None:
         configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
-    import time
-
     t0 = time.monotonic()
     results = _train_in_dag_order(wanted, configs, cfg.align.parallel_stages)  # tasks: each shows in the UI
     publish_stage(run_label(workdir), "align", results, time.monotonic() - t0)
     return results
-
-
-def _dir(stage: str) -> str:
-    from perfalign.alignment.stages import STAGE_DIRS
-
-    return STAGE_DIRS[stage]
 
 
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:
@@ -159,11 +150,12 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
     clear error here, before any model is loaded or trained."""
     from perfalign.alignment.data import load_sft_rows, load_triplet_rows
     from perfalign.alignment.models import check_model_reference
+    from perfalign.alignment.stages import STAGE_DIRS
 
     for s in wanted:
         configs[s].validate()
         for dep in NEEDS[s]:
-            if dep not in wanted and not (Path(workdir) / _dir(dep) / "metrics.json").exists():
+            if dep not in wanted and not (Path(workdir) / STAGE_DIRS[dep] / "metrics.json").exists():
                 raise ValueError(f"stage {s!r} needs {dep!r}: run it too or keep its output in {workdir}")
         if not NEEDS[s]:
             check_model_reference(configs[s].model_name_or_path, f"{s} base model")

@@ -2,17 +2,24 @@
 heavy libraries lazily, so `perfalign sandbox run` does not pay for Prefect or torch."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
+import os
 from pathlib import Path
-from typing import List, NoReturn, Optional
+from typing import Iterator, List, NoReturn, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from perfalign.sandbox.cli import app as sandbox_app
 
-from .options import config_file_option, config_options, profile_option, set_option
+from . import preflight
+from .options import ConfigArgs, config_options
+from .runstate import StageFailed, list_runs
+from .status import closing_table, status_table
 
 app = typer.Typer(
     help="perfalign: teach code LLMs to write faster code (RLPF / DPA).",
@@ -20,46 +27,66 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sandbox_app, name="sandbox")
-perf_app = typer.Typer(help="CodeContests-Perf: measure every submission, build the dataset.", no_args_is_help=True)
-app.add_typer(perf_app, name="perf")
 
-synth_app = typer.Typer(help="Synthetic fast/slow pairs from Stack seeds, verified by execution.", no_args_is_help=True)
-app.add_typer(synth_app, name="synth")
 
-triplets_app = typer.Typer(help="Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).",
-                           no_args_is_help=True)
-app.add_typer(triplets_app, name="triplets")
-train_app = typer.Typer(help="Train one alignment stage: sft, reward, rlpf or dpa.", no_args_is_help=True)
-app.add_typer(train_app, name="train")
+def _group(name: str, help: str, **kwargs) -> typer.Typer:
+    """A sub-command group of ``app`` (groups list in --help in the order they are made)."""
+    group = typer.Typer(help=help, **(kwargs or {"no_args_is_help": True}))
+    app.add_typer(group, name=name)
+    return group
+
+
+perf_app = _group("perf", "CodeContests-Perf: measure every submission, build the dataset.")
+synth_app = _group("synth", "Synthetic fast/slow pairs from Stack seeds, verified by execution.")
+triplets_app = _group("triplets", "Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).")
+train_app = _group("train", "Train one alignment stage: sft, reward, rlpf or dpa.")
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 
-
-_CONFIG_PROFILE_OPT = profile_option()
-_CONFIG_FILE_OPT = config_file_option()
-_SET_OPT = set_option()
-
-
 def _fail(e: object, what: str = "error", code: int = 2) -> NoReturn:
     """One line on stderr, ``what:`` in red and the message as plain text (a message such as
     "[eval] has: ..." is not Rich markup); then exit with ``code``."""
-    from rich.markup import escape
-
     err.print(f"[red]{what}:[/red] {escape(str(e))}", soft_wrap=True)
     raise typer.Exit(code)
 
 
-def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]] = None, flags: Optional[dict] = None):
-    """The one typed configuration (flows.config), or a clear error and exit code 2."""
+@contextlib.contextmanager
+def _failing(*errors: type[BaseException], what: str = "error", code: int = 2) -> Iterator[None]:
+    """``errors`` raised in the block end the command through ``_fail``."""
+    try:
+        yield
+    except errors as e:
+        _fail(e, what, code)
 
+
+def _load_config(conf: ConfigArgs):
+    """The one typed configuration (flows.config), or a clear error and exit code 2."""
     from perfalign.flows.config import ConfigError, load_config
 
-    try:
-        return load_config(config, profile, list(sets or []), flags=flags)
-    except ConfigError as e:
-        _fail(e)
+    with _failing(ConfigError):
+        return load_config(conf.config, conf.profile, conf.sets, flags=conf.flags)
+
+
+def _check_backend(backend: str) -> None:
+    """Fail before starting Prefect if the sandbox cannot run here."""
+    from perfalign.sandbox import BackendUnavailable
+    from perfalign.sandbox.backends import make_backend
+
+    with _failing(BackendUnavailable, ValueError):
+        make_backend(backend)
+
+
+def _str(path: Optional[Path]) -> Optional[str]:
+    return str(path) if path else None
+
+
+def _session(bars: bool = True):
+    """flows.session.flow_session, imported only by a command that runs flows (it imports Prefect)."""
+    from .session import flow_session
+
+    return flow_session(bars=bars)
 
 
 @perf_app.command("build")
@@ -67,43 +94,30 @@ def _load_config(config: Optional[Path], profile: str, sets: Optional[List[str]]
                 "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Run tasks on an existing Dask cluster (tcp://host:port)."),
     remeasure_rejects: bool = typer.Option(False, "--remeasure-rejects",
                                            help="Measure again the rejects of earlier runs caused by time (TLE); "
                                                 "those that now pass move to the measured submissions."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Run every correct submission on all tests in the sandbox; resumable and incremental.
     Unset options take the profile's values (`perfalign config` shows them)."""
-    from perfalign.sandbox import BackendUnavailable
-    from perfalign.sandbox.backends import make_backend
-
-    cfg = _load_config(config, profile, set_, flags)
-    _check_source(cfg.perf.source)
+    cfg = _load_config(conf)
+    _preflight("check_sources", [("source", cfg.perf.source)])
     _check_source_files(cfg.perf.source, cfg.perf.allow_partial)
-    try:
-        make_backend(cfg.sandbox.backend)  # fail before starting Prefect if the sandbox cannot run here
-    except (BackendUnavailable, ValueError) as e:
-        _fail(e)
+    _check_backend(cfg.sandbox.backend)
     from prefect.exceptions import FailedRun
 
     from perfalign.flows.perf import run_build
     from perfalign.flows.pipeline import perf_parameters
 
-    from .session import flow_session
-
-    with flow_session(bars=not as_json):
+    with _session(bars=not as_json):
         params = perf_parameters(cfg)
         params.pop("max_in_flight")  # run_build's, from the task runner it picks
-        try:
+        with _failing(FailedRun, code=1):  # e.g. a source file found damaged while streaming: its one line
             summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
                                 remeasure_rejects=remeasure_rejects, **params)
-        except FailedRun as e:  # e.g. a source file found damaged while streaming: its one line
-            _fail(e, code=1)
     if as_json:
         print(json.dumps(summary))
     else:
@@ -112,15 +126,9 @@ def perf_build(
         raise typer.Exit(1)
 
 
-def _check_source(source: str) -> None:
-    _preflight("check_sources", [("source", source)])
-
-
 def _check_source_files(source: str, allow_partial: bool) -> None:
     """Source files that cannot be read: one line and exit code 2 before Prefect starts, or,
     with --allow-partial, a warning for each (the build goes on without them)."""
-    from rich.markup import escape
-
     from perfalign.perfdata.codecontests import SourceUnreadable, check_source_files
 
     bad = check_source_files(source)
@@ -132,21 +140,14 @@ def _check_source_files(source: str, allow_partial: bool) -> None:
 
 def _preflight(check: str, *args) -> None:
     """A flows.preflight check, before Prefect starts: its failure is one line and exit code 2."""
-
-    from perfalign.flows import preflight
-
-    try:
+    with _failing(preflight.PreflightError):
         getattr(preflight, check)(*args)
-    except preflight.PreflightError as e:
-        _fail(e)
 
 
 def print_perf_summary(summary: dict, out: Path) -> None:
-    st = summary.get("status", {})
-    from rich.markup import escape
-
     from perfalign.perfdata.perf import error_lines
 
+    st = summary.get("status", {})
     console.print(f"[bold]CodeContests-Perf[/bold] -> {out}")
     console.print(f"problems: {summary['problems']} ({summary['held_out_problems']} held out), "
                   f"malformed rows/items: {summary['errors']}, submissions: {summary['submissions']}")
@@ -188,10 +189,8 @@ def publish_cmd(
     """Push a dataset folder (Parquet + card) to the Hugging Face Hub."""
     from perfalign.perfdata.publish import PublishError, publish_dataset
 
-    try:
+    with _failing(PublishError):
         url = publish_dataset(path, repo_id, private=private, token=token, endpoint=endpoint)
-    except PublishError as e:
-        _fail(e)
     console.print(f"published {path} -> {url}")
 
 
@@ -204,27 +203,19 @@ def publish_cmd(
                       "perf.repeats": "Runs per input when verifying"})
 def synth_generate(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Generate fast/slow pairs with an LLM (or the bundled sample without a key) and verify them.
     Unset options take the profile's values (`perfalign config` shows them)."""
     from perfalign.perfdata.synth import AuthError
 
-    config = _load_config(config, profile, set_, flags).synth
+    config = _load_config(conf).synth
     _preflight("check_synth", config)
     from perfalign.flows.synth import generate_synthetic
 
-    from .session import flow_session
-
-    try:
-        with flow_session(bars=not as_json):
-            summary = generate_synthetic(config, str(out))
-    except AuthError as e:
-        _fail(e)
+    with _failing(AuthError), _session(bars=not as_json):
+        summary = generate_synthetic(config, str(out))
     if as_json:
         print(json.dumps(summary, default=str))
     else:
@@ -251,59 +242,23 @@ def triplets_build(
     out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
     synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
-    flags: Optional[dict] = None,
+    conf: ConfigArgs = None,
 ) -> None:
     """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits.
     Unset options take the profile's values from the config file."""
     if not codecontests and not synthetic:
-        err.print("[red]error:[/red] give --codecontests, --synthetic, or both")
-        raise typer.Exit(2)
+        _fail("give --codecontests, --synthetic, or both")
     for p in (codecontests, synthetic):
         if p and not p.is_dir():
             _fail(f"{p} is not a directory")
-    settings = _load_config(config, profile, set_, flags).triplets
+    settings = _load_config(conf).triplets
     from perfalign.flows.align import build_triplets_flow
 
-    from .session import flow_session
-
-    try:
-        with flow_session():
-            res = build_triplets_flow(str(codecontests) if codecontests else None,
-                                      str(synthetic) if synthetic else None, str(out), settings)
-    except ValueError as e:
-        _fail(e)
+    with _failing(ValueError), _session():
+        res = build_triplets_flow(_str(codecontests), _str(synthetic), str(out), settings)
     console.print(json.dumps({k: v for k, v in res["stats"].items()
                               if k in ("totals", "triplets", "margin", "languages")}))
     console.print(f"triplets -> {out}")
-
-
-def _run_align(triplets: Path, workdir: Path, codecontests: Optional[Path], profile: str, config: Optional[Path],
-               sets: Optional[List[str]], flags: dict, stages: Optional[list[str]], overwrite: bool) -> None:
-    from perfalign.flows.align import align, preflight, stage_configs
-
-    cfg = _load_config(config, profile, sets, flags)
-    stages = stages or list(cfg.align.stages)
-    cc = str(codecontests) if codecontests else None
-    try:  # bad inputs fail here, before Prefect starts or any model loads (and only here)
-        configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
-        preflight(configs, stages, str(triplets), cc, str(workdir))
-    except (ValueError, FileNotFoundError, FileExistsError) as e:
-        _fail(e)
-    from .session import flow_session
-
-    try:
-        with flow_session():
-            results = align(cfg, str(triplets), str(workdir), cc, stages, overwrite, configs=configs)
-    except (ValueError, FileNotFoundError, FileExistsError) as e:
-        _fail(e)
-    t = Table("stage", "metrics", "run directory")
-    for stage, r in results.items():
-        m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items() if k.startswith("eval_")}
-        t.add_row(stage, json.dumps(m), r["run_dir"])
-    console.print(t)
 
 
 _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
@@ -313,43 +268,47 @@ _CC_OPT = typer.Option(None, "--codecontests",
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
+def _align_command(stages: Optional[list[str]], *keys: str):
+    """`perfalign align` (``stages`` None: the configured ones) or `perfalign train STAGE`."""
+    @config_options(*keys)
+    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
+                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT) -> None:
+        from perfalign.flows.align import align, preflight, stage_configs
+
+        cfg = _load_config(conf)
+        wanted = stages or list(cfg.align.stages)
+        cc = _str(codecontests)
+        bad_input = (ValueError, FileNotFoundError, FileExistsError)
+        with _failing(*bad_input):  # bad inputs fail here, before Prefect starts or any model loads (and only here)
+            configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
+            preflight(configs, wanted, str(triplets), cc, str(workdir))
+        with _failing(*bad_input), _session():
+            results = align(cfg, str(triplets), str(workdir), cc, wanted, overwrite, configs=configs)
+        t = Table("stage", "metrics", "run directory")
+        for stage, r in results.items():
+            m = {k: round(v, 4) if isinstance(v, float) else v for k, v in r["metrics"].items()
+                 if k.startswith("eval_")}
+            t.add_row(stage, json.dumps(m), r["run_dir"])
+        console.print(t)
+
+    return command
+
+
 _TRAIN_HELP = {
     "sft": "Supervised fine-tuning on the instruction/optimization prompts; reports perplexity (Eq. 1).",
     "reward": "Reward model with the adaptive-margin loss (Eq. 2); reports accuracy (Eq. 5).",
     "rlpf": "PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir.",
     "dpa": "Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir.",
 }
-
-
-def _train_command(stage: str):
-    @config_options("align.base_model")
-    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-                profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
-                set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
-                flags: Optional[dict] = None) -> None:
-        _run_align(triplets, workdir, codecontests, profile, config, set_, flags, [stage], overwrite)
-
-    return command
-
-
 for _stage, _help in _TRAIN_HELP.items():
-    train_app.command(_stage, help=_help)(_train_command(_stage))
+    train_app.command(_stage, help=_help)(_align_command([_stage], "align.base_model"))
+app.command("align", help="The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: the sft,\n"
+                          "reward, rlpf and dpa tables of `perfalign config`).")(
+    _align_command(None, "align.base_model", "align.stages", "align.parallel_stages"))
 
 
-@app.command("align")
-@config_options("align.base_model", "align.stages", "align.parallel_stages")
-def align_cmd(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-              profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT,
-              set_: Optional[List[str]] = _SET_OPT, overwrite: bool = _OVERWRITE_OPT,
-              flags: Optional[dict] = None) -> None:
-    """The flow `align`: SFT -> RM -> RLPF, and SFT -> DPA (the stages' hyperparameters: the sft,
-    reward, rlpf and dpa tables of `perfalign config`)."""
-    _run_align(triplets, workdir, codecontests, profile, config, set_, flags, None, overwrite)
-
-
-eval_app = typer.Typer(help="Evaluate models (report), score one candidate, list the suites' problems.",
-                       invoke_without_command=True)
-app.add_typer(eval_app, name="eval")
+eval_app = _group("eval", "Evaluate models (report), score one candidate, list the suites' problems.",
+                  invoke_without_command=True)
 
 
 @eval_app.callback()
@@ -369,49 +328,36 @@ def eval_cmd(
     controlled: Optional[Path] = typer.Option(None, "--controlled",
                                               help="The controlled task's folder (a pipeline run's "
                                                    "triplets/controlled): its held-out prompts."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
-    flags: Optional[dict] = None,
+    conf: ConfigArgs = None,
 ) -> None:
     """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots.
     Unset options take the profile's values (`perfalign config` shows them)."""
     if ctx.invoked_subcommand is not None:
         return
     if out is None:
-        err.print("[red]error:[/red] give --out DIR for a report, or a subcommand (score, tasks); see --help")
-        raise typer.Exit(2)
-    from perfalign.evaluation import ModelSpec
+        _fail("give --out DIR for a report, or a subcommand (score, tasks); see --help")
+    from perfalign.evaluation import ModelSpec, models_from_run_dir
 
-    cfg = _load_config(config, profile, set_, flags)
-    try:
+    cfg = _load_config(conf)
+    with _failing(ValueError, FileNotFoundError):
         specs = [ModelSpec.parse(m) for m in models or []]
         if run_dir:
-            from perfalign.evaluation import models_from_run_dir
-
             specs += models_from_run_dir(run_dir, prefix="base")
-    except (ValueError, FileNotFoundError) as e:
-        _fail(e)
-    from perfalign.flows.pipeline import eval_config_from
+        from perfalign.flows.pipeline import eval_config_from
 
-    chosen = list(cfg.eval.tasks)
-    if flags["eval.tasks"] is None:  # the profile's groups whose inputs this command has (the pipeline has all)
-        missing = {"controlled": not controlled, "codecontests": not codecontests}
-        dropped = [t for t in chosen if missing.get(t)]
-        chosen = [t for t in chosen if t not in dropped]
-        if dropped:
-            err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests / --controlled, "
-                      "or --tasks)[/dim]")
-    try:
-        ecfg = eval_config_from(cfg, specs, str(codecontests) if codecontests else None, chosen,
-                                controlled_dir=str(controlled) if controlled else None)
-    except (ValueError, FileNotFoundError) as e:
-        _fail(e)
+        chosen = list(cfg.eval.tasks)
+        # the profile's groups whose inputs this command has (the pipeline has all)
+        if conf.flags["eval.tasks"] is None:
+            missing = {"controlled": not controlled, "codecontests": not codecontests}
+            dropped = [t for t in chosen if missing.get(t)]
+            chosen = [t for t in chosen if t not in dropped]
+            if dropped:
+                err.print(f"[dim]not evaluated: {', '.join(dropped)} (give --codecontests / --controlled, "
+                          "or --tasks)[/dim]")
+        ecfg = eval_config_from(cfg, specs, _str(codecontests), chosen, controlled_dir=_str(controlled))
     from perfalign.flows.evaluate import evaluate
 
-    from .session import flow_session
-
-    with flow_session():  # bars for generation and execution
+    with _session():  # bars for generation and execution
         res = evaluate(ecfg, str(out))
     console.print(Path(res["report"]).read_text()[:3000])
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
@@ -440,38 +386,27 @@ def eval_score_cmd(
                                                 help="CodeContests-Perf folder or raw CodeContests source "
                                                      "(default: the bundled sample)."),
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0,
                                                help="ParEval/PolyBench: report no speedup (flag unmeasurable) "
                                                     "when its estimated relative standard error stays above this "
                                                     "(default 0.06)."),
     as_json: bool = typer.Option(False, "--json",
                                  help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
     Problem sizes, threads, ranks and rounds: the eval table of the profile (`perfalign config`)."""
     from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
 
-    cfg = _load_config(config, profile, set_, flags)
+    cfg = _load_config(conf)
     e = cfg.eval
-
-    try:
-        text = read_code(code)
-        score, info = score_candidate(suite, problem, text, model=model,
-                                      pareval_dir=str(pareval_dir) if pareval_dir else None,
-                                      polybench_dir=str(polybench_dir) if polybench_dir else None,
-                                      codecontests=str(codecontests) if codecontests else None, language=language,
-                                      profile=e.profile_name, threads=e.omp_threads, ranks=e.mpi_ranks,
-                                      repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
+    with _failing(ScoreInputError), _failing(ProblemUnusable, what="cannot score here", code=1):
+        score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=_str(pareval_dir),
+                                      polybench_dir=_str(polybench_dir), codecontests=_str(codecontests),
+                                      language=language, profile=e.profile_name, threads=e.omp_threads,
+                                      ranks=e.mpi_ranks, repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
                                       target_s=e.probe_target_s, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
                                       clock=e.clock)
-    except ScoreInputError as e:
-        _fail(e)
-    except ProblemUnusable as e:
-        _fail(e, "cannot score here", code=1)
     if as_json:
         print(json.dumps(score.contract()))
         return
@@ -495,11 +430,8 @@ def eval_tasks_cmd(
     """List the problems `perfalign eval score` can score."""
     from perfalign.evaluation.score_one import list_tasks
 
-    try:
-        tasks = list_tasks(str(pareval_dir) if pareval_dir else None, str(polybench_dir) if polybench_dir else None,
-                           str(codecontests) if codecontests else None)
-    except (FileNotFoundError, ValueError) as e:
-        _fail(e)
+    with _failing(FileNotFoundError, ValueError):
+        tasks = list_tasks(_str(pareval_dir), _str(polybench_dir), _str(codecontests))
     if as_json:
         print(json.dumps(tasks))
         return
@@ -517,32 +449,17 @@ def eval_tasks_cmd(
 def pipeline_cmd(
     out: Path = typer.Option(Path("runs/embedded"), "--out",
                              help="Run directory: every stage's output, logs and states."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
-    flags: Optional[dict] = None,
+    conf: ConfigArgs = None,
 ) -> None:
     """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
-    from perfalign.sandbox import BackendUnavailable
-    from perfalign.sandbox.backends import make_backend
-
-    cfg = _load_config(config, profile, set_, flags)
+    cfg = _load_config(conf)
     _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
-    try:
-        make_backend(cfg.sandbox.backend)
-    except (BackendUnavailable, ValueError) as e:
-        _fail(e)
+    _check_backend(cfg.sandbox.backend)
     from perfalign.flows.pipeline import pipeline
-    from perfalign.flows.runstate import StageFailed
 
-    from .session import flow_session
-
-    console.print(f"[bold]perfalign pipeline[/bold] profile={profile} -> {out}")
-    try:
-        with flow_session():
-            result = pipeline(out=str(out), config=cfg)
-    except StageFailed as e:
-        _fail(e, "pipeline failed", code=1)
+    console.print(f"[bold]perfalign pipeline[/bold] profile={conf.profile} -> {out}")
+    with _failing(StageFailed, what="pipeline failed", code=1), _session():
+        result = pipeline(out=str(out), config=cfg)
     print_pipeline_summary(result, out)
 
 
@@ -552,8 +469,6 @@ def print_pipeline_summary(result: dict, out: Path) -> None:
         print_perf_summary(stages["codecontests_perf"], out / "codecontests_perf")
     if "synthetic" in stages:
         print_synth_summary(stages["synthetic"])
-    from perfalign.flows.status import closing_table
-
     console.print(closing_table(result, out))  # each stage's state, time and result
     report = stages.get("evaluate", {}).get("report")
     if report:
@@ -579,16 +494,15 @@ def _fmt(x) -> str:
 
 
 @app.command("config")
+@config_options()
 def config_cmd(
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     as_json: bool = typer.Option(False, "--json", help="Print {table: {key: {value, from}}} as JSON."),
     docs: bool = typer.Option(False, "--docs", help="Also show each setting's one-line doc (its dataclass field's)."),
 ) -> None:
     """Show every effective setting of every stage (the dataclasses' defaults, the profile, your
     file, --set), each with where it came from; the same default profile as every command."""
-    cfg = _load_config(config, profile, set_)
+    cfg = _load_config(conf)
     explained = cfg.explain(docs=docs)
     if as_json:
         print(json.dumps({"config_file": cfg.config_file, "profile": cfg.profile, "settings": explained}, indent=1))
@@ -608,9 +522,6 @@ def status_cmd(
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
     """List recent pipeline runs: profile, last update, and each stage's state, time and result."""
-    from perfalign.flows.runstate import list_runs
-    from perfalign.flows.status import status_table
-
     runs = list_runs(root)[:limit]
     if not runs:
         console.print(f"no runs under {root}")
@@ -629,8 +540,6 @@ def ui_cmd(
     host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
 ) -> None:
     """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
-    import os
-
     from perfalign.flows.server import run_server
 
     console.print(f"Prefect UI: http://{host}:{port}  (state: {os.environ['PREFECT_HOME']})\n"
@@ -646,29 +555,23 @@ def deploy_cmd(
     perf_cron: str = typer.Option("0 2 * * *", "--perf-cron",
                                   help="Schedule of the incremental CodeContests-Perf rebuild."),
     pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
-    flags: Optional[dict] = None,
+    conf: ConfigArgs = None,
 ) -> None:
     """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules).
     The scheduled runs use the same configuration as `perfalign pipeline` with these options."""
     from perfalign.flows.deploy import api_url_or_none, default_out_root, serve_deployments
 
-    cfg = _load_config(config, profile, set_, flags)
+    cfg = _load_config(conf)
     url = api_url_or_none()
     if not url:
-        err.print("[red]error:[/red] no Prefect server answers: start one with `perfalign ui` (or set PREFECT_API_URL)")
-        raise typer.Exit(2)
-    import os
-
+        _fail("no Prefect server answers: start one with `perfalign ui` (or set PREFECT_API_URL)")
     os.environ["PREFECT_API_URL"] = url
     console.print(f"serving deployments on {url}: build_codecontests_perf/nightly-incremental ({perf_cron}), "
                   f"pipeline/weekly ({pipeline_cron})")
-    sets = list(set_ or []) + [f"{k}={json.dumps(cfg.values(k.split('.')[0])[k.split('.')[1]])}"
-                               for k, v in flags.items() if v is not None]
+    sets = conf.sets + [f"{k}={json.dumps(cfg.values(k.split('.')[0])[k.split('.')[1]])}"
+                        for k, v in conf.flags.items() if v is not None]
     serve_deployments(cfg, out_root=str(out_root or default_out_root()), perf_cron=perf_cron,
-                      pipeline_cron=pipeline_cron, profile=profile, config_path=str(config) if config else None,
+                      pipeline_cron=pipeline_cron, profile=conf.profile, config_path=_str(conf.config),
                       overrides=sets)
 
 
@@ -695,12 +598,9 @@ def deploy_cmd(
 def grpo_cmd(
     out: Path = typer.Option(Path("runs/grpo"), "--out",
                              help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
-    profile: str = _CONFIG_PROFILE_OPT,
-    config: Optional[Path] = _CONFIG_FILE_OPT,
-    set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds (each arm runs once per seed)."),
     arms: Optional[str] = typer.Option(None, "--arms", help="Comma-separated: sqd, grpo, control (default: all)."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Online GRPO with rewards measured in GFLOPS on Dask benchmark workers, and staged
     quality-diversity (docs/grpo.md). Settings: the grpo table of `perfalign config`."""
@@ -710,25 +610,20 @@ def grpo_cmd(
         seed_list = [int(x) for x in seeds.split(",") if x.strip()]
     except ValueError:
         _fail(f"--seeds {seeds!r}: expected comma-separated integers")
-    try:
+    with _failing(ValueError, FileNotFoundError):
         result = grpo_command(out=str(out), seeds=seed_list, arms=[x.strip() for x in arms.split(",") if x.strip()]
-                              if arms else None, profile=profile, config=str(config) if config else None,
-                              overrides=list(set_ or []), **{k.split(".", 1)[1]: v for k, v in flags.items()})
-    except (ValueError, FileNotFoundError) as e:
-        _fail(e)
+                              if arms else None, profile=conf.profile, config=_str(conf.config), overrides=conf.sets,
+                              **{k.split(".", 1)[1]: v for k, v in conf.flags.items()})
     console.print(json.dumps(result, indent=1, default=str)[:4000])
 
 
-kernel_app = typer.Typer(help="Kernel environment: KernelBench problems, sandboxed candidates, speedups over eager "
-                                "PyTorch and torch.compile.", no_args_is_help=True)
-app.add_typer(kernel_app, name="kernel")
+kernel_app = _group("kernel", "Kernel environment: KernelBench problems, sandboxed candidates, speedups over eager "
+                              "PyTorch and torch.compile.")
 
 
-def _kernel_config(profile: str, config: Optional[Path], sets: Optional[List[str]], flags: dict):
+def _kernel_config(conf: ConfigArgs):
     """The [kernel] table (kernelenv.ScoreConfig); at most ``trials`` timed calls, at least min(min_trials, trials)."""
-    import dataclasses
-
-    k = _load_config(config, profile, sets, flags).kernel
+    k = _load_config(conf).kernel
     return dataclasses.replace(k, min_trials=min(k.min_trials, k.trials))
 
 
@@ -746,21 +641,18 @@ def kernel_score_cmd(
     problem: Path = typer.Option(..., "--problem",
                                  help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
     candidate: Path = typer.Option(..., "--candidate", help="A module defining ModelNew."),
-    profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT, set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Score one candidate: correctness over fresh inputs, then speedups (exit 0 whenever scoring happened)."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer, load_problem
 
-    cfg = _kernel_config(profile, config, set_, flags)
-    try:
+    cfg = _kernel_config(conf)
+    with _failing(ProblemError, KernelEnvError, OSError, UnicodeDecodeError):
         prob = load_problem(problem)
         source = candidate.read_text(encoding="utf-8")
         with Scorer(cfg) as scorer:
             res = scorer.score(prob, source, str(candidate))
-    except (ProblemError, KernelEnvError, OSError, UnicodeDecodeError) as e:
-        _fail(e)
     d = res.to_dict()
     head = {k: d[k] for k in ("verdict", "correct", "speedup_eager", "speedup_compile", "runtime_s", "flags")}
     if as_json:
@@ -784,26 +676,21 @@ def kernel_eval_cmd(
     candidates: str = typer.Option(..., "--candidates", help="A directory of candidates named like the problems, or "
                                                              "'reference' (the reference-as-candidate oracle)."),
     out: Path = typer.Option(..., "--out", help="Report directory (report.md, report.json, scores.jsonl)."),
-    profile: str = _CONFIG_PROFILE_OPT, config: Optional[Path] = _CONFIG_FILE_OPT, set_: Optional[List[str]] = _SET_OPT,
+    conf: ConfigArgs = None,
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
-    flags: Optional[dict] = None,
 ) -> None:
     """Score a directory of candidates: correct %, fast_p, % faster than torch.compile, geometric means."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer
 
-    cfg = _kernel_config(profile, config, set_, flags)
+    cfg = _kernel_config(conf)
     if candidates != "reference" and not Path(candidates).is_dir():
         _fail(f"--candidates {candidates}: not a directory (or 'reference')")
-    try:
+    with _failing(ProblemError, KernelEnvError):
         Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
         from perfalign.flows.kernel import kernel_eval
 
-        from .session import flow_session
-
-        with flow_session(bars=not as_json):
+        with _session(bars=not as_json):
             result = kernel_eval(str(problems), candidates, str(out), cfg)
-    except (ProblemError, KernelEnvError) as e:
-        _fail(e)
     if as_json:
         print(json.dumps(result["metrics"]))
     else:

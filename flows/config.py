@@ -19,6 +19,7 @@ import os
 import types
 import typing
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,8 +38,7 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
-from .options import option_name, static_setting
-from .profile_files import DEFAULT_PROFILE, PROFILES_DIR, profile_names
+from .options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
@@ -124,11 +124,6 @@ def _base(cls: type, obj: Any) -> Any:
     return cls(**{f.name: getattr(obj, f.name) for f in dataclasses.fields(cls)})
 
 
-TABLES: dict[str, type] = {
-    "sandbox": SandboxSettings, "perf": PerfSettings, "synth": SynthConfig, "triplets": TripletSettings,
-    "align": AlignSettings, "sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,
-    "dpa": DPAStageConfig, "eval": EvalConfig, "kernel": ScoreConfig, "grpo": GrpoRunConfig, "publish": PublishSettings,
-}
 # Filled in by the run, not settings: where a stage reads and writes, which models, secrets.
 _RUN_FIELDS = {"model_name_or_path", "data_path", "output_dir", "reward_model_path", "value_model_path",
                "codecontests_dir", "overwrite", "trl_overrides"}
@@ -167,12 +162,9 @@ def _scalar(hint: Any) -> tuple[Any, bool] | None:
         if len(rest) != 1:
             return None
         hint = rest[0]
-    if hint in _SCALARS:
-        return hint, optional
-    if typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,) \
-            and typing.get_args(hint)[0] in (str, int):
-        return hint, optional
-    return None
+    tuple_of = typing.get_origin(hint) is tuple and typing.get_args(hint)[1:] == (Ellipsis,) \
+        and typing.get_args(hint)[0] in (str, int)
+    return (hint, optional) if hint in _SCALARS or tuple_of else None
 
 
 @functools.cache
@@ -195,12 +187,6 @@ def settings(table: str) -> dict[str, Any]:
     return {name: hint for name, (hint, _) in _fields(TABLES[table]).items()
             if name.split(".")[0] not in RUNTIME.get(table, ()) and f"{table}.{name}" not in LINKS
             and _scalar(hint) is not None}
-
-
-def _get(obj: Any, name: str) -> Any:
-    for part in name.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _make(cls: type, kv: dict[str, Any]) -> Any:
@@ -250,7 +236,7 @@ class PerfalignConfig:
         names = list(settings(table))
         if linked:
             names += [k.split(".", 1)[1] for k in LINKS if k.startswith(table + ".")]
-        return {n: _plain(_get(obj, n)) for n in names}
+        return {n: _plain(attrgetter(n)(obj)) for n in names}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values (what the run state records and Prefect shows as a parameter)."""
@@ -283,6 +269,11 @@ class PerfalignConfig:
         return out
 
 
+# table -> its dataclass: the fields of PerfalignConfig (sources of links come first)
+TABLES: dict[str, type] = {name: hint for name, hint in typing.get_type_hints(PerfalignConfig).items()
+                           if dataclasses.is_dataclass(hint)}
+
+
 def field_doc(key: str) -> str:
     """A setting's one-line doc: its field's comment in the dataclass, else, for a stage's field
     that is its TRL config's (``StageConfig``), TRL's help, else its link's source's doc."""
@@ -311,23 +302,11 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     if optional and (value is None or (isinstance(value, str) and value.lower() in ("none", "null")
                                         and kind is not str) or (kind in (str, Path) and value == "")):
         return None  # TOML has no null: "none" (or "" for a text) unsets an optional setting
-    bad = ConfigError(f"{where} = {value!r} (from {origin}): expected {getattr(kind, '__name__', kind)}")
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise bad
-        return value
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad
-        return float(value)
-    if kind in (str, Path):
-        if not isinstance(value, str):
-            raise bad
-        return Path(value) if kind is Path else value
+    if kind in _SCALARS:
+        accepted = {bool: bool, int: int, float: (int, float)}.get(kind, str)  # a Path is given as a string
+        if not isinstance(value, accepted) or (kind is not bool and isinstance(value, bool)):
+            raise ConfigError(f"{where} = {value!r} (from {origin}): expected {kind.__name__}")
+        return kind(value) if kind in (float, Path) else value
     item = typing.get_args(kind)[0]
     if isinstance(value, str) or not isinstance(value, (list, tuple)) \
             or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
@@ -335,8 +314,9 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     return tuple(value)
 
 
-def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where: str) -> None:
-    """Merge a profile-shaped dict ({table: {key: value}}) into ``cfg``, refusing unknown keys."""
+def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where: str, base: Path) -> None:
+    """Merge a profile-shaped dict ({table: {key: value}}) into ``cfg``, refusing unknown keys;
+    a relative path (of the keys holding paths) is resolved against ``base``."""
     for table, kv in values.items():
         if table not in TABLES:
             raise ConfigError(f"{where}: unknown table [{table}]; known: {', '.join(TABLES)}")
@@ -350,6 +330,10 @@ def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where:
                                   f"[{table}] has: {', '.join(known)}")
             cfg[table][k] = v
             origins[f"{table}.{k}"] = origin
+    for table, name in _PATH_KEYS:
+        v = values.get(table, {}).get(name)
+        if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
+            cfg[table][name] = str(base / v)
 
 
 def flatten(kv: dict, prefix: str = "") -> dict[str, Any]:
@@ -372,13 +356,6 @@ def _read_profile(path: Path) -> dict:
         raise ConfigError(f"profile file {path}: {e}") from None
 
 
-def _resolve_paths(cfg: dict, changed: dict, base: Path) -> None:
-    for table, name in _PATH_KEYS:
-        v = changed.get(table, {}).get(name)
-        if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
-            cfg[table][name] = str(base / v)
-
-
 def load_config(path: Path | str | None = None, profile: str | None = None, overrides: list[str] = (),
                 flags: dict[str, Any] | None = None) -> PerfalignConfig:
     """The dataclasses' defaults, then the profile (flows/profiles/<profile>.toml), then the file
@@ -391,14 +368,11 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
     if not pfile.is_file():
         raise ConfigError(f"unknown profile {profile!r}; have: {', '.join(profile_names())} "
                           f"(or give a file of your own with --config)")
-    layer = _read_profile(pfile)
-    _apply(cfg, layer, f"profile {profile}", origins, str(pfile))
-    _resolve_paths(cfg, layer, SOURCE_ROOT)  # the bundled profiles name bundled data
+    # the bundled profiles name bundled data
+    _apply(cfg, _read_profile(pfile), f"profile {profile}", origins, str(pfile), SOURCE_ROOT)
     if path:
         path = Path(path)
-        layer = _read_profile(path)
-        _apply(cfg, layer, str(path), origins, str(path))
-        _resolve_paths(cfg, layer, path.resolve().parent)
+        _apply(cfg, _read_profile(path), str(path), origins, str(path), path.resolve().parent)
     sets: dict[str, dict[str, Any]] = {}
     for item in overrides:
         key, sep, value = item.partition("=")
@@ -406,13 +380,11 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
         if not sep or not dot or not name:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
         sets.setdefault(table, {})[name] = _parse_value(value.strip())
-    _apply(cfg, sets, "--set", origins, "--set")
-    _resolve_paths(cfg, sets, SOURCE_ROOT)
+    _apply(cfg, sets, "--set", origins, "--set", SOURCE_ROOT)
     for key, value in (flags or {}).items():
         if value is not None:
-            table, name = key.split(".", 1)
-            _apply(cfg, {table: {name: value}}, option_name(key), origins, key)
-            _resolve_paths(cfg, {table: {name: value}}, Path.cwd())  # a flag's path is the shell's
+            table, name = key.split(".", 1)  # a flag's path is the shell's
+            _apply(cfg, {table: {name: value}}, option_name(key), origins, key, Path.cwd())
     return _build(cfg, origins, profile, str(path) if path else None)
 
 
@@ -451,4 +423,4 @@ def preset(table: str, profile: str = DEFAULT_PROFILE, **overrides: Any) -> Any:
 def defaults(table: str) -> dict[str, Any]:
     """The dataclass defaults of a table's settings (what a profile need not repeat)."""
     blank = _make(TABLES[table], {})
-    return {k: _plain(_get(blank, k)) for k in settings(table)}
+    return {k: _plain(attrgetter(k)(blank)) for k in settings(table)}

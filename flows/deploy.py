@@ -3,6 +3,7 @@ as deployments with cron schedules."""
 from __future__ import annotations
 
 import os
+import sys
 import urllib.request
 from pathlib import Path
 
@@ -16,8 +17,6 @@ WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
 
 
 def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:
-    import sys
-
     prefect = Path(sys.executable).parent / "prefect"
     return [str(prefect), "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
 

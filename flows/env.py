@@ -1,6 +1,8 @@
 """Process-wide settings that must be in place before Prefect is imported."""
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import warnings
 from pathlib import Path
@@ -13,7 +15,6 @@ def project_dir() -> Path:
 
 
 LIBRARY_LOGGERS = ("perfalign",)  # every library logger is perfalign.<package>...: one parent carries them all
-_progress_logged = False
 
 
 def configure_prefect() -> None:
@@ -43,8 +44,6 @@ def _library_loggers_at_info() -> None:
 
     The run handler is attached here rather than through PREFECT_LOGGING_EXTRA_LOGGERS, which
     only works when it is set before Prefect first configures logging."""
-    import logging
-
     from prefect.context import FlowRunContext, TaskRunContext
     from prefect.logging.handlers import APILogHandler
 
@@ -67,12 +66,10 @@ def _library_loggers_at_info() -> None:
         lg._perfalign_routed = True
 
 
+@functools.cache  # once per process
 def _progress_to_run_log() -> None:
     """common.progress reports also go to the log (at 0, 25, 50, 75, 100 %): the Prefect UI's
     run log and the stage log files show how far a long stage is."""
-    global _progress_logged
-    if not _progress_logged:
-        from perfalign.common.progress import LogListener, subscribe
+    from perfalign.common.progress import LogListener, subscribe
 
-        subscribe(LogListener())
-        _progress_logged = True
+    subscribe(LogListener())

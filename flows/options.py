@@ -1,8 +1,8 @@
 """CLI options generated from the config dataclasses: ``@config_options("perf.repeats", ...)``
 adds one typer option per setting (named after the field, its type and help from the dataclass,
-the config key in the help) and hands the command ``flags={"perf.repeats": ...}`` for
-``load_config``, which checks them. One name per setting across commands; an unset option
-leaves the profile's value.
+the config key in the help) and --profile, --config and --set, and hands the command
+``conf.flags={"perf.repeats": ...}`` for ``load_config``, which checks them. One name per
+setting across commands; an unset option leaves the profile's value.
 
 Types and field docs are read from the dataclasses' source (the tables of flows/config.py, the
 modules they import), not by importing them: the CLI starts without torch or Prefect, and
@@ -13,15 +13,16 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.markup import escape
 
-from .profile_files import DEFAULT_PROFILE, profile_names
-
 _PACKAGE = Path(__file__).resolve().parents[1]  # the folder `perfalign` is imported from
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"  # the configuration's profiles (package data)
+DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
 # Option names that are not the field's own: one name per concept across commands (the sandbox
 # backend is --sandbox-backend, and `--backend` of `sandbox run` the sandbox too; synth's LLM is
 # --llm-backend and --llm-model; the model a command trains is --base-model; --seeds are random seeds).
@@ -31,6 +32,10 @@ OPTION_NAMES = {"sandbox.backend": "--sandbox-backend", "sandbox.workers": "--wo
                 "synth.backend": "--llm-backend", "synth.model": "--llm-model", "synth.seeds": "--seed-source"}
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "Path": str}
 GENERATED: set[str] = set()  # every key a command has an option for (a test checks them against the config)
+
+
+def profile_names() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
 
 
 @functools.cache
@@ -51,29 +56,13 @@ def _class(mod: str, name: str) -> tuple[str, ast.ClassDef]:
             return mod, node
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
-            base = mod.split(".")[:-node.level] if node.level else []
-            if node.level and _module_is_package(mod):
-                base = mod.split(".")[:len(mod.split(".")) - node.level + 1]
+            parts = mod.split(".")
+            is_package = (_PACKAGE / Path(*parts[1:]) / "__init__.py").exists()  # "." is the package itself
+            base = parts[:len(parts) - node.level + is_package] if node.level else []
             target = ".".join([*base, *([node.module] if node.module else [])])
             alias = next(a.name for a in node.names if (a.asname or a.name) == name)
             return _class(target, alias)
     raise KeyError(f"{name} not found from {mod}")
-
-
-def _module_is_package(mod: str) -> bool:
-    return (_PACKAGE / Path(*mod.split(".")[1:]) / "__init__.py").exists()
-
-
-@functools.cache
-def _table_class(table: str) -> tuple[str, ast.ClassDef]:
-    tree, _ = _module("perfalign.flows.config")
-    for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
-        if isinstance(target, ast.Name) and target.id == "TABLES" and isinstance(node.value, ast.Dict):
-            for k, v in zip(node.value.keys, node.value.values):
-                if k.value == table:
-                    return _class("perfalign.flows.config", v.id)
-    raise KeyError(f"no table {table!r} in flows/config.py")
 
 
 def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str]:
@@ -95,10 +84,9 @@ def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str
 @functools.cache
 def static_setting(key: str) -> tuple[Any, bool, str | None]:
     """(the setting's type: int, float, str, bool or tuple; whether None is allowed; its field doc)."""
-    table, name = key.split(".", 1)
-    mod, cls = _table_class(table)
-    *outer, last = name.split(".")
-    for part in outer:  # a nested dataclass: "tiers.ok_reward"
+    *outer, last = key.split(".")
+    mod, cls = _class("perfalign.flows.config", "PerfalignConfig")
+    for part in outer:  # the table's dataclass (a field of PerfalignConfig), then nested ones: "grpo.tiers.ok_reward"
         annotation, _, mod = _field(mod, cls, part)
         mod, cls = _class(mod, annotation)
     annotation, doc, _ = _field(mod, cls, last)
@@ -129,12 +117,38 @@ def _option(key: str, help: str | None) -> tuple[Any, Any]:
     return Optional[kind], typer.Option(None, decl, help=option_help(key, help))
 
 
+@dataclass(frozen=True)
+class ConfigArgs:
+    """--profile, --config and --set as given, and the command's flags: what load_config takes."""
+
+    profile: str
+    config: Optional[Path]
+    sets: list[str]
+    flags: dict[str, Any]
+
+
+def _common_params(kind: Any) -> list[inspect.Parameter]:
+    """--profile, --config and --set: every command that reads the configuration has them."""
+    profiles = ", ".join(profile_names())
+    return [
+        inspect.Parameter("profile", kind, annotation=str, default=typer.Option(
+            DEFAULT_PROFILE, "--profile", help=f"Config profile: {profiles} (flows/profiles/NAME.toml).")),
+        inspect.Parameter("config", kind, annotation=Optional[Path], default=typer.Option(
+            None, "--config", help="A profile file of your own (TOML), applied after --profile.")),
+        inspect.Parameter("set_", kind, annotation=Optional[List[str]], default=typer.Option(
+            None, "--set", help="Override one setting: table.key=value (repeatable).")),
+    ]
+
+
 def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
-    """Add an option per config key to a typer command; the command gets ``flags`` (key -> value,
-    None where unset; lists split at commas)."""
+    """Put --profile, --config and --set where the command has its parameter ``conf`` and add an
+    option per config key; the command gets ``conf``, a ConfigArgs whose ``flags`` map each key to
+    its value (None where unset; lists split at commas)."""
     def decorate(fn: Callable) -> Callable:
         sig = inspect.signature(fn, eval_str=True)
-        params = [p for p in sig.parameters.values() if p.name != "flags"]
+        params = []
+        for p in sig.parameters.values():
+            params += _common_params(p.kind) if p.name == "conf" else [p]
         names = {key: "cfg__" + key.replace(".", "__") for key in keys}
         GENERATED.update(keys)
         for key in keys:
@@ -150,23 +164,11 @@ def config_options(*keys: str, help: dict[str, str] | None = None) -> Callable:
                 if isinstance(value, str) and static_setting(key)[0] is tuple:
                     value = [v.strip() for v in value.split(",") if v.strip()]
                 flags[key] = value
-            return fn(**kwargs, flags=flags)
+            conf = ConfigArgs(kwargs.pop("profile"), kwargs.pop("config"), list(kwargs.pop("set_") or []), flags)
+            return fn(**kwargs, conf=conf)
 
         command.__signature__ = sig.replace(parameters=params)
         command.__annotations__ = {p.name: p.annotation for p in params}
         del command.__wrapped__  # typer reads the new signature, not the function's
         return command
     return decorate
-
-
-def profile_option() -> Any:
-    return typer.Option(DEFAULT_PROFILE, "--profile",
-                        help=f"Config profile: {', '.join(profile_names())} (flows/profiles/NAME.toml).")
-
-
-def config_file_option() -> Any:
-    return typer.Option(None, "--config", help="A profile file of your own (TOML), applied after --profile.")
-
-
-def set_option() -> Any:
-    return typer.Option(None, "--set", help="Override one setting: table.key=value (repeatable).")

@@ -117,9 +117,7 @@ def run_build(*, source: str, out: str, workers: int | None = None, dask_address
     if dask_address:
         from perfalign.common.extras import require
 
-        DaskTaskRunner = require("prefect_dask", "dask").DaskTaskRunner
-
-        runner = DaskTaskRunner(address=dask_address)
+        runner = require("prefect_dask", "dask").DaskTaskRunner(address=dask_address)
         workers = workers or 8
     else:
         workers = workers or os.cpu_count() or 1

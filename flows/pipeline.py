@@ -22,14 +22,6 @@ from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, fingerprint  # noqa: E402
 from .summaries import flow_run_name  # noqa: E402
 
-# A stage: (the config, the run state) -> its summary.
-StageFn = Callable[[PerfalignConfig, RunState], dict]
-
-
-def _source_fingerprint(source: str) -> str:
-    # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
-    return source if source.startswith("hf:") else fingerprint(source)
-
 
 def perf_parameters(cfg: PerfalignConfig) -> dict:
     """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
@@ -45,7 +37,9 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
 
     p, workers = cfg.perf, cfg.sandbox.worker_count()
     out = run.run_dir / "codecontests_perf"
-    h = cfg.section_hash("perf") + fingerprint(extra=[_source_fingerprint(p.source)])
+    # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
+    source_key = p.source if p.source.startswith("hf:") else fingerprint(p.source)
+    h = cfg.section_hash("perf") + fingerprint(extra=[source_key])
 
     def go() -> dict:
         return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
@@ -130,7 +124,8 @@ def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
         "url": publish_dataset(src, pub.repo_id, private=pub.private)})
 
 
-STAGES: list[tuple[str, StageFn]] = [
+# A stage: (the config, the run state) -> its summary.
+STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
     ("codecontests_perf", stage_perf),
     ("synthetic", stage_synth),
     ("triplets", stage_triplets),
@@ -153,9 +148,7 @@ def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, 
     run = RunState(out)
     run.data["config"] = config.to_dict()
     run.save()
-    done: dict[str, dict] = {}
-    for name, fn in STAGES:
-        done[name] = fn(config, run)
+    done = {name: fn(config, run) for name, fn in STAGES}
     records = run.data["stages"]
     return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in records.items()},
             "seconds": {k: v.get("seconds") for k, v in records.items()},

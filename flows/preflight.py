@@ -7,6 +7,7 @@ tracebacks; a GPU profile fails inside the first trainer, minutes in.
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 from pathlib import Path
@@ -78,8 +79,6 @@ def check_hub_dataset(spec: str, what: str = "source", timeout: float = HUB_TIME
 
 def _http_errors() -> tuple[type[BaseException], ...]:
     """The transport errors of huggingface_hub's HTTP client (httpx2 in 2.x, httpx before)."""
-    import importlib
-
     out = []
     for mod in ("httpx2", "httpx"):
         try:
@@ -128,35 +127,24 @@ def check_judges(required: bool) -> None:
         log.warning("%s", reason)
 
 
-def check_pipeline(cfg: Any, stages: Iterable[str] | None = None) -> None:
-    """Everything the pipeline (or the named stages of it) needs before its flow starts."""
-    stages = set(stages or ("codecontests_perf", "synthetic", "align"))
-    sources = []
-    if "codecontests_perf" in stages:
-        sources.append(("--source", cfg.perf.source))
-    check_sources(sources)
-    if "synthetic" in stages and getattr(cfg, "synth", None) is not None:
-        check_synth(cfg.synth)
-    if "align" in stages:
-        align = getattr(cfg, "align", None)
-        wanted = getattr(align, "stages", ()) or ()
-        check_gpu({s: getattr(cfg, s, None) for s in wanted})
-    if "codecontests_perf" in stages:
-        check_judges(required=getattr(cfg, "profile", "") == "production")
+def check_pipeline(cfg: Any) -> None:
+    """Everything the pipeline needs before its flow starts."""
+    check_sources([("--source", cfg.perf.source)])
+    check_synth(cfg.synth)
+    check_gpu({s: getattr(cfg, s) for s in cfg.align.stages})
+    check_judges(required=cfg.profile == "production")
 
 
 def check_synth(synth: Any) -> None:
-    """Hub seeds (``hf:DATASET[:DATA_DIR]``) are checked when an LLM will read them."""
-    if (getattr(synth, "seeds", None) or "").startswith("hf:") and _synth_uses_llm(synth):
-        check_sources([("seeds", synth.seeds)])
-
-
-def _synth_uses_llm(synth: Any) -> bool:
-    """Seeds are read only when an LLM generates (without a key the bundled sample is used)."""
+    """Hub seeds (``hf:DATASET[:DATA_DIR]``) are checked when an LLM will read them (without a
+    key the bundled sample is used and the seeds are not read)."""
+    if not (getattr(synth, "seeds", None) or "").startswith("hf:"):
+        return
     try:
         from perfalign.perfdata.synth.config import resolve_backend
 
-        effective, _ = resolve_backend(synth)
-        return effective.backend != "sample"
+        uses_llm = resolve_backend(synth)[0].backend != "sample"
     except Exception:  # noqa: BLE001 - the synth stage reports its own configuration errors
-        return True
+        uses_llm = True
+    if uses_llm:
+        check_sources([("seeds", synth.seeds)])

@@ -26,6 +26,7 @@ from typing import Any, Callable
 from perfalign.common.fileio import atomic_write_json
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
+from .status import last_update
 from .summaries import headline, jsonable, publish_stage, readable
 
 _log = logging.getLogger("perfalign.flows.pipeline")
@@ -75,29 +76,21 @@ class RunState:
         self.data["updated"] = _now()
         atomic_write_json(self.path, self.data, indent=1)
 
-    def record(self, stage: str) -> dict | None:
-        return self.data["stages"].get(stage)
-
-    def log_path(self, stage: str) -> Path:
-        return self.run_dir / "logs" / f"{stage}.log"
-
     def run_stage(self, stage: str, input_hash: str, input_desc: str, fn: Callable[[], dict]) -> dict:
         """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
-        rec = self.record(stage)
+        rec = self.data["stages"].get(stage)
         if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
-            rec["state"] = "skipped"
-            rec["skipped_at"] = _now()
+            rec.update(state="skipped", skipped_at=_now())
             rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
             self.save()
             _log.info("stage %s skipped: inputs and settings unchanged since %s (%s)", stage, rec.get("finished"),
                       rec["headline"])
             publish_stage(self.run_dir.name, stage, rec.get("summary") or {}, rec.get("seconds"))  # no flow ran
             return rec.get("summary") or {}
-        log = self.log_path(stage)
+        log = self.run_dir / "logs" / f"{stage}.log"
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
                "log": str(log)}
         self.data["stages"][stage] = rec
-        self.data["updated"] = _now()
         self.save()
         t0 = time.monotonic()
         with _stage_log(log):
@@ -162,6 +155,4 @@ def list_runs(root: str | Path) -> list[dict]:
             continue
         d["path"] = str(f.parent)
         out.append(d)
-    from .status import last_update
-
     return sorted(out, key=lambda d: last_update(d) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), reverse=True)

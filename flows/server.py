@@ -12,7 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -72,8 +75,6 @@ class ServerStartError(RuntimeError):
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -120,9 +121,6 @@ def local_api(start_timeout_s: float = 900.0) -> Iterator[str]:
 
 
 def _wait_healthy(proc: subprocess.Popen, url: str, timeout_s: float, log_path: Path) -> None:
-    import time
-    import urllib.request
-
     deadline = time.monotonic() + timeout_s
     while True:
         try:

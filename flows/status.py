@@ -48,11 +48,6 @@ def duration(seconds: float | None) -> str:
             else f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h")
 
 
-def profile_of(run: dict) -> str:
-    meta = (run.get("config") or {}).get("_meta") or {}
-    return meta.get("profile") or "?"
-
-
 def _state(state: str | None) -> str:
     return f"[{COLOUR.get(state or '', 'white')}]{state}[/]"
 
@@ -73,7 +68,8 @@ def status_table(runs: list[dict]) -> Table:
     t = Table("run", "stage", "state", "time", "result", title="perfalign runs (newest first)")
     for r in runs:
         rows = stage_rows(r) or [("-", "", "", "")]
-        head = (f"[bold]{escape(r.get('run', '?'))}[/bold]\nprofile {escape(profile_of(r))}\n"
+        profile = ((r.get("config") or {}).get("_meta") or {}).get("profile") or "?"
+        head = (f"[bold]{escape(r.get('run', '?'))}[/bold]\nprofile {escape(profile)}\n"
                 f"updated {when(last_update(r))}\n[dim]{escape(r.get('path', ''))}[/dim]")
         for i, row in enumerate(rows):
             t.add_row(head if i == 0 else "", *row, end_section=i == len(rows) - 1)

@@ -28,11 +28,10 @@ def jsonable(obj: Any) -> Any:
         return [jsonable(v) for v in obj]
     if isinstance(obj, (set, frozenset)):
         return sorted((jsonable(v) for v in obj), key=str)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        to_dict = getattr(obj, "to_dict", None)
-        return jsonable(to_dict() if callable(to_dict) else dataclasses.asdict(obj))
     if callable(getattr(obj, "to_dict", None)):
         return jsonable(obj.to_dict())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return jsonable(dataclasses.asdict(obj))
     if isinstance(obj, Path):
         return str(obj)
     if isinstance(obj, enum.Enum):
