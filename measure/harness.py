@@ -273,7 +273,7 @@ class ProbeSession:
         """(verdict, message, run) of mode V: the suite's validation, every call compared."""
         res = self.run(code, "V", self.p.validate_calls, self.v_seed, self.s.validate_time_s)
         if not res.ok:
-            return _verdict(res), _why(res), res
+            return res.verdict.value, _why(res), res
         t = self.transcript(res)
         if t.problems:
             return "TRANSCRIPT_INVALID", "; ".join(t.problems[:3]), res
@@ -403,7 +403,7 @@ class ProbeSession:
             cand = runs[label]
             t_cand = self.transcript(cand)
             if not cand.ok:
-                return _fail(score, _verdict(cand), _why(cand))
+                return _fail(score, cand.verdict.value, _why(cand))
             if t_cand.problems:
                 return _fail(score, "TRANSCRIPT_INVALID", "; ".join(t_cand.problems[:3]))
             why = compare_calls(t_cand, t_ref, p.tolerance)
@@ -483,10 +483,6 @@ def _fail(score: ProbeScore, verdict: str, message: str, keep_times: bool = Fals
     if not keep_times:
         score.runtime_s = score.baseline_s = None
     return score
-
-
-def _verdict(res: RunResult) -> str:
-    return res.verdict.value
 
 
 def _why(res: RunResult) -> str:
