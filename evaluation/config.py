@@ -157,6 +157,4 @@ class EvalConfig:
             raise RuntimeError("g++ is not installed: the ParEval and PolyBench drivers are C++")
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["models"] = [dataclasses.asdict(m) for m in self.models]
-        return d
+        return dataclasses.asdict(self)  # the models too, as {label, ref}

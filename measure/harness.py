@@ -287,17 +287,12 @@ class ProbeSession:
     def score(self, candidates: dict[str, str]) -> dict[str, ProbeScore]:
         """Scores of every candidate (label -> code), measured beside the reference."""
         self.prepare()
-        out: dict[str, ProbeScore] = {}
-        alive: dict[str, str] = {}
         # validation is never timed: candidates build and validate side by side on the sandbox's slots
         with ThreadPoolExecutor(max(1, min(getattr(self.sb, "workers", 1), len(candidates)))) as pool:
             checked = dict(zip(candidates, pool.map(self.validate, candidates.values())))
-        for label, code in candidates.items():
-            verdict, message, _ = checked[label]
-            if verdict != "OK":
-                out[label] = ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
-            else:
-                alive[label] = code
+        out = {label: ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
+               for label, (verdict, message, _) in checked.items() if verdict != "OK"}
+        alive = {label: code for label, code in candidates.items() if label not in out}
         if alive:
             rounds = self._measure(alive)
             rse = self._rel_se("__reference__", rounds)
