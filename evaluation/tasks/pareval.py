@@ -297,14 +297,6 @@ _REQUIRED = ("function", "signature", "description", "example", "execution_model
 SAMPLE_TOLERANCE = Tolerance(abs=1e-6, rel=1e-6)
 
 
-def mpi_unavailable_reason() -> str:
-    """Why the bundled sample's MPI prompts are skipped."""
-    if shutil.which("mpicxx") is None or shutil.which("mpirun") is None:
-        return "no MPI implementation on this host (mpicxx/mpirun not found)"
-    return ("the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
-            "ParEval's MPI problems")
-
-
 def pareval_header(meta: dict, model: str) -> str:
     """ParEval's prompt: includes, types, a comment with the task and an example, the open signature."""
     lines = (meta["description"].strip() + "\n" + _NOTE[model] + "Example:\n\n" + meta["example"].strip()).splitlines()
@@ -320,6 +312,10 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
         raise FileNotFoundError(f"no ParEval tasks (*/task.json) under {root}")
     prompts: list[EvalPrompt] = []
     skipped: list[Skipped] = []
+    mpi_why = ("no MPI implementation on this host (mpicxx/mpirun not found)"  # why the MPI prompts are skipped
+               if shutil.which("mpicxx") is None or shutil.which("mpirun") is None else
+               "the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
+               "ParEval's MPI problems")
     for d in problems:
         meta = read_task_dir(d, _REQUIRED, ("baseline.cpp", "driver.cpp"))
         tol = task_tolerance(d, meta, SAMPLE_TOLERANCE)
@@ -328,7 +324,7 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
                 continue
             task, prompt_id = f"pareval-{model}", f"{d.name}-{model}"
             if model == "mpi":
-                skipped.append(Skipped(task, prompt_id, mpi_unavailable_reason()))
+                skipped.append(Skipped(task, prompt_id, mpi_why))
                 continue
             p = bundled_problem(d, meta, (d / "baseline.cpp").read_text(), suite="pareval", model=model,
                                 prompt=pareval_header(meta, model), tolerance=tol, headers=CANDIDATE_HEADERS,
