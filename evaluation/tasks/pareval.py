@@ -222,11 +222,10 @@ def _timed_call(reset: str) -> str:
 
 def _fingerprints(sig: Signature, rules: dict[str, str]) -> list[str]:
     """The observer's statements: the return value and every output argument (OUTPUT_RULES)."""
-    fps = ["perfalign_fp(perfalign_result);"] if sig.returns_value else []
     how = {"interior2d": "perfalign_fp_interior2d({}, N);", "interior1d": "perfalign_fp_interior1d({});",
            "sorted": "perfalign_fp_sorted({});"}
-    fps += [how.get(rules.get(p.name, ""), "perfalign_fp({});").format(p.name) for p in sig.params if p.output]
-    return fps
+    return (["perfalign_fp(perfalign_result);"] if sig.returns_value else []) + \
+        [how.get(rules.get(p.name, ""), "perfalign_fp({});").format(p.name) for p in sig.params if p.output]
 
 
 class ParEvalTask(EvalTask[ProbeProblem]):

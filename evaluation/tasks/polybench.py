@@ -90,12 +90,8 @@ class PolyBenchCheckout:
 
     @cached_property
     def kernels(self) -> dict[str, Path]:
-        out = {}
-        for line in (self.root / "utilities/benchmark_list").read_text().split():
-            path = (self.root / line).resolve()
-            if path.is_file():
-                out[path.stem] = path
-        return dict(sorted(out.items()))
+        paths = [(self.root / line).resolve() for line in (self.root / "utilities/benchmark_list").read_text().split()]
+        return dict(sorted({p.stem: p for p in paths if p.is_file()}.items()))
 
     def names(self) -> list[str]:
         return list(self.kernels)
