@@ -313,9 +313,12 @@ def observer(function: str, ret: str, params: list[tuple[str, str]], fingerprint
     decl = ", ".join(p for p, _ in params)
     args = ", ".join(n for _, n in params)
     call = f"::{function}({args})"  # qualified: a parameter may share the function's name
-    body = ["    perfalign_call_begin();", f"    auto perfalign_result = {call};" if returns_value else f"    {call};",
-            '    asm volatile("" : : : "memory");', "    perfalign_call_end();", "    if (perfalign_root()) {",
-            *[f"        {fp}" for fp in fingerprints], "    }", "    perfalign_line_end();",
+    body = ["    perfalign_call_begin();",
+            f"    auto perfalign_result = {call};" if returns_value else f"    {call};",
+            '    asm volatile("" : : : "memory");',
+            "    perfalign_call_end();",
+            "    if (perfalign_root()) {", *[f"        {fp}" for fp in fingerprints], "    }",
+            "    perfalign_line_end();",
             *(["    return perfalign_result;"] if returns_value else [])]
     return (f"namespace {{\n{ret} perfalign_observe_{function}({decl}) {{\n" + "\n".join(body) + "\n}\n}\n"
             f"#define {function} perfalign_observe_{function}\n")
