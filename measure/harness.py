@@ -208,8 +208,7 @@ class ProbeSession:
         return t.wall_time_s if self.p.clock == "wall" else t.cpu_time_s
 
     def transcript(self, res: RunResult) -> Transcript:
-        out = res.tests[0].output if res.tests else ""
-        return parse_transcript(out or "", self.nonce)
+        return parse_transcript(res.tests[0].output if res.tests else "", self.nonce)  # a None output reads as ""
 
     # ------------------------------------------------------------------ phases
     def prepare(self) -> None:
@@ -490,5 +489,4 @@ def _why(res: RunResult) -> str:
 def score_problem(sandbox: Sandbox, problem: ProbeProblem, candidates: dict[str, str],
                   settings: ProbeSettings | None = None) -> tuple[dict[str, ProbeScore], dict]:
     session = ProbeSession(sandbox, problem, settings)
-    scores = session.score(candidates)
-    return scores, session.info
+    return session.score(candidates), session.info
