@@ -146,10 +146,10 @@ class EvalConfig:
                                  "build one with `perfalign perf build` or leave 'codecontests' out of tasks")
             if not Path(self.codecontests_dir).is_dir():
                 raise FileNotFoundError(f"codecontests_dir {self.codecontests_dir} does not exist")
-        if "kernelbench" in self.tasks:  # no folder at all: the loader skips the group with the reason
-            if self.kernelbench_dir and not Path(self.kernelbench_dir).is_dir():
-                raise FileNotFoundError(f"kernelbench_dir {self.kernelbench_dir} does not exist (give a KernelBench "
-                                        "checkout's KernelBench/ folder, the one holding level1/)")
+        # no folder at all: the kernelbench loader skips the group with the reason
+        if "kernelbench" in self.tasks and self.kernelbench_dir and not Path(self.kernelbench_dir).is_dir():
+            raise FileNotFoundError(f"kernelbench_dir {self.kernelbench_dir} does not exist (give a KernelBench "
+                                    "checkout's KernelBench/ folder, the one holding level1/)")
         for name, on in (("pareval_dir", "pareval"), ("polybench_dir", "polybench")):
             if on in self.tasks and not Path(getattr(self, name)).is_dir():
                 raise FileNotFoundError(f"{name} {getattr(self, name)} does not exist")
@@ -157,6 +157,4 @@ class EvalConfig:
             raise RuntimeError("g++ is not installed: the ParEval and PolyBench drivers are C++")
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["models"] = [dataclasses.asdict(m) for m in self.models]
-        return d
+        return dataclasses.asdict(self)  # the models too, as {label, ref}

@@ -30,7 +30,6 @@ log = logging.getLogger("perfalign.evaluation")
 # Every report scores these beside the models: a reader sees the harness measure ~1.0 for the
 # reference and less for a known-slow program even when every model scores 0.
 CONTROLS = {"control:reference": "oracle:reference", "control:slow": "oracle:slow"}
-CONTROL_LABELS = tuple(CONTROLS)
 
 
 def with_controls(config: EvalConfig) -> EvalConfig:
@@ -65,16 +64,15 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
     report_progress("evaluate: models generated", 0, len(config.models))
     for spec, (responses, seconds) in _generate_all(config, prompts):  # as each finishes
         finished[spec.label] = responses, seconds
-        with open(out / "generations" / f"{_slug(spec.label)}.jsonl", "w") as f:
-            for p, rs in zip(prompts, responses):
-                row = {"task": p.task, "prompt_id": p.prompt_id, "prompt": p.text, "responses": rs}
-                f.write(json.dumps(row) + "\n")
+        rows = [{"task": p.task, "prompt_id": p.prompt_id, "prompt": p.text, "responses": rs}
+                for p, rs in zip(prompts, responses)]
+        (out / "generations" / f"{_slug(spec.label)}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         log.info("generated %s in %.1f s", spec.label, seconds)
         report_progress("evaluate: models generated", len(finished), len(config.models))
     generations = {spec.label: finished[spec.label][0] for spec in config.models}  # in the configured order
     timings.update({f"generate[{spec.label}]_s": finished[spec.label][1] for spec in config.models})
     models = [{"label": spec.label, "ref": spec.ref,
-               "kind": "control" if spec.label in CONTROL_LABELS else "oracle" if spec.is_oracle else "hf",
+               "kind": "control" if spec.label in CONTROLS else "oracle" if spec.is_oracle else "hf",
                "finetune": {} if spec.is_oracle else finetune_metrics(spec.ref),
                "generation_s": finished[spec.label][1]} for spec in config.models]
 
@@ -85,9 +83,7 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
         samples, baselines = score_tasks(prompts, generations, ScoreRun(sb, config), sandbox_info)
     timings["execute_s"] = time.time() - t
     load_after = os.getloadavg()[0]
-    with open(out / "samples.jsonl", "w") as f:
-        for s in samples:
-            f.write(json.dumps(s.to_dict()) + "\n")
+    (out / "samples.jsonl").write_text("".join(json.dumps(s.to_dict()) + "\n" for s in samples))
 
     scores, excluded = task_scores(prompts, samples, baselines, tuple(config.ks))
     oracles = {m.label: m.oracle_mode for m in config.models if m.is_oracle}

@@ -9,6 +9,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import median_high
 from typing import Any
 
 from .plots import plot_code_generation, plot_polybench
@@ -42,9 +43,7 @@ class EvalReport:
         return any(s.task == task for s in self.scores) or any(s["task"] == task for s in self.skipped)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["scores"] = [s.to_dict() for s in self.scores]
-        return d
+        return dataclasses.asdict(self)  # the scores too, field by field (TaskScore.to_dict)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "EvalReport":
@@ -177,13 +176,10 @@ def _controls_table(report: EvalReport) -> list[str]:
         groups.setdefault((o["model"], o["task"]), []).append(o)
     for (model, task), g in sorted(groups.items()):
         meas = sorted(o["measured_speedup"] for o in g if o["measured_speedup"] is not None)
-        exp = sorted(o["expected_speedup"] for o in g if o["expected_speedup"] is not None)
-        def med(v):
-            return v[len(v) // 2] if v else None
-
-        span = f"{_f(med(meas), 2)} [{_f(meas[0], 2)}, {_f(meas[-1], 2)}]" if meas else "—"
+        exp = [o["expected_speedup"] for o in g if o["expected_speedup"] is not None]
+        span = f"{_f(median_high(meas), 2)} [{_f(meas[0], 2)}, {_f(meas[-1], 2)}]" if meas else "—"
         lines.append(f"| {model} | {TASK_LABELS.get(task, task)} | {len(g)} | {sum(o['correct'] for o in g)} | "
-                     f"{span} | {_f(med(exp), 2)} |")
+                     f"{span} | {_f(median_high(exp), 2) if exp else '—'} |")
     return lines + [""]
 
 

@@ -16,6 +16,9 @@ from .config import ModelSpec
 STAGES = {"SFTStageConfig": "sft", "RewardStageConfig": "reward_model", "RLPFStageConfig": "rlpf",
           "DPAStageConfig": "dpa"}
 STAGE_LABELS = {"sft": "+SFT", "rlpf": "+RLPF", "dpa": "+DPA"}
+# stage -> {our name: the name in its metrics.json}
+STAGE_METRICS = {"sft": {"perplexity": "eval_perplexity"}, "rlpf": {"mean_reward": "eval_mean_reward", "kl": "eval_kl"},
+                 "dpa": {"dpa_accuracy": "eval_accuracy"}, "reward_model": {"rm_accuracy": "eval_accuracy"}}
 
 
 def _read_json(path: Path) -> dict:
@@ -43,19 +46,10 @@ def finetune_metrics(model_ref: str) -> dict:
     stage = STAGES.get(cfg.get("stage", ""))
     if not stage or not metrics:
         return {}
-    out: dict = {"stage": stage, "run_dir": str(d)}
-    if stage == "sft":
-        out["perplexity"] = metrics.get("eval_perplexity")
-    elif stage == "rlpf":
-        out["mean_reward"] = metrics.get("eval_mean_reward")
-        out["kl"] = metrics.get("eval_kl")
-        rm = _resolve(cfg["reward_model_path"], d) if cfg.get("reward_model_path") else None
-        if rm is not None:
-            out["rm_accuracy"] = _read_json(rm / METRICS_FILE).get("eval_accuracy")
-    elif stage == "dpa":
-        out["dpa_accuracy"] = metrics.get("eval_accuracy")
-    elif stage == "reward_model":
-        out["rm_accuracy"] = metrics.get("eval_accuracy")
+    out: dict = {"stage": stage, "run_dir": str(d), **{k: metrics.get(m) for k, m in STAGE_METRICS[stage].items()}}
+    rm = _resolve(cfg["reward_model_path"], d) if stage == "rlpf" and cfg.get("reward_model_path") else None
+    if rm is not None:  # RLPF's reward model: the one it used
+        out["rm_accuracy"] = _read_json(rm / METRICS_FILE).get("eval_accuracy")
     return out
 
 

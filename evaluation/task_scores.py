@@ -54,8 +54,7 @@ def task_scores(prompts: list[EvalPrompt], samples: list[SampleResult], baseline
     timing = {p.task: p.timing for p in prompts}
     order = [p.prompt_id for p in prompts]
     scores: dict[tuple[str, str], TaskScore] = {}
-    models = list(dict.fromkeys(s.model for s in samples))
-    for model in models:
+    for model in dict.fromkeys(s.model for s in samples):
         for task in dict.fromkeys(p.task for p in prompts):
             rows = []
             for pid in order:

@@ -91,9 +91,8 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
     if unit != s.clock:
         info["clock_fallback"] = s.clock
     score = ProbeScore(label, "OK", True, None, None, None, unit, rounds=len(cand_runs))
-    bad = [r for r in cand_runs if not r.ok]
-    if bad:
-        r = bad[0]
+    r = next((r for r in cand_runs if not r.ok), None)
+    if r is not None:
         t = next((t for t in r.tests if t.verdict is not Verdict.OK), None)
         score.verdict, score.correct, score.speedup = r.verdict.value, False, 0.0
         message = r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message)

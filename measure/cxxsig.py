@@ -40,8 +40,8 @@ class Signature:
     def returns_value(self) -> bool:
         return self.ret.strip() != "void"
 
-    def text(self, name: str | None = None) -> str:
-        return f"{self.ret} {name or self.name}({', '.join(p.decl for p in self.params)})"
+    def text(self) -> str:
+        return f"{self.ret} {self.name}({', '.join(p.decl for p in self.params)})"
 
     @property
     def args(self) -> str:

@@ -208,8 +208,7 @@ class ProbeSession:
         return t.wall_time_s if self.p.clock == "wall" else t.cpu_time_s
 
     def transcript(self, res: RunResult) -> Transcript:
-        out = res.tests[0].output if res.tests else ""
-        return parse_transcript(out or "", self.nonce)
+        return parse_transcript(res.tests[0].output if res.tests else "", self.nonce)  # a None output reads as ""
 
     # ------------------------------------------------------------------ phases
     def prepare(self) -> None:
@@ -273,7 +272,7 @@ class ProbeSession:
         """(verdict, message, run) of mode V: the suite's validation, every call compared."""
         res = self.run(code, "V", self.p.validate_calls, self.v_seed, self.s.validate_time_s)
         if not res.ok:
-            return _verdict(res), _why(res), res
+            return res.verdict.value, _why(res), res
         t = self.transcript(res)
         if t.problems:
             return "TRANSCRIPT_INVALID", "; ".join(t.problems[:3]), res
@@ -287,17 +286,12 @@ class ProbeSession:
     def score(self, candidates: dict[str, str]) -> dict[str, ProbeScore]:
         """Scores of every candidate (label -> code), measured beside the reference."""
         self.prepare()
-        out: dict[str, ProbeScore] = {}
-        alive: dict[str, str] = {}
         # validation is never timed: candidates build and validate side by side on the sandbox's slots
         with ThreadPoolExecutor(max(1, min(getattr(self.sb, "workers", 1), len(candidates)))) as pool:
             checked = dict(zip(candidates, pool.map(self.validate, candidates.values())))
-        for label, code in candidates.items():
-            verdict, message, _ = checked[label]
-            if verdict != "OK":
-                out[label] = ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
-            else:
-                alive[label] = code
+        out = {label: ProbeScore(label, verdict, False, 0.0, None, None, self.unit, [], message[:2000])
+               for label, (verdict, message, _) in checked.items() if verdict != "OK"}
+        alive = {label: code for label, code in candidates.items() if label not in out}
         if alive:
             rounds = self._measure(alive)
             rse = self._rel_se("__reference__", rounds)
@@ -403,7 +397,7 @@ class ProbeSession:
             cand = runs[label]
             t_cand = self.transcript(cand)
             if not cand.ok:
-                return _fail(score, _verdict(cand), _why(cand))
+                return _fail(score, cand.verdict.value, _why(cand))
             if t_cand.problems:
                 return _fail(score, "TRANSCRIPT_INVALID", "; ".join(t_cand.problems[:3]))
             why = compare_calls(t_cand, t_ref, p.tolerance)
@@ -485,10 +479,6 @@ def _fail(score: ProbeScore, verdict: str, message: str, keep_times: bool = Fals
     return score
 
 
-def _verdict(res: RunResult) -> str:
-    return res.verdict.value
-
-
 def _why(res: RunResult) -> str:
     if res.verdict is Verdict.COMPILE_ERROR:
         return (res.compile.message or "compile error")[-2000:]
@@ -499,5 +489,4 @@ def _why(res: RunResult) -> str:
 def score_problem(sandbox: Sandbox, problem: ProbeProblem, candidates: dict[str, str],
                   settings: ProbeSettings | None = None) -> tuple[dict[str, ProbeScore], dict]:
     session = ProbeSession(sandbox, problem, settings)
-    scores = session.score(candidates)
-    return scores, session.info
+    return session.score(candidates), session.info

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 
 from .cxxsig import Signature, matching_brace
 
-MODES = ("V", "T")  # the suite's own validation (untimed), timed calls
-
 
 @dataclass(frozen=True)
 class Tolerance:
@@ -63,7 +61,7 @@ class ProbeProblem:
     def candidate_source(self, code: str, mode: str) -> str:
         """The candidate's own translation unit: headers, the prompt's types and helpers (those
         the code does not define again, as completions often do), the code as a whole function."""
-        code = normalize_function(code, self.signature)
+        code = normalize_candidate(code, self.signature.name, self.signature.text())
         for h in self.provided_headers:
             code = re.sub(rf'^\s*#\s*include\s*[<"]{re.escape(h)}[>"][^\n]*$', "", code, flags=re.M)
         # a kernel copied with its `static` would not be visible to the driver
@@ -135,11 +133,6 @@ def internal_helpers(text: str) -> str:
     """The preamble for the driver TU: its helper functions ``static`` (the candidate's TU has
     its own copies; no symbol is shared between the two)."""
     return "".join(("static " + t) if kind == "function" else t for kind, _, t in split_definitions(text))
-
-
-def normalize_function(code: str, sig: Signature) -> str:
-    """The candidate as a whole function (ParEval completions are often only the body)."""
-    return normalize_candidate(code, sig.name, sig.text())
 
 
 def hoist_includes(text: str) -> tuple[str, list[str]]:

@@ -313,19 +313,13 @@ def observer(function: str, ret: str, params: list[tuple[str, str]], fingerprint
     decl = ", ".join(p for p, _ in params)
     args = ", ".join(n for _, n in params)
     call = f"::{function}({args})"  # qualified: a parameter may share the function's name
-    body = ["    perfalign_call_begin();"]
-    if returns_value:
-        body.append(f"    auto perfalign_result = {call};")
-    else:
-        body.append(f"    {call};")
-    body.append('    asm volatile("" : : : "memory");')
-    body.append("    perfalign_call_end();")
-    body.append("    if (perfalign_root()) {")
-    body += [f"        {fp}" for fp in fingerprints]
-    body.append("    }")
-    body.append("    perfalign_line_end();")
-    if returns_value:
-        body.append("    return perfalign_result;")
+    body = ["    perfalign_call_begin();",
+            f"    auto perfalign_result = {call};" if returns_value else f"    {call};",
+            '    asm volatile("" : : : "memory");',
+            "    perfalign_call_end();",
+            "    if (perfalign_root()) {", *[f"        {fp}" for fp in fingerprints], "    }",
+            "    perfalign_line_end();",
+            *(["    return perfalign_result;"] if returns_value else [])]
     return (f"namespace {{\n{ret} perfalign_observe_{function}({decl}) {{\n" + "\n".join(body) + "\n}\n}\n"
             f"#define {function} perfalign_observe_{function}\n")
 

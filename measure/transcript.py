@@ -31,8 +31,6 @@ class Transcript:
     valid: int | None = None          # mode V: the suite's own verdict (1 pass, 0 fail)
     end: int | None = None
     problems: list[str] = field(default_factory=list)
-    extra: str = ""                   # other text the program printed (PolyBench dumps)
-    dumps: dict[int, str] = field(default_factory=dict)  # call index -> text printed after its line
 
     @property
     def max_threads(self) -> int:
@@ -47,12 +45,9 @@ def parse_transcript(text: str, nonce: int) -> Transcript:
     tag = f"PA {nonce} "
     t = Transcript()
     seen: set[int] = set()
-    current: int | None = None
     for raw in (text or "").splitlines():
         at = raw.find(tag)
         if at < 0:
-            if current is not None:
-                t.dumps[current] = t.dumps.get(current, "") + raw + "\n"
             continue
         line = raw[at + len(tag):]
         kind, _, rest = line.partition(" ")
@@ -68,7 +63,6 @@ def parse_transcript(text: str, nonce: int) -> Transcript:
                     t.problems.append(f"call line {index} out of order or repeated")
                 seen.add(index)
                 t.calls.append(call)
-                current = index
             elif kind == "V":
                 if t.valid is not None:
                     t.problems.append("validation line repeated")
@@ -77,7 +71,6 @@ def parse_transcript(text: str, nonce: int) -> Transcript:
                 if t.end is not None:
                     t.problems.append("END repeated")
                 t.end = int(rest.split()[0])
-                current = None
             else:
                 t.problems.append(f"unknown transcript line {line[:80]!r}")
         except (ValueError, IndexError):

@@ -11,7 +11,7 @@ from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_t
 from perfalign.sandbox import Limits, TestCase
 
 from ..sandbox_jobs import score_jobs
-from .base import EvalPrompt, EvalTask, Responses, Scored, ScoreRun, Skipped
+from .base import EvalPrompt, EvalTask, Skipped
 from .codecontests import ContestSpec
 
 if TYPE_CHECKING:
@@ -42,5 +42,4 @@ class ControlledTask(EvalTask[ContestSpec]):
                                       {mode: base / task.runtimes[pid][kind] for mode, kind in kinds.items()}))
         return prompts, []
 
-    def score(self, prompts: list[EvalPrompt[ContestSpec]], responses: Responses, run: ScoreRun) -> Scored:
-        return score_jobs(prompts, responses, run)
+    score = staticmethod(score_jobs)

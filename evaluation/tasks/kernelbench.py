@@ -90,24 +90,13 @@ class KernelSpec:
         return source_sha(code) in self.reference_programs
 
 
-def kernelbench_root(path: str | Path) -> Path:
-    """The folder holding level1/, level2/: the one given, or its KernelBench/ (a repository root)."""
-    root = Path(path)
-    if not any(root.glob("level*")) and (root / "KernelBench").is_dir():
-        return root / "KernelBench"
-    return root
-
-
-def prompt_text(problem: Problem) -> str:
-    return optimization_prompt(INSTRUCTION.format(name=problem.name), LANG, problem.source)
-
-
 def _prompt(problem: Problem) -> EvalPrompt:
     reference, slow = reference_candidate(problem), problem.source + SLOW
     fast_path = find_candidate(problem, ORACLES_DIR)
     fast = fast_path.read_text(encoding="utf-8") if fast_path else reference
     spec = KernelSpec(str(problem.path), problem.name, frozenset({source_sha(reference), source_sha(slow)}))
-    return EvalPrompt(TASK, problem.name, prompt_text(problem), LANG, "cpu", spec,
+    text = optimization_prompt(INSTRUCTION.format(name=problem.name), LANG, problem.source)
+    return EvalPrompt(TASK, problem.name, text, LANG, "cpu", spec,
                       {"reference": reference, "slow": slow, "fast": fast},
                       # slow: ~0.5 less the per-call output copy both pay; fast: measured, not known
                       {"reference": 1.0, "slow": None, "fast": None if fast_path else 1.0})
@@ -127,7 +116,9 @@ class KernelBenchTask(EvalTask[KernelSpec]):
         site = torch_site()
         if site.dir is None:
             return [], [Skipped(TASK, "*", f"the kernel environment cannot run here: {site.reason}")]
-        root = kernelbench_root(config.kernelbench_dir)
+        root = Path(config.kernelbench_dir)  # the folder holding level1/, level2/, or a repository root's KernelBench/
+        if not any(root.glob("level*")) and (root / "KernelBench").is_dir():
+            root = root / "KernelBench"
         prompts: list[EvalPrompt] = []
         skipped: list[Skipped] = []
         for level in sorted(set(config.kernelbench_levels)):

@@ -58,7 +58,7 @@ from perfalign.measure.cxxsig import Signature, find_function, parse_signature, 
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
 from ..probe_sessions import score_probe_candidate, score_probes
-from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
 from .bundled import bundled_problem, read_task_dir, task_tolerance
 
 if TYPE_CHECKING:
@@ -120,8 +120,67 @@ class ParEvalCheckout:
         return sorted(n for n in self.problem_dirs if any((n, m) in self.prompts for m in MODELS))
 
     def problem(self, name: str, model: str = "serial", profile: str = "embedded", threads: int = 2,
-                ranks: int = 2, validation_trials: int | None = None) -> ProbeProblem:
-        return build_problem(self, name, model, profile, threads, ranks, validation_trials)
+                ranks: int = 2) -> ProbeProblem:
+        if model not in MODELS:
+            raise ParEvalError(f"unknown ParEval execution model {model!r}; use one of {MODELS}")
+        if profile not in ("embedded", "production"):
+            raise ParEvalError(f"unknown profile {profile!r}")
+        d = self.problem_dirs.get(name)
+        prompt = self.prompts.get((name, model))
+        if d is None or prompt is None:
+            raise ParEvalError(f"no ParEval problem {name!r} with a {model} prompt in {self.root} "
+                               f"(`perfalign eval tasks --pareval-dir {self.root}` lists them)")
+        lines = prompt.rstrip().splitlines()  # includes, types, comment; the signature line
+        preamble, sig = "\n".join(lines[:-1]), parse_signature(lines[-1])
+        cpu = (d / "cpu.cc").read_text()
+        baseline_text, baseline_includes = hoist_includes((d / "baseline.hpp").read_text())
+        ref_fn = _reference_function(cpu, len(sig.params), name)
+        tol = Tolerance(abs=max(map(float, _FLOAT_LITERAL.findall(_body(cpu, "validate"))), default=1e-4))
+        size = self.sizes[name][model]
+        size = size if profile == "production" else f"(({size}) / {EMBEDDED_SIZE_DIVISOR})"
+        trials = 1 if profile == "embedded" else 2
+        mpi = model == "mpi"
+
+        # --- driver TU (trusted)
+        fps = _fingerprints(sig, OUTPUT_RULES.get(name, {}))
+        extra = {"omp": "#include <omp.h>", "mpi": "#include <mpi.h>", "serial": ""}[model]
+        cpu_body, _ = hoist_includes(cpu)
+        utilities, _ = hoist_includes((self.root / "drivers/cpp/utilities.hpp").read_text())
+        driver = "\n".join([
+            f"#define USE_{model.upper()} 1",
+            f"#define DRIVER_PROBLEM_SIZE {size}",
+            f"#define MAX_VALIDATION_ATTEMPTS {trials}",
+            *baseline_includes,
+            probe_cpp.PRELUDE % {"extra_includes": extra},
+            probe_cpp.REDIRECT_RAND,
+            '#line 1 "utilities.hpp"', utilities,
+            '#line 1 "generated-code.hpp"', internal_helpers(preamble), sig.text() + ";",
+            probe_cpp.observer(sig.name, sig.ret, [(p.decl, p.name) for p in sig.params], fps, sig.returns_value),
+            '#line 1 "baseline.hpp"', baseline_text,
+            '#line 1 "cpu.cc"', cpu_body,
+            '#line 1 "perfalign-main.cpp"',
+            probe_cpp.main_source(
+                validate="        Context* perfalign_ctx = init();\n"
+                         "        const bool perfalign_ok = validate(perfalign_ctx);\n        destroy(perfalign_ctx);",
+                timed_call=_timed_call(_body(cpu, "reset"))
+                + ("\n            MPI_Barrier(MPI_COMM_WORLD);" if mpi else ""),
+                mpi=mpi, omp_threads=threads if model == "omp" else None),
+        ])
+
+        # --- candidate TU: ParEval's headers, then the prompt's types, then the code
+        headers = "\n".join([f"#include <{h}>" for h in CANDIDATE_HEADERS] + ([extra] if extra else []))
+        ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))",
+                                                  "namespace perfalign_ref {", baseline_text, "}"])
+        reference, slow = run_twice(sig, f"perfalign_ref::{ref_fn}", ref_head)
+        flags = ("-O3", "-std=c++17") + (("-fopenmp",) if model == "omp" else ())
+        return ProbeProblem(
+            suite="pareval", name=name, model=model, prompt=prompt, signature=sig,
+            drivers={"V": driver, "T": driver}, candidate_prefix={"V": headers, "T": headers}, types=preamble,
+            reference=reference, slow=slow, tolerance=tol,
+            compile_flags=flags, toolchain=f"mpi:{ranks}" if mpi else "default",
+            threads={"omp": threads, "mpi": ranks}.get(model, 1), clock="cpu" if model == "serial" else "wall",
+            sizes={"V": f"ParEval validate(): its TEST_SIZE, {trials} trial(s)", "T": f"DRIVER_PROBLEM_SIZE={size}"},
+            notes=[f"baseline {ref_fn}, float tolerance {tol.abs:g} (from ParEval's validate())"])
 
 
 def _body(source: str, name: str) -> str:
@@ -129,12 +188,6 @@ def _body(source: str, name: str) -> str:
     if span is None:
         raise ParEvalError(f"cpu.cc has no {name}()")
     return source[span[0]:span[1]]
-
-
-def _prompt_parts(prompt: str) -> tuple[str, str]:
-    """(the prompt without its last line: includes, types, comment; the signature line)."""
-    lines = prompt.rstrip().splitlines()
-    return "\n".join(lines[:-1]), lines[-1]
 
 
 def _reference_function(cpu: str, arity: int, name: str) -> str:
@@ -169,88 +222,10 @@ def _timed_call(reset: str) -> str:
 
 def _fingerprints(sig: Signature, rules: dict[str, str]) -> list[str]:
     """The observer's statements: the return value and every output argument (OUTPUT_RULES)."""
-    fps = ["perfalign_fp(perfalign_result);"] if sig.returns_value else []
     how = {"interior2d": "perfalign_fp_interior2d({}, N);", "interior1d": "perfalign_fp_interior1d({});",
            "sorted": "perfalign_fp_sorted({});"}
-    fps += [how.get(rules.get(p.name, ""), "perfalign_fp({});").format(p.name) for p in sig.params if p.output]
-    return fps
-
-
-def _tolerance(validate: str) -> Tolerance:
-    eps = [float(x) for x in _FLOAT_LITERAL.findall(validate)]
-    return Tolerance(abs=max(eps) if eps else 1e-4)
-
-
-def _size(expr: str, profile: str) -> str:
-    return expr if profile == "production" else f"(({expr}) / {EMBEDDED_SIZE_DIVISOR})"
-
-
-def build_problem(co: ParEvalCheckout, name: str, model: str, profile: str = "embedded", threads: int = 2,
-                  ranks: int = 2, validation_trials: int | None = None) -> ProbeProblem:
-    if model not in MODELS:
-        raise ParEvalError(f"unknown ParEval execution model {model!r}; use one of {MODELS}")
-    if profile not in ("embedded", "production"):
-        raise ParEvalError(f"unknown profile {profile!r}")
-    d = co.problem_dirs.get(name)
-    prompt = co.prompts.get((name, model))
-    if d is None or prompt is None:
-        raise ParEvalError(f"no ParEval problem {name!r} with a {model} prompt in {co.root} "
-                           f"(`perfalign eval tasks --pareval-dir {co.root}` lists them)")
-    preamble, sig_line = _prompt_parts(prompt)
-    sig = parse_signature(sig_line)
-    cpu = (d / "cpu.cc").read_text()
-    baseline_text, baseline_includes = hoist_includes((d / "baseline.hpp").read_text())
-    ref_fn = _reference_function(cpu, len(sig.params), name)
-    tol = _tolerance(_body(cpu, "validate"))
-    size = _size(co.sizes[name][model], profile)
-    trials = validation_trials or (1 if profile == "embedded" else 2)
-    mpi = model == "mpi"
-    use = {"serial": "USE_SERIAL", "omp": "USE_OMP", "mpi": "USE_MPI"}[model]
-
-    # --- driver TU (trusted)
-    fps = _fingerprints(sig, OUTPUT_RULES.get(name, {}))
-    extra = {"omp": "#include <omp.h>", "mpi": "#include <mpi.h>", "serial": ""}[model]
-    cpu_body, _ = hoist_includes(cpu)
-    utilities, _ = hoist_includes((co.root / "drivers/cpp/utilities.hpp").read_text())
-    driver = "\n".join([
-        f"#define {use} 1",
-        f"#define DRIVER_PROBLEM_SIZE {size}",
-        f"#define MAX_VALIDATION_ATTEMPTS {trials}",
-        *baseline_includes,
-        probe_cpp.PRELUDE % {"extra_includes": extra},
-        probe_cpp.REDIRECT_RAND,
-        '#line 1 "utilities.hpp"', utilities,
-        '#line 1 "generated-code.hpp"', internal_helpers(preamble), sig.text() + ";",
-        probe_cpp.observer(sig.name, sig.ret, [(p.decl, p.name) for p in sig.params], fps, sig.returns_value),
-        '#line 1 "baseline.hpp"', baseline_text,
-        '#line 1 "cpu.cc"', cpu_body,
-        '#line 1 "perfalign-main.cpp"',
-        probe_cpp.main_source(
-            validate="        Context* perfalign_ctx = init();\n"
-                     "        const bool perfalign_ok = validate(perfalign_ctx);\n        destroy(perfalign_ctx);",
-            timed_call=_timed_call(_body(cpu, "reset"))
-            + ("\n            MPI_Barrier(MPI_COMM_WORLD);" if mpi else ""),
-            mpi=mpi, omp_threads=threads if model == "omp" else None),
-    ])
-
-    # --- candidate TU: ParEval's headers, then the prompt's types, then the code
-    headers = "\n".join([f"#include <{h}>" for h in CANDIDATE_HEADERS] + ([extra] if extra else []))
-    ref_head = "\n".join(baseline_includes + ["#define NO_INLINE __attribute__((noinline))",
-                                              "namespace perfalign_ref {", baseline_text, "}"])
-    reference, slow = run_twice(sig, f"perfalign_ref::{ref_fn}", ref_head)
-    flags = ("-O3", "-std=c++17") + (("-fopenmp",) if model == "omp" else ())
-    return ProbeProblem(
-        suite="pareval", name=name, model=model, prompt=prompt, signature=sig,
-        drivers={"V": driver, "T": driver}, candidate_prefix={"V": headers, "T": headers}, types=preamble,
-        reference=reference, slow=slow, tolerance=tol,
-        compile_flags=flags, toolchain=f"mpi:{ranks}" if mpi else "default",
-        threads={"omp": threads, "mpi": ranks}.get(model, 1), clock="cpu" if model == "serial" else "wall",
-        sizes={"V": f"ParEval validate(): its TEST_SIZE, {trials} trial(s)", "T": f"DRIVER_PROBLEM_SIZE={size}"},
-        notes=[f"baseline {ref_fn}, float tolerance {tol.abs:g} (from ParEval's validate())"])
-
-
-def is_pareval_checkout(path: str | Path) -> bool:
-    return (Path(path) / "prompts" / "generation-prompts.json").is_file()
+    return (["perfalign_fp(perfalign_result);"] if sig.returns_value else []) + \
+        [how.get(rules.get(p.name, ""), "perfalign_fp({});").format(p.name) for p in sig.params if p.output]
 
 
 class ParEvalTask(EvalTask[ProbeProblem]):
@@ -260,13 +235,10 @@ class ParEvalTask(EvalTask[ProbeProblem]):
     labels = {"pareval-serial": "ParEval Serial", "pareval-omp": "ParEval OpenMP", "pareval-mpi": "ParEval MPI"}
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
-        if is_pareval_checkout(config.pareval_dir):
-            return _load_checkout(config)
-        return _load_sample(config)
+        checkout = (Path(config.pareval_dir) / "prompts" / "generation-prompts.json").is_file()
+        return _load_checkout(config) if checkout else _load_sample(config)
 
-    def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
-        return score_probes(prompts, responses, run)
-
+    score = staticmethod(score_probes)
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
@@ -324,14 +296,6 @@ _REQUIRED = ("function", "signature", "description", "example", "execution_model
 SAMPLE_TOLERANCE = Tolerance(abs=1e-6, rel=1e-6)
 
 
-def mpi_unavailable_reason() -> str:
-    """Why the bundled sample's MPI prompts are skipped."""
-    if shutil.which("mpicxx") is None or shutil.which("mpirun") is None:
-        return "no MPI implementation on this host (mpicxx/mpirun not found)"
-    return ("the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
-            "ParEval's MPI problems")
-
-
 def pareval_header(meta: dict, model: str) -> str:
     """ParEval's prompt: includes, types, a comment with the task and an example, the open signature."""
     lines = (meta["description"].strip() + "\n" + _NOTE[model] + "Example:\n\n" + meta["example"].strip()).splitlines()
@@ -347,6 +311,10 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
         raise FileNotFoundError(f"no ParEval tasks (*/task.json) under {root}")
     prompts: list[EvalPrompt] = []
     skipped: list[Skipped] = []
+    mpi_why = ("no MPI implementation on this host (mpicxx/mpirun not found)"  # why the MPI prompts are skipped
+               if shutil.which("mpicxx") is None or shutil.which("mpirun") is None else
+               "the bundled sample's drivers have no MPI harness: give --pareval-dir (a ParEval checkout) for "
+               "ParEval's MPI problems")
     for d in problems:
         meta = read_task_dir(d, _REQUIRED, ("baseline.cpp", "driver.cpp"))
         tol = task_tolerance(d, meta, SAMPLE_TOLERANCE)
@@ -355,7 +323,7 @@ def _load_sample(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]
                 continue
             task, prompt_id = f"pareval-{model}", f"{d.name}-{model}"
             if model == "mpi":
-                skipped.append(Skipped(task, prompt_id, mpi_unavailable_reason()))
+                skipped.append(Skipped(task, prompt_id, mpi_why))
                 continue
             p = bundled_problem(d, meta, (d / "baseline.cpp").read_text(), suite="pareval", model=model,
                                 prompt=pareval_header(meta, model), tolerance=tol, headers=CANDIDATE_HEADERS,

@@ -50,7 +50,7 @@ from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
 from ..probe_sessions import score_probe_candidate, score_probes
-from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
 from .bundled import bundled_problem, read_task_dir
 
 if TYPE_CHECKING:
@@ -90,39 +90,112 @@ class PolyBenchCheckout:
 
     @cached_property
     def kernels(self) -> dict[str, Path]:
-        out = {}
-        for line in (self.root / "utilities/benchmark_list").read_text().split():
-            path = (self.root / line).resolve()
-            if path.is_file():
-                out[path.stem] = path
-        return dict(sorted(out.items()))
+        paths = [(self.root / line).resolve() for line in (self.root / "utilities/benchmark_list").read_text().split()]
+        return dict(sorted({p.stem: p for p in paths if p.is_file()}.items()))
 
     def names(self) -> list[str]:
         return list(self.kernels)
 
     def problem(self, name: str, profile: str = "embedded", model: str = "serial", threads: int = 2) -> ProbeProblem:
-        return build_problem(self, name, profile, model, threads)
+        if profile not in DATASETS:
+            raise PolyBenchError(f"unknown profile {profile!r}")
+        if model not in ("serial", "omp"):
+            raise PolyBenchError(f"PolyBench runs serial or omp, not {model!r}")
+        path = self.kernels.get(name)
+        if path is None:
+            raise PolyBenchError(f"no PolyBench kernel {name!r} in {self.root} "
+                                 f"(`perfalign eval tasks --polybench-dir {self.root}` lists them)")
+        source = path.read_text()
+        header = path.with_suffix(".h").read_text()
+        m = re.search(r"void\s+(kernel_\w+)\s*\(", source)
+        if not m:
+            raise PolyBenchError(f"{path}: no kernel_* function")
+        kname = m.group(1)
+        span = find_function(source, kname)
+        if span is None:
+            raise PolyBenchError(f"{path}: cannot delimit {kname}()")
+        kernel_text = re.sub(r"^static\s+", "", source[span[0]:span[1]].strip())
+        params = _params_of(source, kname)
+        printed = _params_of(source, "print_array")
+        c_text, _ = hoist_includes(source[:span[0]] + source[span[1]:])  # the .c without its kernel
+        polybench_h, _ = hoist_includes((self.root / "utilities/polybench.h").read_text())
+        polybench_c, _ = hoist_includes((self.root / "utilities/polybench.c").read_text())
+        c_includes = [f"#include <{h}.h>" for h in ("stdio", "stdlib", "string", "math", "unistd", "assert", "time",
+                                                     "sys/time", "sys/resource", "sched")]
+        macros = _top_level_macros(source)
+        omp = model == "omp"
+        sig = Signature("void", kname, tuple(Param(p.decl, p.name, False, bool(p.dims)) for p in params))
+        decl = ", ".join(p.decl for p in params)
+        args = ", ".join(p.name for p in params)
+        v_set, t_set = DATASETS[profile]
 
+        def headers(dataset: str) -> str:
+            return "\n".join([f"#define {dataset} 1", *c_includes, *(["#include <omp.h>"] if omp else []),
+                              '#line 1 "polybench.h"', polybench_h,
+                              "#undef POLYBENCH_DUMP_TARGET", "#define POLYBENCH_DUMP_TARGET stdout",
+                              f'#line 1 "{path.stem}.h"', header, macros])
 
-def parse_kernel_params(text: str) -> list[KernelParam]:
-    out = []
-    for decl in split_top_level(" ".join(text.split())):
-        m = _ARRAY.match(decl)
-        if m:
-            args = [a.strip() for a in m.group("args").split(",")]
-            rank = int(m.group("rank"))
-            out.append(KernelParam(decl, args[0], m.group("type"), tuple(args[1:1 + rank])))
-        else:
-            typ, name = decl.rsplit(" ", 1)
-            out.append(KernelParam(decl, name, typ))
-    return out
+        def driver(dataset: str) -> str:
+            return "\n".join([
+                f"#define {dataset} 1", "#define POLYBENCH_DUMP_ARRAYS 1", *c_includes,
+                probe_cpp.PRELUDE % {"extra_includes": "#include <omp.h>" if omp else ""},
+                '#line 1 "polybench.h"', polybench_h,
+                "#undef POLYBENCH_DUMP_TARGET", "#define POLYBENCH_DUMP_TARGET stdout",
+                '#line 1 "polybench.c"', polybench_c,
+                f'#line 1 "{path.stem}.h"', header, macros,
+                f"void {kname}({decl});",
+                f"namespace {{ void perfalign_observe_{kname}({decl}); }}",
+                f"#define {kname} perfalign_observe_{kname}",
+                probe_cpp.DUMP_HOOK % {"value_type": "int" if re.search(r"#\s*define\s+DATA_TYPE_IS_INT", header)
+                                       else "double"},
+                "#define fprintf perfalign_dump_fprintf",
+                "#define main perfalign_polybench_main",
+                f'#line 1 "{path.name}"', c_text,
+                "#undef main", "#undef fprintf", f"#undef {kname}",
+                _observer(kname, params, printed, decl),
+                '#line 1 "perfalign-main.cpp"',
+                probe_cpp.main_source(
+                    validate="        perfalign_polybench_main(argc, argv);\n        const bool perfalign_ok = true;",
+                    timed_call="            perfalign_polybench_main(argc, argv);", per_call=False,
+                    omp_threads=threads if omp else None),
+            ])
+
+        # reference / slow: the original kernel, renamed, behind the kernel's signature
+        ref_kernel = re.sub(rf"\b{kname}\s*\(", f"perfalign_ref_{kname}(", kernel_text, count=1)
+        reference = f"static {ref_kernel}\nvoid {kname}({decl}) {{\n    perfalign_ref_{kname}({args});\n}}\n"
+        arrays = [p for p in params if p.dims]
+        array_names = {p.name for p in arrays}
+        saves = [f"    std::vector<{p.type}> perfalign_saved_{p.name}(({p.type}*){p.name}, ({p.type}*){p.name} + "
+                 f"{_count(p)});" for p in arrays]
+        restores = [f"    std::copy(perfalign_saved_{p.name}.begin(), perfalign_saved_{p.name}.end(), "
+                    f"({p.type}*){p.name});" for p in arrays]
+        slow = (f"#include <vector>\n#include <algorithm>\nstatic {ref_kernel}\nvoid {kname}({decl}) {{\n"
+                + "\n".join(saves + [f"    perfalign_ref_{kname}({args});", '    asm volatile("" : : : "memory");']
+                            + restores) + f"\n    perfalign_ref_{kname}({args});\n}}\n")
+        flags = ("-O3",) + (("-fopenmp",) if omp else ())
+        return ProbeProblem(
+            suite="polybench", name=name, model=model, prompt=kernel_text, signature=sig,
+            drivers={"V": driver(v_set), "T": driver(t_set)},
+            candidate_prefix={"V": headers(v_set), "T": headers(t_set)}, reference=reference, slow=slow,
+            tolerance=TOLERANCE, compile_flags=flags, threads=threads if omp else 1, clock="wall" if omp else "cpu",
+            sizes={"V": v_set, "T": t_set}, provided_headers=("polybench.h", f"{path.stem}.h"), validate_calls=2,
+            notes=[f"{kname}; dumped arrays {', '.join(p.name for p in printed if p.name in array_names)}"])
 
 
 def _params_of(source: str, function: str) -> list[KernelParam]:
     m = re.search(rf"\b{re.escape(function)}\s*\((.*?)\)\s*\{{", source, re.S)
     if not m:
         raise PolyBenchError(f"no {function}() found")
-    return parse_kernel_params(m.group(1))
+    out = []
+    for decl in split_top_level(" ".join(m.group(1).split())):
+        a = _ARRAY.match(decl)
+        if a:
+            args = [x.strip() for x in a.group("args").split(",")]
+            out.append(KernelParam(decl, args[0], a.group("type"), tuple(args[1:1 + int(a.group("rank"))])))
+        else:
+            typ, name = decl.rsplit(" ", 1)
+            out.append(KernelParam(decl, name, typ))
+    return out
 
 
 def _top_level_macros(source: str) -> str:
@@ -131,94 +204,6 @@ def _top_level_macros(source: str) -> str:
     keep = [line for line in source.splitlines()
             if re.match(r"#\s*define\s|typedef\s", line.strip()) and not line.startswith((" ", "\t"))]
     return "\n".join(keep)
-
-
-def build_problem(co: PolyBenchCheckout, name: str, profile: str = "embedded", model: str = "serial",
-                  threads: int = 2) -> ProbeProblem:
-    if profile not in DATASETS:
-        raise PolyBenchError(f"unknown profile {profile!r}")
-    if model not in ("serial", "omp"):
-        raise PolyBenchError(f"PolyBench runs serial or omp, not {model!r}")
-    path = co.kernels.get(name)
-    if path is None:
-        raise PolyBenchError(f"no PolyBench kernel {name!r} in {co.root} "
-                             f"(`perfalign eval tasks --polybench-dir {co.root}` lists them)")
-    source = path.read_text()
-    header = path.with_suffix(".h").read_text()
-    m = re.search(r"void\s+(kernel_\w+)\s*\(", source)
-    if not m:
-        raise PolyBenchError(f"{path}: no kernel_* function")
-    kname = m.group(1)
-    span = find_function(source, kname)
-    if span is None:
-        raise PolyBenchError(f"{path}: cannot delimit {kname}()")
-    kernel_text = re.sub(r"^static\s+", "", source[span[0]:span[1]].strip())
-    params = _params_of(source, kname)
-    printed = _params_of(source, "print_array")
-    body_wo_kernel = source[:span[0]] + source[span[1]:]
-    c_text, _ = hoist_includes(body_wo_kernel)
-    polybench_h, _ = hoist_includes((co.root / "utilities/polybench.h").read_text())
-    polybench_c, _ = hoist_includes((co.root / "utilities/polybench.c").read_text())
-    c_includes = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <math.h>",
-                  "#include <unistd.h>", "#include <assert.h>", "#include <time.h>", "#include <sys/time.h>",
-                  "#include <sys/resource.h>", "#include <sched.h>"]
-    macros = _top_level_macros(source)
-    omp = model == "omp"
-    sig = Signature("void", kname, tuple(Param(p.decl, p.name, False, bool(p.dims)) for p in params))
-    decl = ", ".join(p.decl for p in params)
-    args = ", ".join(p.name for p in params)
-    v_set, t_set = DATASETS[profile]
-
-    def headers(dataset: str) -> str:
-        return "\n".join([f"#define {dataset} 1", *c_includes, *(["#include <omp.h>"] if omp else []),
-                          '#line 1 "polybench.h"', polybench_h,
-                          "#undef POLYBENCH_DUMP_TARGET", "#define POLYBENCH_DUMP_TARGET stdout",
-                          f'#line 1 "{path.stem}.h"', header, macros])
-
-    def driver(dataset: str) -> str:
-        return "\n".join([
-            f"#define {dataset} 1", "#define POLYBENCH_DUMP_ARRAYS 1", *c_includes,
-            probe_cpp.PRELUDE % {"extra_includes": "#include <omp.h>" if omp else ""},
-            '#line 1 "polybench.h"', polybench_h,
-            "#undef POLYBENCH_DUMP_TARGET", "#define POLYBENCH_DUMP_TARGET stdout",
-            '#line 1 "polybench.c"', polybench_c,
-            f'#line 1 "{path.stem}.h"', header, macros,
-            f"void {kname}({decl});",
-            f"namespace {{ void perfalign_observe_{kname}({decl}); }}",
-            f"#define {kname} perfalign_observe_{kname}",
-            probe_cpp.DUMP_HOOK % {"value_type": "int" if re.search(r"#\s*define\s+DATA_TYPE_IS_INT", header)
-                                   else "double"},
-            "#define fprintf perfalign_dump_fprintf",
-            "#define main perfalign_polybench_main",
-            f'#line 1 "{path.name}"', c_text,
-            "#undef main", "#undef fprintf", f"#undef {kname}",
-            _observer(kname, params, printed, decl),
-            '#line 1 "perfalign-main.cpp"',
-            probe_cpp.main_source(
-                validate="        perfalign_polybench_main(argc, argv);\n        const bool perfalign_ok = true;",
-                timed_call="            perfalign_polybench_main(argc, argv);", per_call=False,
-                omp_threads=threads if omp else None),
-        ])
-
-    # reference / slow: the original kernel, renamed, behind the kernel's signature
-    ref_kernel = re.sub(rf"\b{kname}\s*\(", f"perfalign_ref_{kname}(", kernel_text, count=1)
-    reference = f"static {ref_kernel}\nvoid {kname}({decl}) {{\n    perfalign_ref_{kname}({args});\n}}\n"
-    arrays = [p for p in params if p.dims]
-    saves = [f"    std::vector<{p.type}> perfalign_saved_{p.name}(({p.type}*){p.name}, ({p.type}*){p.name} + "
-             f"{_count(p)});" for p in arrays]
-    restores = [f"    std::copy(perfalign_saved_{p.name}.begin(), perfalign_saved_{p.name}.end(), ({p.type}*){p.name});"
-                for p in arrays]
-    slow = (f"#include <vector>\n#include <algorithm>\nstatic {ref_kernel}\nvoid {kname}({decl}) {{\n"
-            + "\n".join(saves + [f"    perfalign_ref_{kname}({args});", '    asm volatile("" : : : "memory");']
-                        + restores) + f"\n    perfalign_ref_{kname}({args});\n}}\n")
-    flags = ("-O3",) + (("-fopenmp",) if omp else ())
-    return ProbeProblem(
-        suite="polybench", name=name, model=model, prompt=kernel_text, signature=sig,
-        drivers={"V": driver(v_set), "T": driver(t_set)},
-        candidate_prefix={"V": headers(v_set), "T": headers(t_set)}, reference=reference, slow=slow,
-        tolerance=TOLERANCE, compile_flags=flags, threads=threads if omp else 1, clock="wall" if omp else "cpu",
-        sizes={"V": v_set, "T": t_set}, provided_headers=("polybench.h", f"{path.stem}.h"), validate_calls=2,
-        notes=[f"{kname}; dumped arrays {', '.join(p.name for p in printed if p.name in {a.name for a in arrays})}"])
 
 
 def _count(p: KernelParam) -> str:
@@ -270,22 +255,15 @@ def _observer(kname: str, params: list[KernelParam], printed: list[KernelParam],
     return "\n".join(lines)
 
 
-def is_polybench_checkout(path: str | Path) -> bool:
-    return (Path(path) / "utilities" / "polybench.h").is_file()
-
-
 class PolyBenchTask(EvalTask[ProbeProblem]):
     name = "polybench"
     labels = {"polybench": "PolyBench"}
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped]]:
-        if is_polybench_checkout(config.polybench_dir):
-            return _load_checkout(config)
-        return _load_sample(config)
+        checkout = (Path(config.polybench_dir) / "utilities" / "polybench.h").is_file()
+        return _load_checkout(config) if checkout else _load_sample(config)
 
-    def score(self, prompts: list[EvalPrompt], responses: Responses, run: ScoreRun) -> Scored:
-        return score_probes(prompts, responses, run)
-
+    score = staticmethod(score_probes)
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
