@@ -114,11 +114,11 @@ class WorkerState:
         self.lock = threading.Lock()
 
     def session(self, task: GrpoTask) -> ProbeSession:
-        s = self.sessions.get(task.key)
+        s = self.sessions.get(task.name)
         if s is None:
             s = ProbeSession(self.sandbox, task.problem, self.settings.probe_settings())
             s.prepare()
-            self.sessions[task.key] = s
+            self.sessions[task.name] = s
         return s
 
     def peak(self, threads: int) -> dict:

@@ -41,10 +41,6 @@ class GrpoTask:
     signature: str
     sizes: dict = field(default_factory=dict)
 
-    @property
-    def key(self) -> str:
-        return self.name
-
 
 def dgemm_flops(n: int) -> float:
     """FLOPs of one n x n x n DGEMM: 2 n^3 (one multiply and one add per term; the standard

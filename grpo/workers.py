@@ -69,9 +69,6 @@ class PinCores(WorkerPlugin):
         os.environ[_CPUS_ENV] = ",".join(map(str, sorted(mine)))
         _pin_process(mine)
 
-    def teardown(self, worker) -> None:
-        pass
-
 
 def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: RewardTiers) -> dict:
     """The Dask task: pin, measure, return the record."""
