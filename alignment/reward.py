@@ -145,9 +145,6 @@ class PerformanceReward:
         p = self.problems.get(info.problem_id)
         return info.source == "contest" and p is not None and bool(p.inputs)
 
-    def repeats_for(self, problem: ContestProblem) -> int:
-        return self.repeats or problem.repeats
-
     def _speedup(self, key: tuple[str, str, str], m: _Measured) -> tuple[float | None, CheckedSpeedup]:
         """(the median on this host, the checked speedup) of a correct program."""
         p = self.problems[key[0]]
@@ -235,9 +232,8 @@ class PerformanceReward:
                  and m.clock not in DETERMINISTIC]  # a count measured again is the same count
         for k, m in self._execute(again).items():
             first = fresh[k]
-            slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
-            if m.verdict != "OK":  # the second run failed (its SANDBOX_ERROR judged like the first's)
-                slower = m
+            # the slower run, or the second if it failed (its SANDBOX_ERROR judged like the first's)
+            slower = first if m.verdict == "OK" and (m.runtime_s or 0) <= (first.runtime_s or 0) else m
             fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True,
                                  flags=tuple(sorted(set(first.flags) | set(m.flags))), clock=slower.clock)
         self._control(fresh)
@@ -273,8 +269,8 @@ class PerformanceReward:
         for pid, lang, code in keys:
             p = self.problems[pid]
             jobs.append(Job(code, lang, [TestCase(i, o) for i, o in zip(p.inputs, p.outputs)],
-                            Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb), repeats=self.repeats_for(p),
-                            stop_on_failure=True, clock=self.clock))
+                            Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                            repeats=self.repeats or p.repeats, stop_on_failure=True, clock=self.clock))
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
             clock = getattr(res, "clock", DEFAULT_CLOCK)

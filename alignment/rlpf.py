@@ -108,13 +108,11 @@ class RLPFStageConfig(StageConfig):
 
 def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
     """One prompt per (problem, language) of the triplets, in table order."""
-    seen, out = set(), []
+    out: dict[tuple[str, str, str], PromptInfo] = {}
     for r in rows:
-        key = (r["problem_id"], r["language"], r["prompt"])
-        if key not in seen:
-            seen.add(key)
-            out.append(PromptInfo(r["prompt"], r["problem_id"], r["language"], r["source"]))
-    return out
+        out.setdefault((r["problem_id"], r["language"], r["prompt"]),
+                       PromptInfo(r["prompt"], r["problem_id"], r["language"], r["source"]))
+    return list(out.values())
 
 
 @torch.no_grad()

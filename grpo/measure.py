@@ -185,16 +185,14 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
     techniques, timings. Never raises for a bad program (the record says what happened)."""
     t0 = time.perf_counter()
-    rec = {**asdict(rollout), "permitted": list(rollout.permitted), "tier": None, "reward": None, "gflops": None,
-           "peak_gflops": None, "peak_fraction": None, "naive_gflops": None, "speedup_vs_naive": None,
-           "verdict": "", "message": "", "techniques": [], "niche": "", "flags": [], "code_sha": "",
-           "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
-           "flops": task.flops, "withheld": False, "cause": ""}
     tier, why, code, used = static_verdict(rollout)
     outcome = judge(tier) if tier else None  # format / library: the candidate's
-    rec["techniques"] = sorted(used)
-    rec["niche"] = "+".join(sorted(used)) or "scalar"
-    rec["code_sha"] = hashlib.sha256(code.encode()).hexdigest()[:16] if code else ""
+    rec = {**asdict(rollout), "permitted": list(rollout.permitted), "tier": None, "reward": None, "gflops": None,
+           "peak_gflops": None, "peak_fraction": None, "naive_gflops": None, "speedup_vs_naive": None,
+           "verdict": "", "message": "", "techniques": sorted(used), "niche": "+".join(sorted(used)) or "scalar",
+           "flags": [], "code_sha": hashlib.sha256(code.encode()).hexdigest()[:16] if code else "",
+           "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
+           "flops": task.flops, "withheld": False, "cause": ""}
     if tier is None:
         state = worker_state(settings)
         with state.lock:
@@ -234,10 +232,8 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
                     rec["peak_fraction"] = rec["gflops"] / rec["peak_gflops"]
             if tier == "ok":
                 tier, outcome, why = _judge_correct(score, rec["speedup_vs_naive"] if counted else rec["gflops"], why)
-    rec["tier"] = tier
-    rec["withheld"] = bool(outcome and outcome.withheld)
-    rec["cause"] = outcome.cause if outcome else ""
-    rec["message"] = (why or "")[:2000]
+    rec.update(tier=tier, withheld=bool(outcome and outcome.withheld), cause=outcome.cause if outcome else "",
+               message=(why or "")[:2000])
     if "clock:instructions" in rec["flags"] or "clock:cycles" in rec["flags"]:  # no GFLOPS, no peak fraction
         rec["reward"] = tier_reward(tier, rec["speedup_vs_naive"], None, tiers)
     else:

@@ -316,7 +316,7 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     write_archive([row for a in archives.values() for row in a.rows()], out)
     summary = {
         "config": {k: v for k, v in asdict(cfg).items() if k not in ("tiers", "measure")},
-        "tiers": cfg.tiers.to_dict(), "measure": asdict(cfg.measure), "stages": [
+        "tiers": asdict(cfg.tiers), "measure": asdict(cfg.measure), "stages": [
             {"name": s.name, "permitted": sorted(s.permitted), "steps": s.steps} for s in stages],
         "warmup_losses": warm_losses, "steps": steps_log,
         "niches_filled": {n: a.niches_filled for n, a in archives.items()},
