@@ -6,6 +6,7 @@ import importlib
 import json
 import logging
 import os
+import statistics
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -223,9 +224,7 @@ def step_times(trainer) -> dict[str, float]:
     s = getattr(trainer, "perfalign_step_seconds", [])
     if not s:
         return {}
-    rest = sorted(s[1:])
-    return {"steps": len(s), "first_s": round(s[0], 3),
-            "median_s": round(rest[len(rest) // 2], 3) if rest else round(s[0], 3)}
+    return {"steps": len(s), "first_s": round(s[0], 3), "median_s": round(statistics.median_high(s[1:] or s), 3)}
 
 
 def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:

@@ -289,11 +289,9 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                                     problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
                                     prompt=inst.prompt, completion=format_response(inst.program(kind), LANG),
                                     split=split))
-    for part, group in (("train", train), ("eval", heldout)):
-        for inst in group:
             pairs = preference_pairs(inst, runtimes[inst.problem_id])
-            triplets += [dict(p, split=f"reward_{part}") for p in pairs]
-            triplets.append(dict(pairs[1], split=f"rl_{part}", triplet_id=pairs[1]["triplet_id"] + "/rl"))
+            triplets += [dict(p, split=f"reward_{split}") for p in pairs]
+            triplets.append(dict(pairs[1], split=f"rl_{split}", triplet_id=pairs[1]["triplet_id"] + "/rl"))
     data = root / "triplets"
     _write(data / "data" / "sft_prompts-00000-of-00001.parquet", sft, SFT_SCHEMA)
     _write(data / "data" / "triplets-00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)

@@ -152,14 +152,12 @@ class PerformanceReward:
         if key[1] in p.median_runtime_s and m.clock != have:  # e.g. a backend without valgrind fell back
             raise ClockMismatch(f"{key[0]}: a {key[1]} program was measured with the {m.clock} clock, its baseline "
                                 f"with {have}: instructions are never compared with seconds")
-        if m.clock in DETERMINISTIC:
-            med = p.median_count.get(key[1])
-            return med, (speedup_ratio(med, m.runtime_s, self.policy) if med is not None
-                         else CheckedSpeedup(None, None, ["no_baseline"]))
-        med = p.median_runtime_s.get(key[1])
+        counted = m.clock in DETERMINISTIC  # a count's baseline is a count, the same on every host
+        med = (p.median_count if counted else p.median_runtime_s).get(key[1])
         if med is None:
             return None, CheckedSpeedup(None, None, ["no_baseline"])
-        med *= host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
+        if not counted:
+            med *= host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
         return med, speedup_ratio(med, m.runtime_s, self.policy)
 
     def __call__(self, infos: list[PromptInfo], responses: list[str]) -> list[RewardDetail]:
@@ -247,9 +245,8 @@ class PerformanceReward:
         language once in the same sandbox; its verdict decides (common.outcomes.sandbox_outcome)."""
         from perfalign.sandbox import Job, TestCase
 
-        langs = sorted({Language.lookup(k[1]) for k, m in measured.items() if m.verdict == "SANDBOX_ERROR"} - {None},
-                       key=str)
-        langs = [lang for lang in langs if lang in CONTROL_PROGRAMS]
+        failed = {Language.lookup(k[1]) for k, m in measured.items() if m.verdict == "SANDBOX_ERROR"}
+        langs = sorted(failed & CONTROL_PROGRAMS.keys(), key=str)
         if not langs:
             return
         jobs = [Job(CONTROL_PROGRAMS[lang], lang, [TestCase("", "ok\n")]) for lang in langs]

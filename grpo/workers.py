@@ -94,8 +94,7 @@ class BenchmarkCluster:
         self.tiers = tiers or RewardTiers()
         self.max_resubmits = max_resubmits
         self.address = address
-        self.cluster = None
-        self.client = None
+        self.cluster = self.client = None
         self.n_workers, self.cpus_per_worker = n_workers, cpus_per_worker
         self.resubmitted = 0
 
