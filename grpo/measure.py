@@ -43,10 +43,9 @@ class MeasureSettings:
     peak_n: int = 512               # numpy DGEMM size of the peak measurement
     peak_seconds: float = 0.3       # how long (s) the peak DGEMM is repeated; its best call counts
     backend: str = "auto"
-    # what measures the runs (sandbox.clock): cpu, or instructions / cycles (valgrind, exact). GFLOPS
-    # from a count is meaningless: under a count a correct rollout's reward is its speedup over the
-    # naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
-    clock: str = DEFAULT_CLOCK      # cpu, or instructions / cycles (valgrind): then the reward is a speedup
+    # GFLOPS from a count is meaningless: under a count a correct rollout's reward is its speedup over
+    # the naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
+    clock: str = DEFAULT_CLOCK      # sandbox.clock: cpu, or instructions / cycles (valgrind, exact)
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
 
     def probe_settings(self) -> ProbeSettings:

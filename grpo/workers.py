@@ -170,4 +170,3 @@ class BenchmarkCluster:
             rec["attempts"] = attempts[i]
             records[i] = rec
         return records  # type: ignore[return-value]
-
