@@ -131,4 +131,3 @@ def preference_splits(cfg, what: str) -> tuple[list[dict], list[dict]]:
 
     return (load(cfg.train_splits, cfg.max_train_samples, "train"),
             load(cfg.eval_splits, cfg.max_eval_samples, "eval"))
-

@@ -53,9 +53,7 @@ def default_corpus_files(root: Path | None = None) -> list[Path]:
     sources, so an installed copy still builds)."""
     root = root or BUNDLED_DATA
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES) if root.is_dir() else []
-    if not files:
-        files = sorted(Path(__file__).resolve().parent.glob("*.py"))
-    return files
+    return files or sorted(Path(__file__).resolve().parent.glob("*.py"))
 
 
 def _read_corpus(files: Iterable[Path]) -> list[str]:
