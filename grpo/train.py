@@ -125,11 +125,10 @@ def check_warmup_prior(prior: str) -> float | None:
 
 
 def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], cfg: GrpoRunConfig, batch_size: int = 16):
-    """Teach the tiny model the spec format (``cfg.warmup_steps`` steps) on random specs drawn
-    from ``cfg.warmup_prior`` (WARMUP_PRIORS) under the default SQD stages: next-token loss on the
-    completion tokens only, AdamW (a plain supervised loop: TRL's SFTTrainer measured ~1.6 s per
-    step here against ~0.05 s for this loop, for the same loss). The specs carry no performance
-    information. Returns the model and a tenth of the losses."""
+    """Teach the tiny model the spec format on ``cfg.warmup_steps`` batches of random specs drawn from
+    ``cfg.warmup_prior`` (WARMUP_PRIORS): next-token loss on the completion tokens only, AdamW (a plain
+    supervised loop: TRL's SFTTrainer measured ~1.6 s per step here against ~0.05 s for this loop, for
+    the same loss). The specs carry no performance information."""
     import torch
 
     p_use = check_warmup_prior(cfg.warmup_prior)
@@ -288,13 +287,10 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                     progress(steps_log[-1])
                 return [r.get("reward") for r in records]
 
-            rows = []
-            for _ in range(stage.steps * cfg.prompts_per_step):
-                for name, t in tasks.items():
-                    prompt = (spec_prompt if cfg.mode == "spec" else code_prompt)(t, stage, archives[name],
-                                                                                   cfg.elite_seeds)
-                    rows.append({"prompt": prompt, "task": name, "stage_name": stage.name,
-                                 "permitted": "+".join(sorted(stage.permitted))})
+            write_prompt = spec_prompt if cfg.mode == "spec" else code_prompt
+            rows = [{"prompt": write_prompt(t, stage, archives[name], cfg.elite_seeds), "task": name,
+                     "stage_name": stage.name, "permitted": "+".join(sorted(stage.permitted))}
+                    for _ in range(stage.steps * cfg.prompts_per_step) for name, t in tasks.items()]
             args = GRPOConfig(
                 output_dir=str(out / "trainer"), max_steps=stage.steps,
                 per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
