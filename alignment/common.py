@@ -6,6 +6,7 @@ import importlib
 import json
 import logging
 import os
+import statistics
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -77,9 +78,8 @@ class StageConfig:
 
     def check_values(self) -> None:
         """Ranges and choices of the values alone (checked where a config is loaded)."""
-        for name in ("learning_rate",):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{type(self).__name__}.{name} must be > 0")
+        if not self.learning_rate > 0:
+            raise ValueError(f"{type(self).__name__}.learning_rate must be > 0")
         for name in ("per_device_train_batch_size", "gradient_accumulation_steps", "per_device_eval_batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{type(self).__name__}.{name} must be >= 1")
@@ -141,9 +141,6 @@ class StageConfig:
         peft = require("peft", "lora")
         return peft.LoraConfig(r=self.lora_r, lora_alpha=self.lora_alpha, lora_dropout=self.lora_dropout,
                                target_modules=self.lora_target_modules, task_type=task_type)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 def quiet_libraries() -> None:
@@ -227,9 +224,7 @@ def step_times(trainer) -> dict[str, float]:
     s = getattr(trainer, "perfalign_step_seconds", [])
     if not s:
         return {}
-    rest = sorted(s[1:])
-    return {"steps": len(s), "first_s": round(s[0], 3),
-            "median_s": round(rest[len(rest) // 2], 3) if rest else round(s[0], 3)}
+    return {"steps": len(s), "first_s": round(s[0], 3), "median_s": round(statistics.median_high(s[1:] or s), 3)}
 
 
 def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:
@@ -242,7 +237,7 @@ def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], st
     if not trainer.accelerator.is_main_process:
         return StageResult(out, metrics)
     tokenizer.save_pretrained(out)
-    (out / STAGE_CONFIG_FILE).write_text(json.dumps({"stage": type(cfg).__name__, **cfg.to_dict()}, indent=2,
+    (out / STAGE_CONFIG_FILE).write_text(json.dumps({"stage": type(cfg).__name__, **dataclasses.asdict(cfg)}, indent=2,
                                                     default=str))
     acc = trainer.accelerator
     metrics = {**metrics, "runtime_s": round(time.time() - started, 2), "step_seconds": step_times(trainer),

@@ -230,13 +230,12 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
         problems.append(dict(problem_id=pid, name=pid, description=inst.statement, split="controlled",
                              held_out=pid in heldout_ids, time_limit_s=TIME_LIMIT_S, memory_limit_mb=256,
                              test_inputs=ins, test_outputs=outs))
-        for kind in CORRECT_KINDS:
+        for kind in (*CORRECT_KINDS, "wrong"):
+            correct = kind != "wrong"
             subs.append(dict(submission_id=f"{pid}-{kind}", problem_id=pid, language=LANG, solution=inst.program(kind),
-                             is_correct=True, runtime_s=runtimes[pid][kind], verdict="OK", status="measured",
+                             is_correct=correct, runtime_s=runtimes[pid][kind] if correct else None,
+                             verdict="OK" if correct else "NOT_RUN", status="measured" if correct else "not_run",
                              repeats=repeats, host=platform.node(), calibration_cpu_s=cal))
-        subs.append(dict(submission_id=f"{pid}-wrong", problem_id=pid, language=LANG, solution=inst.program("wrong"),
-                         is_correct=False, runtime_s=None, verdict="NOT_RUN", status="not_run", repeats=repeats,
-                         host=platform.node(), calibration_cpu_s=cal))
     _write(out / "data" / "problems-00000-of-00001.parquet", problems)
     _write(out / "data" / "submissions-00000-of-00001.parquet", subs)
     return out
@@ -290,14 +289,9 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                                     problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
                                     prompt=inst.prompt, completion=format_response(inst.program(kind), LANG),
                                     split=split))
-    for inst in train:
-        pairs = preference_pairs(inst, runtimes[inst.problem_id])
-        triplets += [dict(p, split="reward_train") for p in pairs]
-        triplets.append(dict(pairs[1], split="rl_train", triplet_id=pairs[1]["triplet_id"] + "/rl"))
-    for inst in heldout:
-        pairs = preference_pairs(inst, runtimes[inst.problem_id])
-        triplets += [dict(p, split="reward_eval") for p in pairs]
-        triplets.append(dict(pairs[1], split="rl_eval", triplet_id=pairs[1]["triplet_id"] + "/rl"))
+            pairs = preference_pairs(inst, runtimes[inst.problem_id])
+            triplets += [dict(p, split=f"reward_{split}") for p in pairs]
+            triplets.append(dict(pairs[1], split=f"rl_{split}", triplet_id=pairs[1]["triplet_id"] + "/rl"))
     data = root / "triplets"
     _write(data / "data" / "sft_prompts-00000-of-00001.parquet", sft, SFT_SCHEMA)
     _write(data / "data" / "triplets-00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
@@ -318,18 +312,16 @@ def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
     the folder's own. The held-out instances stay out: they are the evaluation's
     (evaluation/tasks/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
     (flows.align.stage_configs adds it)."""
-
     out = Path(triplets_dir) / "data"
     counts = {}
-    for name in ("sft_prompts", "triplets"):
+    for name, schema in (("sft_prompts", SFT_SCHEMA), ("triplets", TRIPLET_SCHEMA)):
         rows = read_parquet(task.data_dir / "data" / f"{name}-00000-of-00001.parquet").to_pylist()
         if name == "sft_prompts":
             rows = [r for r in rows if r["split"] == "train"]
         else:
             rows = [r for r in rows if r["split"] == "rl_train"
                     or (r["split"] == "reward_train" and r["triplet_id"].rsplit("/", 1)[-1] in pairs)]
-        schema = SFT_SCHEMA if name == "sft_prompts" else TRIPLET_SCHEMA
-        write_parquet(out / f"{name}-{CONTROLLED_SHARD}.parquet", pa.Table.from_pylist(rows, schema=schema))
+        _write(out / f"{name}-{CONTROLLED_SHARD}.parquet", rows, schema)
         counts[name] = len(rows)
     return counts
 

@@ -28,16 +28,12 @@ TRIPLET_REQUIRED = ("triplet_id", "problem_id", "source", "language", "prompt", 
 assert set(SFT_REQUIRED) <= set(SFT_SCHEMA.names) and set(TRIPLET_REQUIRED) <= set(TRIPLET_SCHEMA.names)
 
 
-def _take(rows: list[dict], limit: int | None) -> list[dict]:
-    return rows if limit is None else rows[:limit]
-
-
 def load_sft_rows(path: str | Path, split: str, limit: int | None = None) -> list[dict]:
     """Rows of the sft_prompts table in ``split`` ("train" / "eval")."""
     rows = [r for r in load_table(path, "sft_prompts", SFT_REQUIRED).to_pylist() if r["split"] == split]
     if not rows:
         raise ValueError(f"the {split!r} split of the sft_prompts table under {path} is empty")
-    return _take(rows, limit)
+    return rows[:limit]
 
 
 def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | None = None,
@@ -49,7 +45,7 @@ def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | No
     for r in rows:
         if not (r["prompt"] and r["fast"] and r["slow"]):
             raise ValueError(f"{what}: triplet {r['triplet_id']} has an empty prompt, fast or slow solution")
-    return _take(rows, limit)
+    return rows[:limit]
 
 
 # CodeContests-Perf's default ``perf.repeats``: what a problem without that column was measured with.
@@ -99,25 +95,21 @@ def load_contest_problems(codecontests_dir: str | Path | list,
         ins, outs = list(p["test_inputs"] or []), list(p["test_outputs"] or [])
         if len(ins) != len(outs):
             raise ValueError(f"problem {pid}: {len(ins)} test inputs but {len(outs)} outputs")
-        meds = language_medians(measured.get(pid, {}))
-        used = [s for rows in measured.get(pid, {}).values() for s in rows]
+        by_language = measured.get(pid, {})
+        used = [s for rows in by_language.values() for s in rows]
         reps = [s["repeats"] for s in used if s.get("repeats")]
         cals = [s["calibration_cpu_s"] for s in used if s.get("calibration_cpu_s")]
+        try:
+            clocks = language_clocks(by_language)
+        except ValueError as e:
+            raise ValueError(f"problem {pid}: {e}") from None
         out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256),
-                                  meds,
+                                  language_medians(by_language),
                                   repeats=int(median(reps)) if reps else DATASET_REPEATS,
                                   hosts=frozenset(s["host"] for s in used if s.get("host")),
                                   calibration_cpu_s=median(cals) if cals else None,
-                                  label_clocks=_clocks(pid, measured.get(pid, {})),
-                                  median_count=language_count_medians(measured.get(pid, {})))
+                                  label_clocks=clocks, median_count=language_count_medians(by_language))
     return out
-
-
-def _clocks(pid: str, by_language: dict) -> dict[str, str]:
-    try:
-        return language_clocks(by_language)
-    except ValueError as e:
-        raise ValueError(f"problem {pid}: {e}") from None
 
 
 def preference_rows(rows: list[dict], max_margin: float, use_margin: bool = True) -> list[dict]:
@@ -139,4 +131,3 @@ def preference_splits(cfg, what: str) -> tuple[list[dict], list[dict]]:
 
     return (load(cfg.train_splits, cfg.max_train_samples, "train"),
             load(cfg.eval_splits, cfg.max_eval_samples, "eval"))
-

@@ -24,11 +24,9 @@ import torch
 
 from perfalign.common.equations import dpa_accuracy
 
-from .common import StageResult, group_pairs_by_length, last_logged, prepare_process, report_steps, save_stage
-from .data import preference_splits
-from .models import check_model_reference, load_causal_lm, load_tokenizer
-from .prompting import PAIR_KEYS, fit_rows
-from .reward_model import PreferenceStageConfig
+from .common import StageResult, group_pairs_by_length, last_logged, report_steps, save_stage
+from .models import load_causal_lm
+from .reward_model import PreferenceStageConfig, preference_inputs
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align
@@ -192,19 +190,10 @@ class _PairCounts:
 def run_dpa(cfg: DPAStageConfig) -> StageResult:
     """DPA from the SFT model on D_align; report Eq. 8 (and Eq. 7) on D_align's eval split."""
     started = time.time()
-    cfg.validate()
-    check_model_reference(cfg.model_name_or_path, "DPA policy / reference (SFT model)")
-    train, evals = preference_splits(cfg, "DPA")
+    tokenizer, train, evals, dropped = preference_inputs(cfg, "DPA", "DPA policy / reference (SFT model)")
     _check_trl()
-
-    prepare_process(cfg)
     from datasets import Dataset
 
-    tokenizer = load_tokenizer(cfg.model_name_or_path)
-    train, dropped = fit_rows(tokenizer, train, cfg.max_length, PAIR_KEYS)  # chat template, statement shortened
-    evals, dropped_eval = fit_rows(tokenizer, evals, cfg.max_length, PAIR_KEYS)
-    if not train or not evals:
-        raise ValueError(f"DPA: no train or eval pair fits max_length={cfg.max_length}")
     available, reads = len(train), cfg.rows_read()
     if reads and available > reads:
         # a max_steps run reads `reads` rows: draw them now (seeded, as the sampler would), so the
@@ -231,7 +220,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     logged = last_logged(trainer.state.log_history, "rewards/")
     metrics = {
         "train_samples": len(train), "train_rows_available": available, "eval_samples": len(evals),
-        "dropped_long_rows": dropped + dropped_eval,
+        "dropped_long_rows": dropped,
         "train_loss": float(out.training_loss),
         "train_steps": int(out.global_step), "beta": cfg.beta, "use_margin": cfg.use_margin,
         # Eq. 8 per pair (the policy as it trained on each pair), and beta * Delta > mu

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from perfalign.common.paths import BUNDLED_DATA, cache_root
 
@@ -53,9 +53,7 @@ def default_corpus_files(root: Path | None = None) -> list[Path]:
     sources, so an installed copy still builds)."""
     root = root or BUNDLED_DATA
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _TEXT_SUFFIXES) if root.is_dir() else []
-    if not files:
-        files = sorted(Path(__file__).resolve().parent.glob("*.py"))
-    return files
+    return files or sorted(Path(__file__).resolve().parent.glob("*.py"))
 
 
 def _read_corpus(files: Iterable[Path]) -> list[str]:
@@ -115,16 +113,22 @@ def embedded_base_model(cache_dir: str | Path | None = None, spec: TinyModelSpec
     for text in _read_corpus(files):
         h.update(hashlib.sha256(text.encode()).digest())
     target = Path(cache_dir or cache_root() / "models") / f"tiny-llama-{h.hexdigest()[:12]}"
-    if (target / "perfalign_tiny.json").exists():
+    return _build_once(target, "perfalign_tiny.json", lambda tmp: build_tiny_model(tmp, files, spec))
+
+
+def _build_once(target: Path, stamp: str, build: Callable[[Path], object]) -> Path:
+    """``target`` (a cache directory), built by ``build`` in a temporary directory beside it
+    unless it holds ``stamp`` already (``build`` writes it)."""
+    if (target / stamp).exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:
-        build_tiny_model(tmp, files, spec)
+        build(tmp)
         try:
             os.rename(tmp, target)  # atomic: a concurrent builder may have won; both are identical
         except OSError:
-            if not (target / "perfalign_tiny.json").exists():
+            if not (target / stamp).exists():
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -184,24 +188,10 @@ def packaged_model(name: str, cache_dir: str | Path | None = None) -> Path:
     key = json.dumps({"file": spec.filename, "size": gguf.stat().st_size, "pad": spec.pad_token,
                       "transformers": transformers.__version__}, sort_keys=True)
     target = Path(cache_dir or cache_root() / "models") / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-    if (target / _PACKAGED_STAMP).exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
-    try:
-        _convert_gguf(gguf, spec, tmp)
-        (tmp / _PACKAGED_STAMP).write_text(key)
-        try:
-            os.rename(tmp, target)  # atomic; a concurrent converter may have won (same content)
-        except OSError:
-            if not (target / _PACKAGED_STAMP).exists():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    return _build_once(target, _PACKAGED_STAMP, lambda tmp: _convert_gguf(gguf, spec, tmp, key))
 
 
-def _convert_gguf(gguf: Path, spec: PackagedModel, out: Path) -> None:
+def _convert_gguf(gguf: Path, spec: PackagedModel, out: Path, stamp: str) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -218,6 +208,7 @@ def _convert_gguf(gguf: Path, spec: PackagedModel, out: Path) -> None:
     model.generation_config.eos_token_id = tok.eos_token_id
     model.save_pretrained(out)
     tok.save_pretrained(out)
+    (out / _PACKAGED_STAMP).write_text(stamp)
 
 
 def cached_tiny_model(tokenizer_file: str | Path) -> Path | None:

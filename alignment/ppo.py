@@ -49,9 +49,12 @@ class AdaptiveKLController:
         return self.value
 
 
-def _world() -> bool:
-    return torch.distributed.is_available() and torch.distributed.is_initialized() \
-        and torch.distributed.get_world_size() > 1
+def _all_reduce(t: torch.Tensor) -> torch.Tensor:
+    """``t`` summed over every process, in place (unchanged on one process)."""
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        dist.all_reduce(t)
+    return t
 
 
 class WorldWhiten:
@@ -66,17 +69,12 @@ class WorldWhiten:
     def __call__(self, values: torch.Tensor, mask: torch.Tensor, shift_mean: bool = True) -> torch.Tensor:
         m = mask.to(torch.float64)
         v = values.to(torch.float64)
-        sums = torch.stack([(v * m).sum(), m.sum()])
-        if _world():
-            torch.distributed.all_reduce(sums)
+        sums = _all_reduce(torch.stack([(v * m).sum(), m.sum()]))
         total, count = sums[0], sums[1]
         if count < 2:
             raise ValueError("whitening needs at least two unmasked values over all processes")
         mean = total / count
-        sq = (((v - mean) ** 2) * m).sum()
-        if _world():
-            torch.distributed.all_reduce(sq)
-        var = sq / (count - 1)  # Bessel, as TRL's masked_var
+        var = _all_reduce((((v - mean) ** 2) * m).sum()) / (count - 1)  # Bessel, as TRL's masked_var
         whitened = (v - mean) * torch.rsqrt(var + 1e-8)
         if not shift_mean:
             whitened += mean
@@ -156,9 +154,7 @@ def withheld_metrics(withheld: list[bool], device="cpu") -> dict:
     """``objective/withheld_share`` (and the count) of one update's rewards, summed over every
     rank (each rank's reward adapter sees its own rollouts); a collective when distributed."""
     counts = torch.tensor([float(sum(withheld)), float(len(withheld))], device=device)
-    if _world():
-        torch.distributed.all_reduce(counts)
-    n_withheld, total = counts.tolist()
+    n_withheld, total = _all_reduce(counts).tolist()
     return {"objective/withheld_share": n_withheld / total if total else 0.0, "objective/withheld": n_withheld}
 
 

@@ -21,12 +21,8 @@ class PromptTooLong(ValueError):
     pass
 
 
-def uses_chat(tokenizer) -> bool:
-    return bool(getattr(tokenizer, "chat_template", None))
-
-
 def render(tokenizer, parts: Listing1) -> str:
-    if not uses_chat(tokenizer):
+    if not getattr(tokenizer, "chat_template", None):
         return parts.text()
     return tokenizer.apply_chat_template([{"role": "user", "content": parts.user_message()}], tokenize=False,
                                          add_generation_prompt=True)

@@ -145,9 +145,6 @@ class PerformanceReward:
         p = self.problems.get(info.problem_id)
         return info.source == "contest" and p is not None and bool(p.inputs)
 
-    def repeats_for(self, problem: ContestProblem) -> int:
-        return self.repeats or problem.repeats
-
     def _speedup(self, key: tuple[str, str, str], m: _Measured) -> tuple[float | None, CheckedSpeedup]:
         """(the median on this host, the checked speedup) of a correct program."""
         p = self.problems[key[0]]
@@ -155,14 +152,12 @@ class PerformanceReward:
         if key[1] in p.median_runtime_s and m.clock != have:  # e.g. a backend without valgrind fell back
             raise ClockMismatch(f"{key[0]}: a {key[1]} program was measured with the {m.clock} clock, its baseline "
                                 f"with {have}: instructions are never compared with seconds")
-        if m.clock in DETERMINISTIC:
-            med = p.median_count.get(key[1])
-            return med, (speedup_ratio(med, m.runtime_s, self.policy) if med is not None
-                         else CheckedSpeedup(None, None, ["no_baseline"]))
-        med = p.median_runtime_s.get(key[1])
+        counted = m.clock in DETERMINISTIC  # a count's baseline is a count, the same on every host
+        med = (p.median_count if counted else p.median_runtime_s).get(key[1])
         if med is None:
             return None, CheckedSpeedup(None, None, ["no_baseline"])
-        med *= host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
+        if not counted:
+            med *= host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
         return med, speedup_ratio(med, m.runtime_s, self.policy)
 
     def __call__(self, infos: list[PromptInfo], responses: list[str]) -> list[RewardDetail]:
@@ -235,9 +230,8 @@ class PerformanceReward:
                  and m.clock not in DETERMINISTIC]  # a count measured again is the same count
         for k, m in self._execute(again).items():
             first = fresh[k]
-            slower = m if m.verdict == "OK" and (m.runtime_s or 0) > (first.runtime_s or 0) else first
-            if m.verdict != "OK":  # the second run failed (its SANDBOX_ERROR judged like the first's)
-                slower = m
+            # the slower run, or the second if it failed (its SANDBOX_ERROR judged like the first's)
+            slower = first if m.verdict == "OK" and (m.runtime_s or 0) <= (first.runtime_s or 0) else m
             fresh[k] = _Measured(slower.verdict, slower.runtime_s, slower.calibration, remeasured=True,
                                  flags=tuple(sorted(set(first.flags) | set(m.flags))), clock=slower.clock)
         self._control(fresh)
@@ -251,9 +245,8 @@ class PerformanceReward:
         language once in the same sandbox; its verdict decides (common.outcomes.sandbox_outcome)."""
         from perfalign.sandbox import Job, TestCase
 
-        langs = sorted({Language.lookup(k[1]) for k, m in measured.items() if m.verdict == "SANDBOX_ERROR"} - {None},
-                       key=str)
-        langs = [lang for lang in langs if lang in CONTROL_PROGRAMS]
+        failed = {Language.lookup(k[1]) for k, m in measured.items() if m.verdict == "SANDBOX_ERROR"}
+        langs = sorted(failed & CONTROL_PROGRAMS.keys(), key=str)
         if not langs:
             return
         jobs = [Job(CONTROL_PROGRAMS[lang], lang, [TestCase("", "ok\n")]) for lang in langs]
@@ -273,8 +266,8 @@ class PerformanceReward:
         for pid, lang, code in keys:
             p = self.problems[pid]
             jobs.append(Job(code, lang, [TestCase(i, o) for i, o in zip(p.inputs, p.outputs)],
-                            Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb), repeats=self.repeats_for(p),
-                            stop_on_failure=True, clock=self.clock))
+                            Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                            repeats=self.repeats or p.repeats, stop_on_failure=True, clock=self.clock))
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
             clock = getattr(res, "clock", DEFAULT_CLOCK)

@@ -47,6 +47,22 @@ class RewardStageConfig(PreferenceStageConfig):
     eval_splits: tuple[str, ...] = ("reward_eval",)    # ... and its evaluation splits
 
 
+def preference_inputs(cfg: PreferenceStageConfig, what: str, model_what: str) -> tuple[object, list, list, int]:
+    """What a preference stage (reward model, DPA) trains on, checked before any model is loaded:
+    (tokenizer, train pairs, eval pairs, rows dropped), the prompts rendered for the model and
+    shortened to fit ``max_length`` (chat template, statement shortened)."""
+    cfg.validate()
+    check_model_reference(cfg.model_name_or_path, model_what)
+    train, evals = preference_splits(cfg, what)
+    prepare_process(cfg)
+    tokenizer = load_tokenizer(cfg.model_name_or_path)
+    train, dropped = fit_rows(tokenizer, train, cfg.max_length, PAIR_KEYS)
+    evals, dropped_eval = fit_rows(tokenizer, evals, cfg.max_length, PAIR_KEYS)
+    if not train or not evals:
+        raise ValueError(f"{what}: no train or eval pair fits max_length={cfg.max_length}")
+    return tokenizer, train, evals, dropped + dropped_eval
+
+
 def evaluate_reward_model(model, tokenizer, pairs: list[dict], batch_size: int = 8,
                           max_length: int | None = None) -> dict:
     """Eq. 5 (and the Eq. 2 loss) of a reward model on prompt/chosen/rejected/margin records."""
@@ -61,19 +77,10 @@ def evaluate_reward_model(model, tokenizer, pairs: list[dict], batch_size: int =
 def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     """Train r_theta on D_reward; report accuracy (Eq. 5) on its eval split."""
     started = time.time()
-    cfg.validate()
-    check_model_reference(cfg.model_name_or_path, "reward model base")
-    train, evals = preference_splits(cfg, "reward")
-
-    prepare_process(cfg)
+    tokenizer, train, evals, dropped = preference_inputs(cfg, "reward", "reward model base")
     from datasets import Dataset
     from trl import RewardTrainer
 
-    tokenizer = load_tokenizer(cfg.model_name_or_path)
-    train, dropped = fit_rows(tokenizer, train, cfg.max_length, PAIR_KEYS)  # chat template, statement shortened
-    evals, dropped_eval = fit_rows(tokenizer, evals, cfg.max_length, PAIR_KEYS)
-    if not train or not evals:
-        raise ValueError(f"reward: no train or eval pair fits max_length={cfg.max_length}")
     model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
                             processing_class=tokenizer, peft_config=cfg.peft_config("SEQ_CLS"))
@@ -81,7 +88,7 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     report_steps(trainer, "reward")
     bs = cfg.per_device_eval_batch_size
     metrics: dict = {"train_samples": len(train), "eval_samples": len(evals),
-                     "dropped_long_rows": dropped + dropped_eval}
+                     "dropped_long_rows": dropped}
     if trainer.accelerator.num_processes == 1:
         metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs,
                                                                 cfg.max_length)["accuracy"]

@@ -108,13 +108,11 @@ class RLPFStageConfig(StageConfig):
 
 def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
     """One prompt per (problem, language) of the triplets, in table order."""
-    seen, out = set(), []
+    out: dict[tuple[str, str, str], PromptInfo] = {}
     for r in rows:
-        key = (r["problem_id"], r["language"], r["prompt"])
-        if key not in seen:
-            seen.add(key)
-            out.append(PromptInfo(r["prompt"], r["problem_id"], r["language"], r["source"]))
-    return out
+        out.setdefault((r["problem_id"], r["language"], r["prompt"]),
+                       PromptInfo(r["prompt"], r["problem_id"], r["language"], r["source"]))
+    return list(out.values())
 
 
 @torch.no_grad()
@@ -148,8 +146,7 @@ def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], rewa
             logps = []
             for model in (policy, ref_policy):
                 logits = model(input_ids=gen, attention_mask=attn, position_ids=pos).logits[:, ctx - 1:-1].float()
-                lp = torch.log_softmax(logits / temperature, -1).gather(-1, resp[..., None]).squeeze(-1)
-                logps.append(lp)
+                logps.append(torch.log_softmax(logits / temperature, -1).gather(-1, resp[..., None]).squeeze(-1))
             kls += ((logps[0] - logps[1]) * mask).sum(1).tolist()
             texts = [tokenizer.decode(r[m], skip_special_tokens=True) for r, m in zip(resp, mask)]
             details += reward(chunk, texts)
@@ -273,4 +270,3 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     metrics["reward_measurement"] = {"repeats": cfg.test_repeats or "dataset", "speedup_cap": cfg.speedup_cap,
                                      "remeasure_above": cfg.remeasure_above, "clock": cfg.clock}
     return save_stage(cfg, trainer, tokenizer, metrics, started)
-

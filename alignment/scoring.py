@@ -78,21 +78,20 @@ def reward_scores(reward_model, tokenizer, prompts: list[str], completions: list
 
 @torch.no_grad()
 def sample_completions(model, tokenizer, prompts: list[str], max_new_tokens: int, temperature: float = 1.0,
-                       top_k: int = 0, top_p: float = 1.0, num_samples: int = 1, batch_size: int = 16,
-                       seed: int | None = None) -> list[list[str]]:
-    """``num_samples`` sampled completions per prompt (decoded, special tokens dropped)."""
+                       num_samples: int = 1, batch_size: int = 16, seed: int | None = None) -> list[list[str]]:
+    """``num_samples`` completions sampled per prompt as RLPF samples (top-k 0, top-p 1), decoded
+    with the special tokens dropped."""
     if seed is not None:
         torch.manual_seed(seed)
     model.eval()
     device = next(model.parameters()).device
-    side = tokenizer.padding_side
-    tokenizer.padding_side = "left"
+    side, tokenizer.padding_side = tokenizer.padding_side, "left"
     flat = [p for p in prompts for _ in range(num_samples)]
     texts: list[str] = []
     try:
         for i in range(0, len(flat), batch_size):
             enc = tokenizer(flat[i:i + batch_size], return_tensors="pt", padding=True).to(device)
-            gen = model.generate(**enc, do_sample=True, temperature=temperature, top_k=top_k, top_p=top_p,
+            gen = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
                                  max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
                                  eos_token_id=tokenizer.eos_token_id)
             texts += tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)

@@ -34,11 +34,10 @@ def run_experiment(base: GrpoRunConfig, out_dir: str | Path, seeds: list[int], a
     report = summarize(per_arm)
     figures = {}
     if any(per_arm.values()):
-        figures["reward"] = str(plot_curves(per_arm, "mean_reward", "mean reward", out / "reward_per_step.png"))
-        figures["gflops"] = str(plot_curves(per_arm, "mean_gflops_ok", "mean GFLOPS (correct rollouts)",
-                                            out / "gflops_per_step.png"))
-        figures["gflops_all"] = str(plot_curves(per_arm, "mean_gflops_all", "mean GFLOPS (failures count 0)",
-                                                out / "gflops_all_per_step.png"))
+        for name, key, label in (("reward", "mean_reward", "mean reward"),
+                                 ("gflops", "mean_gflops_ok", "mean GFLOPS (correct rollouts)"),
+                                 ("gflops_all", "mean_gflops_all", "mean GFLOPS (failures count 0)")):
+            figures[name] = str(plot_curves(per_arm, key, label, out / f"{name}_per_step.png"))
         for problem in base.tasks:
             figures[f"niches_{problem}"] = str(plot_niche_map(per_arm, problem, out / f"niche_map_{problem}.png"))
     report["figures"] = figures

@@ -43,10 +43,9 @@ class MeasureSettings:
     peak_n: int = 512               # numpy DGEMM size of the peak measurement
     peak_seconds: float = 0.3       # how long (s) the peak DGEMM is repeated; its best call counts
     backend: str = "auto"
-    # what measures the runs (sandbox.clock): cpu, or instructions / cycles (valgrind, exact). GFLOPS
-    # from a count is meaningless: under a count a correct rollout's reward is its speedup over the
-    # naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
-    clock: str = DEFAULT_CLOCK      # cpu, or instructions / cycles (valgrind): then the reward is a speedup
+    # GFLOPS from a count is meaningless: under a count a correct rollout's reward is its speedup over
+    # the naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
+    clock: str = DEFAULT_CLOCK      # sandbox.clock: cpu, or instructions / cycles (valgrind, exact)
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
 
     def probe_settings(self) -> ProbeSettings:
@@ -114,11 +113,11 @@ class WorkerState:
         self.lock = threading.Lock()
 
     def session(self, task: GrpoTask) -> ProbeSession:
-        s = self.sessions.get(task.key)
+        s = self.sessions.get(task.name)
         if s is None:
             s = ProbeSession(self.sandbox, task.problem, self.settings.probe_settings())
             s.prepare()
-            self.sessions[task.key] = s
+            self.sessions[task.name] = s
         return s
 
     def peak(self, threads: int) -> dict:
@@ -185,16 +184,14 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
     techniques, timings. Never raises for a bad program (the record says what happened)."""
     t0 = time.perf_counter()
-    rec = {**asdict(rollout), "permitted": list(rollout.permitted), "tier": None, "reward": None, "gflops": None,
-           "peak_gflops": None, "peak_fraction": None, "naive_gflops": None, "speedup_vs_naive": None,
-           "verdict": "", "message": "", "techniques": [], "niche": "", "flags": [], "code_sha": "",
-           "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
-           "flops": task.flops, "withheld": False, "cause": ""}
     tier, why, code, used = static_verdict(rollout)
     outcome = judge(tier) if tier else None  # format / library: the candidate's
-    rec["techniques"] = sorted(used)
-    rec["niche"] = "+".join(sorted(used)) or "scalar"
-    rec["code_sha"] = hashlib.sha256(code.encode()).hexdigest()[:16] if code else ""
+    rec = {**asdict(rollout), "permitted": list(rollout.permitted), "tier": None, "reward": None, "gflops": None,
+           "peak_gflops": None, "peak_fraction": None, "naive_gflops": None, "speedup_vs_naive": None,
+           "verdict": "", "message": "", "techniques": sorted(used), "niche": "+".join(sorted(used)) or "scalar",
+           "flags": [], "code_sha": hashlib.sha256(code.encode()).hexdigest()[:16] if code else "",
+           "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
+           "flops": task.flops, "withheld": False, "cause": ""}
     if tier is None:
         state = worker_state(settings)
         with state.lock:
@@ -234,10 +231,8 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
                     rec["peak_fraction"] = rec["gflops"] / rec["peak_gflops"]
             if tier == "ok":
                 tier, outcome, why = _judge_correct(score, rec["speedup_vs_naive"] if counted else rec["gflops"], why)
-    rec["tier"] = tier
-    rec["withheld"] = bool(outcome and outcome.withheld)
-    rec["cause"] = outcome.cause if outcome else ""
-    rec["message"] = (why or "")[:2000]
+    rec.update(tier=tier, withheld=bool(outcome and outcome.withheld), cause=outcome.cause if outcome else "",
+               message=(why or "")[:2000])
     if "clock:instructions" in rec["flags"] or "clock:cycles" in rec["flags"]:  # no GFLOPS, no peak fraction
         rec["reward"] = tier_reward(tier, rec["speedup_vs_naive"], None, tiers)
     else:

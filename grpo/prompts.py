@@ -15,8 +15,7 @@ def spec_prompt(task: GrpoTask, stage: Stage, archive: QDArchive | None, seeds: 
     lines = [f"{task.name} n={task.sizes.get('T')}", f"allow: {allow}"]
     if elites is None and archive:
         elites = [(n, e.gflops, e.completion) for n, e in archive.best(stage.permitted, seeds)]
-    for niche, g, comp in elites or []:
-        lines.append(f"elite {g:.1f}: {comp.strip()}")
+    lines += [f"elite {g:.1f}: {comp.strip()}" for _, g, comp in elites or []]
     return "\n".join(lines) + "\nspec:"
 
 
@@ -31,5 +30,3 @@ def code_prompt(task: GrpoTask, stage: Stage, archive: QDArchive | None, seeds: 
                          f"```c\n{e.completion}\n```")
     parts.append("Answer with one ```c code block.")
     return "\n\n".join(parts)
-
-

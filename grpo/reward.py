@@ -14,7 +14,7 @@ time, or a SANDBOX_ERROR that the reference, run again in the same sandbox right
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from perfalign.common.outcomes import Outcome, sandbox_outcome
 
@@ -30,9 +30,6 @@ class RewardTiers:
     runtime: float = -20.0         # reward of a runtime error (memory and output limits too)
     verification: float = -10.0    # reward of a wrong answer or invalid transcript
     ok_reward: str = "gflops"      # a correct program's reward: "gflops", or "peak_fraction" (GFLOPS / peak * 100)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 _VERDICT_TIER = {

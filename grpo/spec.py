@@ -44,16 +44,8 @@ class Spec:
 
     @property
     def techniques(self) -> frozenset[str]:
-        t = set()
-        if self.omp:
-            t.add("openmp")
-        if self.simd:
-            t.add("simd")
-        if self.tile:
-            t.add("blocking")
-        if self.unroll > 1:
-            t.add("unroll")
-        return frozenset(t)
+        used = {"openmp": self.omp, "simd": self.simd, "blocking": self.tile, "unroll": self.unroll > 1}
+        return frozenset(t for t, on in used.items() if on)
 
 
 def parse_spec(completion: str) -> Spec:
@@ -71,8 +63,7 @@ def parse_spec(completion: str) -> Spec:
     if set(fields) != set(FIELDS):
         raise SpecError(f"missing fields: {', '.join(f for f in FIELDS if f not in fields)}")
     try:
-        spec = Spec(fields["order"], int(fields["tile"]), int(fields["simd"]), int(fields["omp"]),
-                    int(fields["unroll"]))
+        spec = Spec(fields["order"], *(int(fields[f]) for f in FIELDS[1:]))
     except ValueError:
         raise SpecError("non-numeric value") from None
     if spec.order not in ORDERS or spec.tile not in TILES or spec.simd not in (0, 1) or spec.omp not in (0, 1) \

@@ -93,8 +93,5 @@ def all_niches() -> list[str]:
     """Every niche of :data:`TECHNIQUES` (2^4 = 16), for the niche map."""
     import itertools
 
-    out = []
-    for r in range(len(TECHNIQUES) + 1):
-        for combo in itertools.combinations(sorted(TECHNIQUES), r):
-            out.append("+".join(combo) or "scalar")
-    return out
+    return ["+".join(combo) or "scalar" for r in range(len(TECHNIQUES) + 1)
+            for combo in itertools.combinations(sorted(TECHNIQUES), r)]

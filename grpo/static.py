@@ -55,9 +55,8 @@ def link_violation(build_message: str, own_symbols: tuple[str, ...] = ()) -> str
     harness's, whose absence is a compile error, not a violation)."""
     for sym in _LINK_UNDEFINED.findall(build_message or ""):
         base = sym.split("(")[0]
-        if base in own_symbols:
-            continue
-        return f"undefined reference to {base!r} at link (an external library call)"
+        if base not in own_symbols:
+            return f"undefined reference to {base!r} at link (an external library call)"
     return None
 
 

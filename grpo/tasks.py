@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfalign.measure import probe_cpp
-from perfalign.measure.cxxsig import Param, Signature
+from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, Tolerance
 
 DGEMM_SIGNATURE = "void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C)"
@@ -40,10 +40,6 @@ class GrpoTask:
     statement: str                    # what the prompt asks for
     signature: str
     sizes: dict = field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        return self.name
 
 
 def dgemm_flops(n: int) -> float:
@@ -75,11 +71,6 @@ def dgemm_task(profile: str = "embedded", threads: int = 1) -> GrpoTask:
     if profile not in DGEMM_SIZES:
         raise ValueError(f"unknown profile {profile!r}; expected one of {sorted(DGEMM_SIZES)}")
     (v1, v2), nt = DGEMM_SIZES[profile]
-    sig = Signature("void", "dgemm", (Param("int n", "n", False, False), Param("double alpha", "alpha", False, False),
-                                      Param("const double* A", "A", True, True),
-                                      Param("const double* B", "B", True, True),
-                                      Param("double beta", "beta", False, False),
-                                      Param("double* C", "C", False, True)))
     call = r"""
 namespace {
 // fresh inputs in [-1, 1) from the call's secret seed, the candidate's call, C's fingerprint
@@ -108,19 +99,19 @@ void perfalign_dgemm_call(int n) {
             timed_call=f"            perfalign_dgemm_call({nt});",
             omp_threads=threads),
     ])
-    reference = ("void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C) {\n"
+    reference = (DGEMM_SIGNATURE + " {\n"
                  "    for (int i = 0; i < n; ++i)\n        for (int j = 0; j < n; ++j) {\n"
                  "            double s = 0;\n"
                  "            for (int k = 0; k < n; ++k) s += A[i * n + k] * B[k * n + j];\n"
                  "            C[i * n + j] = alpha * s + beta * C[i * n + j];\n        }\n}\n")
     slow = reference.replace("void dgemm(", "static void dgemm_once(", 1) + (
-        "void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C) {\n"
+        DGEMM_SIGNATURE + " {\n"
         "    std::vector<double> c0(C, C + (size_t)n * n);\n    dgemm_once(n, alpha, A, B, beta, C);\n"
         "    asm volatile(\"\" : : : \"memory\");\n    std::copy(c0.begin(), c0.end(), C);\n"
         "    dgemm_once(n, alpha, A, B, beta, C);\n}\n")
     prefix = "#include <cstddef>\n#include <cmath>\n#include <vector>\n#include <algorithm>\n#include <omp.h>\n"
     problem = ProbeProblem(
-        suite="grpo", name="dgemm", model="omp", prompt=DGEMM_SIGNATURE, signature=sig,
+        suite="grpo", name="dgemm", model="omp", prompt=DGEMM_SIGNATURE, signature=parse_signature(DGEMM_SIGNATURE),
         drivers={"V": driver, "T": driver}, candidate_prefix={"V": prefix, "T": prefix},
         reference=reference, slow="#include <vector>\n#include <algorithm>\n" + slow,
         tolerance=DGEMM_TOLERANCE, compile_flags=("-O3", "-march=native", "-fopenmp"),

@@ -36,8 +36,10 @@ from .sqd import DEFAULT_SQD_SCHEDULE, PLAIN_SCHEDULE, QDArchive, Stage, parse_s
 from .tasks import GrpoTask, load_tasks
 
 log = logging.getLogger("perfalign.grpo")
+# what a cached measurement gives a later rollout of the same program
 _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_gflops", "speedup_vs_naive", "verdict",
-             "message", "flags", "worker_pid", "worker_cpus", "measure_s", "blas", "withheld", "cause")
+             "message", "flags", "worker_pid", "worker_cpus", "measure_s", "blas", "withheld", "cause", "techniques",
+             "niche", "code_sha", "flops")
 
 
 @dataclass
@@ -122,19 +124,19 @@ def check_warmup_prior(prior: str) -> float | None:
     return WARMUP_PRIORS[prior]
 
 
-def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], stages: list[Stage], steps: int, lr: float, seed: int,
-                  out_dir: Path, batch_size: int = 16, prior: str = "uniform"):
-    """Teach the tiny model the spec format on random specs drawn from ``prior`` (WARMUP_PRIORS):
-    next-token loss on the completion tokens only, AdamW (a plain supervised loop: TRL's
-    SFTTrainer measured ~1.6 s per step here against ~0.05 s for this loop, for the same loss).
-    The specs carry no performance information."""
+def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], cfg: GrpoRunConfig, batch_size: int = 16):
+    """Teach the tiny model the spec format on ``cfg.warmup_steps`` batches of random specs drawn from
+    ``cfg.warmup_prior`` (WARMUP_PRIORS): next-token loss on the completion tokens only, AdamW (a plain
+    supervised loop: TRL's SFTTrainer measured ~1.6 s per step here against ~0.05 s for this loop, for
+    the same loss). The specs carry no performance information."""
     import torch
 
-    p_use = check_warmup_prior(prior)
-    rng = random.Random(seed)
-    torch.manual_seed(seed)
+    p_use = check_warmup_prior(cfg.warmup_prior)
+    stages, steps = parse_schedule(DEFAULT_SQD_SCHEDULE, 1), cfg.warmup_steps
+    rng = random.Random(cfg.seed)
+    torch.manual_seed(cfg.seed)
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.warmup_lr, weight_decay=0.0)
     names, losses = list(tasks), []
     eos = tokenizer.eos_token or ""
     for step in range(steps):
@@ -167,6 +169,19 @@ def format_warmup(model, tokenizer, tasks: dict[str, GrpoTask], stages: list[Sta
     return model, losses[:: max(1, steps // 10)] + losses[-1:]
 
 
+def _load(cfg: GrpoRunConfig, model_path: str):
+    """(tasks, tokenizer, model) of ``cfg``, after its thread count and seed are set."""
+    import torch
+    from transformers import set_seed
+
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    set_seed(cfg.seed)
+    tasks = load_tasks(cfg.tasks, cfg.profile, cfg.cpus_per_worker, cfg.polybench_dir)
+    tokenizer = load_tokenizer(model_path, padding_side="left")
+    return tasks, tokenizer, load_causal_lm(model_path, bf16=cfg.bf16, tokenizer=tokenizer)
+
+
 def warm_start(cfg: GrpoRunConfig, out_dir: str | Path) -> str:
     """Build the spec-format warm-up of ``cfg``'s model once and save it (shared by the arms of
     a seed, so GRPO, SQD and the control start from the same weights)."""
@@ -174,18 +189,8 @@ def warm_start(cfg: GrpoRunConfig, out_dir: str | Path) -> str:
     if (out / "config.json").exists():
         return str(out)
     check_warmup_prior(cfg.warmup_prior)
-    import torch
-    from transformers import set_seed
-
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    set_seed(cfg.seed)
-    path = resolve_model(cfg.model)
-    tokenizer = load_tokenizer(path, padding_side="left")
-    model = load_causal_lm(path, bf16=cfg.bf16, tokenizer=tokenizer)
-    tasks = load_tasks(cfg.tasks, cfg.profile, cfg.cpus_per_worker, cfg.polybench_dir)
-    model, losses = format_warmup(model, tokenizer, tasks, parse_schedule(DEFAULT_SQD_SCHEDULE, 1), cfg.warmup_steps,
-                                  cfg.warmup_lr, cfg.seed, out, prior=cfg.warmup_prior)
+    tasks, tokenizer, model = _load(cfg, resolve_model(cfg.model))
+    model, losses = format_warmup(model, tokenizer, tasks, cfg)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -198,27 +203,19 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     ``cluster``: a started ``workers.BenchmarkCluster`` to share (else one is started here)."""
     import torch
     from datasets import Dataset
-    from transformers import set_seed
     from trl import GRPOConfig
 
     from .workers import BenchmarkCluster
 
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    set_seed(cfg.seed)
-    tasks = load_tasks(cfg.tasks, cfg.profile, cfg.cpus_per_worker, cfg.polybench_dir)
+    stages = cfg.stages()
+    tasks, tokenizer, model = _load(cfg, cfg.init_model_dir or resolve_model(cfg.model))
     if cfg.mode == "spec" and set(tasks) != {"dgemm"}:
         raise ValueError("the controlled spec family expands DGEMM only; use mode='code' for other tasks")
-    stages = cfg.stages()
-    model_path = cfg.init_model_dir or resolve_model(cfg.model)
-    tokenizer = load_tokenizer(model_path, padding_side="left")
-    model = load_causal_lm(model_path, bf16=cfg.bf16, tokenizer=tokenizer)
     warm_losses: list[float] = []
     if cfg.mode == "spec" and cfg.warmup_steps and not cfg.init_model_dir:
-        model, warm_losses = format_warmup(model, tokenizer, tasks, parse_schedule(DEFAULT_SQD_SCHEDULE, 1),
-                                           cfg.warmup_steps, cfg.warmup_lr, cfg.seed, out, prior=cfg.warmup_prior)
+        model, warm_losses = format_warmup(model, tokenizer, tasks, cfg)
     archives = {name: QDArchive(name) for name in tasks}
     writer = RolloutWriter(out)
     cache: dict[tuple[str, str], dict] = {}
@@ -228,19 +225,18 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     own_cluster = cluster is None
     if own_cluster:
         cluster = BenchmarkCluster(cfg.n_workers, cfg.cpus_per_worker, cfg.dask_address, cfg.measure, cfg.tiers).start()
-    step_offset = 0
+    state = {"step": 0}  # GRPO steps so far, over the stages
     total_steps = sum(st.steps for st in stages)
     TimedGRPOTrainer = _timed_trainer_class()
     try:
         for stage in stages:
-            state = {"step": step_offset}
             live: dict = {}  # the stage's trainer, once built (its log carries the withheld share)
 
             def reward_fn(prompts, completions, task, stage_name, permitted, **_):
                 t0 = time.perf_counter()
                 state["step"] += 1
                 step = state["step"]
-                rollouts, records, todo = [], [None] * len(completions), []
+                rollouts, keys, records, todo = [], [], [None] * len(completions), []
                 stage_of = stage_name[0] if stage_name else stage.name
                 for k, (comp, tname, perm, sname) in enumerate(zip(completions, task, permitted, stage_name)):
                     text = comp if isinstance(comp, str) else comp[-1]["content"]
@@ -250,13 +246,10 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                     rollouts.append(r)
                     tier, _, code, _ = static_verdict(r)
                     key = (tname, hashlib.sha256(code.encode()).hexdigest())
+                    keys.append(key)
                     if tier is None and cfg.reuse_measurements and key in cache:
-                        rec = {**asdict(r), "permitted": list(r.permitted), **{f: copy.deepcopy(cache[key].get(f))
-                                                                              for f in _MEASURED}}
-                        rec.update(cached=True, attempts=0, techniques=cache[key]["techniques"],
-                                   niche=cache[key]["niche"], code_sha=cache[key]["code_sha"],
-                                   flops=cache[key]["flops"])
-                        records[k] = rec
+                        records[k] = {**asdict(r), "permitted": list(r.permitted), "cached": True, "attempts": 0,
+                                      **{f: copy.deepcopy(cache[key].get(f)) for f in _MEASURED}}
                     else:
                         todo.append(k)
                 fresh = cluster.evaluate([rollouts[k] for k in todo], tasks) if todo else []
@@ -266,8 +259,7 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                     # a lost worker's penalty is judged again on the next sample of the same code
                     if rec.get("tier") not in (None, "format", "library", "infrastructure") and cfg.reuse_measurements \
                             and rec.get("cause") not in ("worker_lost", "measurement_raised"):
-                        code = static_verdict(rollouts[k])[2]
-                        cache[(rec["task"], hashlib.sha256(code.encode()).hexdigest())] = rec
+                        cache[keys[k]] = rec
                 for rec in records:
                     if rec.get("tier") == "ok":
                         archives[rec["task"]].offer(rec["niche"], rec.get("gflops"), rec["completion"].strip(), step,
@@ -295,13 +287,10 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                     progress(steps_log[-1])
                 return [r.get("reward") for r in records]
 
-            rows = []
-            for _ in range(stage.steps * cfg.prompts_per_step):
-                for name, t in tasks.items():
-                    prompt = (spec_prompt if cfg.mode == "spec" else code_prompt)(t, stage, archives[name],
-                                                                                   cfg.elite_seeds)
-                    rows.append({"prompt": prompt, "task": name, "stage_name": stage.name,
-                                 "permitted": "+".join(sorted(stage.permitted))})
+            write_prompt = spec_prompt if cfg.mode == "spec" else code_prompt
+            rows = [{"prompt": write_prompt(t, stage, archives[name], cfg.elite_seeds), "task": name,
+                     "stage_name": stage.name, "permitted": "+".join(sorted(stage.permitted))}
+                    for _ in range(stage.steps * cfg.prompts_per_step) for name, t in tasks.items()]
             args = GRPOConfig(
                 output_dir=str(out / "trainer"), max_steps=stage.steps,
                 per_device_train_batch_size=cfg.num_generations * cfg.prompts_per_step,
@@ -317,15 +306,13 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
             trainer.train()
             gen_seconds += trainer.generation_seconds
             model = trainer.model
-            step_offset = state["step"]
     finally:
         if own_cluster:
             cluster.close()
-    arch_rows = [row for a in archives.values() for row in a.rows()]
-    write_archive(arch_rows, out)
+    write_archive([row for a in archives.values() for row in a.rows()], out)
     summary = {
         "config": {k: v for k, v in asdict(cfg).items() if k not in ("tiers", "measure")},
-        "tiers": cfg.tiers.to_dict(), "measure": asdict(cfg.measure), "stages": [
+        "tiers": asdict(cfg.tiers), "measure": asdict(cfg.measure), "stages": [
             {"name": s.name, "permitted": sorted(s.permitted), "steps": s.steps} for s in stages],
         "warmup_losses": warm_losses, "steps": steps_log,
         "niches_filled": {n: a.niches_filled for n, a in archives.items()},

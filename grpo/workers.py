@@ -69,9 +69,6 @@ class PinCores(WorkerPlugin):
         os.environ[_CPUS_ENV] = ",".join(map(str, sorted(mine)))
         _pin_process(mine)
 
-    def teardown(self, worker) -> None:
-        pass
-
 
 def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: RewardTiers) -> dict:
     """The Dask task: pin, measure, return the record."""
@@ -97,8 +94,7 @@ class BenchmarkCluster:
         self.tiers = tiers or RewardTiers()
         self.max_resubmits = max_resubmits
         self.address = address
-        self.cluster = None
-        self.client = None
+        self.cluster = self.client = None
         self.n_workers, self.cpus_per_worker = n_workers, cpus_per_worker
         self.resubmitted = 0
 
@@ -174,4 +170,3 @@ class BenchmarkCluster:
             rec["attempts"] = attempts[i]
             records[i] = rec
         return records  # type: ignore[return-value]
-
