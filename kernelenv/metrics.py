@@ -30,8 +30,6 @@ class RewardTiers:
     against: str = "eager"         # the speedup a correct kernel earns: over "eager" or "compile"
 
 
-# verdicts that *may* be withheld: only when kernel_outcome establishes the cause (common.outcomes)
-NOT_THE_CANDIDATE = ("sandbox_error", "baseline_error", "unsupported")
 # the failure tiers by verdict; any other verdict (a penalized sandbox or baseline error, one not
 # known here) is a runtime error
 _TIER_OF = {"format_error": "format_error", "load_error": "load_error", "runtime_error": "runtime_error",

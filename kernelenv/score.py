@@ -38,15 +38,12 @@ from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environme
 from perfalign.sandbox.calibration import cpu_model
 
 from . import static
-from .metrics import NOT_THE_CANDIDATE, kernel_reward  # noqa: F401
+from .metrics import kernel_reward
 from .problems import Problem
 
 GUEST = Path(__file__).with_name("guest.py")
 STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
 REPORT_PREFIX = "PERFALIGN-REPORT "
-# Failure verdicts, from the candidate's worst to its least bad; "correct" passes every check.
-VERDICTS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect", "correct")
-
 
 # the flag of a baseline_error the trusted side established: the reference failed alone (its scale
 # calibration, or its own run in the driver before any candidate code existed)
