@@ -39,6 +39,7 @@ import ast
 import hashlib
 import json
 import os
+import statistics
 import sys
 import time
 
@@ -141,8 +142,7 @@ def vary_sizes(source: str, rng) -> dict:
     """Random values for the free size constants (each distinct nominal value >= SCALE_MIN gets one
     factor in [0.6, 1.4], so constants that must agree keep agreeing); {} when nothing may vary."""
     sizes = size_constants(source)
-    free = free_constants(source)
-    factors, out = {}, {}
+    factors = {}
 
     def vary(v):
         if isinstance(v, tuple):
@@ -153,14 +153,11 @@ def vary_sizes(source: str, rng) -> dict:
             factors[v] = rng.uniform(0.6, 1.4)
         new = max(1, int(round(v * factors[v])))
         return new if new != v else v + 1
-    for name in free:
-        out[name] = vary(sizes[name])
-    return out
+    return {name: vary(sizes[name]) for name in free_constants(source)}
 
 
-def tolerance(dtype_name: str) -> float | None:
-    """allclose tolerance (rtol = atol) for a dtype name; None: compare exactly."""
-    return TOLERANCES.get(dtype_name)
+def _dtype_name(t) -> str:
+    return str(t.dtype).replace("torch.", "")
 
 
 def compare(out, ref) -> tuple:
@@ -171,7 +168,7 @@ def compare(out, ref) -> tuple:
         return False, f"shape {tuple(out.shape)} != expected {tuple(ref.shape)}", None
     if out.dtype != ref.dtype:
         return False, f"dtype {out.dtype} != expected {ref.dtype}", None
-    tol = tolerance(str(ref.dtype).replace("torch.", ""))
+    tol = TOLERANCES.get(_dtype_name(ref))  # allclose's rtol = atol; None: compare exactly
     if tol is None:
         ok = bool(torch.equal(out, ref))
         return ok, "" if ok else "values differ", None
@@ -367,7 +364,7 @@ def _child() -> None:
                 if not isinstance(out, torch.Tensor):
                     reply["outputs"].append({"shape": None, "dtype": type(out).__name__})
                     continue
-                info = {"shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", "")}
+                info = {"shape": list(out.shape), "dtype": _dtype_name(out)}
                 if out.device.type == "cpu" and out.numel():
                     lo = out.data_ptr()
                     hi = lo + out.numel() * out.element_size()
@@ -569,6 +566,12 @@ def _prctl_nondumpable() -> None:
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
 
 
+def _problem_namespace(source: str) -> dict:
+    ns = {"__name__": "problem"}
+    exec(compile(source, "problem.py", "exec"), ns)  # the problem is trusted (not the candidate)
+    return ns
+
+
 class _Driver:
     def __init__(self, job: dict):
         import mmap
@@ -582,7 +585,7 @@ class _Driver:
         self.device = torch.device(job["device"])
         self.seed = int(job["seed"])
         self.source = job["problem"]
-        self.problem = self._module(self.source)
+        self.problem = _problem_namespace(self.source)
         self.init_inputs = list(self.problem["get_init_inputs"]())
         json.dumps(self.init_inputs)  # plain values only: they cross to the model server as JSON
         self.weight_seed = derive_seed(self.seed, "weights")
@@ -599,14 +602,9 @@ class _Driver:
                        "correctness": [], "times_cpu_s": [], "times_wall_s": [], "reference_cpu_s": [],
                        "reference_alone_cpu_s": [], "order": "", "flags": []}
 
-    def _module(self, source: str) -> dict:
-        ns = {"__name__": "problem"}
-        exec(compile(source, "problem.py", "exec"), ns)  # the problem is trusted (not the candidate)
-        return ns
-
     # -- inputs, shared memory, calls
     def inputs(self, seed: int, varied: dict | None):
-        ns = self._module(rewrite_constants(self.source, varied)) if varied else self.problem
+        ns = _problem_namespace(rewrite_constants(self.source, varied)) if varied else self.problem
         self.torch.manual_seed(seed)
         return list(ns["get_inputs"]())
 
@@ -623,13 +621,13 @@ class _Driver:
         offset, specs, outs = 0, [], []
         for x in inputs:
             if isinstance(x, self.torch.Tensor):
-                specs.append({"kind": "tensor", "dtype": str(x.dtype).replace("torch.", ""), "shape": list(x.shape),
+                specs.append({"kind": "tensor", "dtype": _dtype_name(x), "shape": list(x.shape),
                               "offset": offset})
                 offset += -(-x.numel() * x.element_size() // ALIGN) * ALIGN
             else:
                 specs.append({"kind": "value", "value": x})
         for r in refs:
-            outs.append({"shape": list(r.shape), "dtype": str(r.dtype).replace("torch.", ""), "offset": offset})
+            outs.append({"shape": list(r.shape), "dtype": _dtype_name(r), "offset": offset})
             offset += -(-r.numel() * r.element_size() // ALIGN) * ALIGN
         return specs, outs, max(offset, ALIGN)
 
@@ -710,8 +708,8 @@ class _Driver:
             if not ok:
                 if isinstance(info, dict) and info.get("shape") != list(ref.shape):
                     why = f"output shape {info.get('shape')} != expected {list(ref.shape)}"
-                elif isinstance(info, dict) and info.get("dtype") != str(ref.dtype).replace("torch.", ""):
-                    why = f"output dtype {info.get('dtype')} != expected {str(ref.dtype).replace('torch.', '')}"
+                elif isinstance(info, dict) and info.get("dtype") != _dtype_name(ref):
+                    why = f"output dtype {info.get('dtype')} != expected {_dtype_name(ref)}"
                 return "incorrect", why, err
             worst = max(worst, err or 0.0)
         return "ok", "", worst
@@ -812,14 +810,9 @@ class _Driver:
             return False
         if n >= (most or int(self.job["trials"])) or spent >= float(self.job["time_budget_s"]):
             return True
-        gap = st["shift"](pairs, self._median(series[0]), self._median(series[1])) if pairs else 0.0
+        gap = st["shift"](pairs, statistics.median(series[0]), statistics.median(series[1])) if pairs else 0.0
         futile = st["futile_above"](self.gate, n, int(self.job["trials"]))
         return not st["needs_more_rounds"]([st["rel_se_of_cost"](x) for x in series], gap, self.gate, futile)
-
-    def _median(self, xs):
-        import statistics
-
-        return statistics.median(xs)
 
     def _reference_alone(self, ref) -> None:
         """Phase A: the reference's server loads and runs alone (the machine's own noise)."""
@@ -835,7 +828,7 @@ class _Driver:
             warm.append(ref.cpu() - r0)
         # more work per round for short calls: each model's share of a round holds about
         # round_target_s of the reference's work (a round's CPU has a fixed noise of its own)
-        per_call = self._median(warm[1:] or warm) if warm else 0.0
+        per_call = statistics.median(warm[1:] or warm) if warm else 0.0
         target = float(job.get("round_target_s", 0.01))
         self.calls_per_round = max(1, min(int(job.get("max_calls_per_round", 8)),
                                           int(target / max(per_call, 1e-6)) + 1)) if per_call < target else 1
@@ -989,9 +982,7 @@ def _calibrate(job: dict) -> dict:
 
     def attempt(k: int):
         scale = 2.0 ** -k
-        src = rewrite_constants(source, {n: scale_value(v, scale) for n, v in sizes.items()})
-        ns = {"__name__": "problem"}
-        exec(compile(src, "problem.py", "exec"), ns)
+        ns = _problem_namespace(rewrite_constants(source, {n: scale_value(v, scale) for n, v in sizes.items()}))
         with torch.device("meta"):  # count elements without allocating anything
             torch.manual_seed(0)
             model = ns["Model"](*ns["get_init_inputs"]())
