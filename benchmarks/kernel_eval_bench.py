@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import dataclasses
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -39,8 +39,6 @@ from perfalign.kernelenv.evaluate import markdown, write_report  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 
 KB = ROOT.parent / "shared" / "external" / "kernelbench"
-
-
 SELF_PROBLEMS = ["19_ReLU", "22_Tanh", "23_Softmax", "100_HingeLoss"]
 
 
@@ -49,8 +47,7 @@ def _summary(values: list, withheld: int) -> str:
     n = len(values)
     if not vals:
         return f"n={n} withheld {withheld}/{n}"
-    med = vals[len(vals) // 2] if len(vals) % 2 else (vals[len(vals) // 2 - 1] + vals[len(vals) // 2]) / 2
-    return (f"n={n} min {vals[0]:.3f} median {med:.3f} max {vals[-1]:.3f} "
+    return (f"n={n} min {vals[0]:.3f} median {statistics.median(vals):.3f} max {vals[-1]:.3f} "
             f"spread(max/min) {vals[-1] / vals[0]:.2f} withheld {withheld}/{n}")
 
 
@@ -135,7 +132,7 @@ def main() -> None:
         with cf.ThreadPoolExecutor(args.workers) as pool:
             scores = list(pool.map(one, jobs))
     print(f"\n{len(scores)} scored in {time.monotonic() - t0:.0f} s\n")
-    print(markdown(summarize(scores), scores, [], dataclasses.replace(cfg)))
+    print(markdown(summarize(scores), scores, [], cfg))
     if args.out:
         write_report(args.out, scores, [], cfg)
 
