@@ -36,12 +36,23 @@ driver poisons before each call; inputs are compared with the driver's private c
 from __future__ import annotations
 
 import ast
+import ctypes
+import fcntl
 import hashlib
+import importlib.util
 import json
+import math
+import mmap
 import os
+import random
+import resource
+import secrets
+import select
 import statistics
+import subprocess
 import sys
 import time
+import types
 
 # ----------------------------------------------------------------------------- pure functions
 # (also used by the host: kernels.problems imports them)
@@ -247,9 +258,6 @@ def load_cpp(source: str, name: str = "kernel", flags=()):
     Call the functions on ``tensor.data_ptr()`` (see ``ptr``). Raises RuntimeError with the
     compiler's message on a compile error.
     """
-    import ctypes
-    import subprocess
-
     flags = tuple(flags)
     key = hashlib.sha256((source + "\0" + " ".join(flags)).encode()).hexdigest()[:16]
     d = "/tmp/perfalign_cpp"
@@ -270,8 +278,6 @@ def load_cpp(source: str, name: str = "kernel", flags=()):
 
 def ptr(tensor):
     """A ctypes pointer to a contiguous tensor's data."""
-    import ctypes
-
     if not tensor.is_contiguous():
         raise ValueError("ptr() needs a contiguous tensor")
     return ctypes.c_void_p(tensor.data_ptr())
@@ -281,8 +287,6 @@ _COMPILES: list = []
 
 
 def _helper_module():
-    import types
-
     mod = types.ModuleType("perfalign_kernels")
     mod.load_cpp, mod.ptr, mod.__doc__ = load_cpp, ptr, "Helpers for candidates: load_cpp(source), ptr(tensor)."
     return mod
@@ -290,10 +294,6 @@ def _helper_module():
 
 def _hidden_fd(fd: int) -> int:
     """A close-on-exec duplicate of ``fd`` at a random number in the upper half of the fd limit."""
-    import fcntl
-    import resource
-    import secrets
-
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     soft = 1024 if soft == resource.RLIM_INFINITY else min(int(soft), 1 << 16)
     low = max(64, soft // 2)
@@ -301,8 +301,6 @@ def _hidden_fd(fd: int) -> int:
 
 
 def _child() -> None:
-    import mmap
-
     if "--trusted" in sys.argv:  # the reference's server: nobody may read or write its memory or fds
         _prctl_nondumpable()
 
@@ -343,21 +341,15 @@ def _child() -> None:
                 args.append(spec["value"])
                 continue
             dt = dtypes.setdefault(spec["dtype"], getattr(torch, spec["dtype"]))
-            n = 1
-            for s in spec["shape"]:
-                n *= s
+            n = math.prod(spec["shape"])
             t = torch.frombuffer(mm, dtype=dt, count=n, offset=spec["offset"]).view(spec["shape"]) if n else \
                 torch.empty(spec["shape"], dtype=dt)
             spans.append((t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()))
             args.append(t.to(device) if device.type != "cpu" else t)
         tracer = _op_tracer(timed=False) if msg.get("trace") else None
         try:
-            if tracer:
-                with tracer:
-                    result = model(*args)
-            else:
-                with torch.no_grad():
-                    result = model(*args)
+            with tracer if tracer else torch.no_grad():
+                result = model(*args)
             outs = list(result) if isinstance(result, (tuple, list)) else [result]
             reply = {"ok": True, "outputs": [], "aliases_input": False}
             for spec, out in zip(msg["outputs"], outs):
@@ -382,8 +374,6 @@ def _child() -> None:
 
 
 def _exec_module(name: str, source: str, path: str):
-    import importlib.util
-
     with open(path, "w") as f:  # a real file: inspect.getsource (Triton's JIT) needs one
         f.write(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -451,8 +441,6 @@ class _Cpu:
 
 
 def _self_cpu() -> float:
-    import resource
-
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
 
@@ -473,9 +461,6 @@ class _Server:
     """The driver's end of the model server: spawn, talk with deadlines, kill."""
 
     def __init__(self, env: dict, trusted: bool = False):
-        import ctypes
-        import subprocess
-
         self.shm_fd, self.size, self.mm = os.memfd_create("kernel-io"), 0, None  # this server's alone
         self.err = os.fdopen(os.memfd_create("child-stderr"), "w+b")
         self.proc = subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "--child",
@@ -507,8 +492,6 @@ class _Server:
             raise _ChildGone(self.stderr_tail()) from None
 
     def recv(self, timeout: float) -> dict:
-        import select
-
         deadline = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
         while b"\n" not in self.buf:
@@ -552,8 +535,6 @@ class _Server:
 def _load_stats(source: str) -> dict:
     """The measurement layer's statistics (``measure/timing_stats.py``), sent by the host as
     source: the driver runs the one implementation without perfalign on its path."""
-    import types
-
     mod = types.ModuleType("perfalign_timing_stats")
     sys.modules[mod.__name__] = mod  # dataclasses look their module up
     exec(compile(source, "timing_stats.py", "exec"), mod.__dict__)  # trusted: the host's own file
@@ -561,8 +542,6 @@ def _load_stats(source: str) -> dict:
 
 
 def _prctl_nondumpable() -> None:
-    import ctypes
-
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
 
 
@@ -574,12 +553,9 @@ def _problem_namespace(source: str) -> dict:
 
 class _Driver:
     def __init__(self, job: dict):
-        import mmap
-        import random
-
         import torch
 
-        self.job, self.torch, self.random = job, torch, random
+        self.job, self.torch = job, torch
         torch.set_num_threads(int(job["threads"]))
         torch.set_grad_enabled(False)
         self.device = torch.device(job["device"])
@@ -596,7 +572,6 @@ class _Driver:
         self.cpu = _Cpu()
         self.stats = _load_stats(job["stats"])
         self.gate = self.stats["NoiseGate"](**job.get("gate", {}))
-        self._mmap = mmap
         self.flush = torch.empty(int(job.get("flush_bytes", 16 << 20)) // 4, dtype=torch.float32)
         self.report = {"nonce": job["nonce"], "role": job["role"], "cpu_source": self.cpu.source,
                        "correctness": [], "times_cpu_s": [], "times_wall_s": [], "reference_cpu_s": [],
@@ -612,7 +587,7 @@ class _Driver:
         if size > server.size:
             size = max(size, server.size * 2)
             os.ftruncate(server.shm_fd, size)
-            server.mm, server.size = self._mmap.mmap(server.shm_fd, size), size
+            server.mm, server.size = mmap.mmap(server.shm_fd, size), size
 
     def _view(self, server, dtype, numel: int, offset: int):
         return self.torch.frombuffer(server.mm, dtype=dtype, count=numel, offset=offset)
@@ -621,8 +596,7 @@ class _Driver:
         offset, specs, outs = 0, [], []
         for x in inputs:
             if isinstance(x, self.torch.Tensor):
-                specs.append({"kind": "tensor", "dtype": _dtype_name(x), "shape": list(x.shape),
-                              "offset": offset})
+                specs.append({"kind": "tensor", "dtype": _dtype_name(x), "shape": list(x.shape), "offset": offset})
                 offset += -(-x.numel() * x.element_size() // ALIGN) * ALIGN
             else:
                 specs.append({"kind": "value", "value": x})
@@ -643,8 +617,8 @@ class _Driver:
             self.flush.add_(1.0)
 
     def call(self, server, inputs, refs, timeout: float, trace: bool = False):
-        """One call: (reply, outputs as snapshotted, wall_s, inputs_intact). Its CPU is counted
-        by the round around it (``_rounds``)."""
+        """One call, judged on its outputs as snapshotted: (status, why, max_abs_err, wall_s, reply).
+        Its CPU is counted by the round around it (``_rounds``)."""
         torch = self.torch
         cpu_inputs = [x.cpu().contiguous() if isinstance(x, torch.Tensor) else x for x in inputs]
         specs, outs, size = self._layout(cpu_inputs, refs)
@@ -672,7 +646,7 @@ class _Driver:
         intact = all(spec["kind"] != "tensor" or not x.numel()
                      or torch.equal(self._view(server, x.dtype, x.numel(), spec["offset"]), x.reshape(-1))
                      for spec, x in zip(specs, cpu_inputs))
-        return reply, snaps, t1 - t0, intact
+        return (*self.judge(reply, snaps, refs, intact), t1 - t0, reply)
 
     def reference_out(self, inputs):
         torch = self.torch
@@ -788,8 +762,7 @@ class _Driver:
 
     def _checked(self, server, x, refs, timeout: float, what: str) -> float:
         """A call to the reference's server that must be right; its wall time."""
-        reply, snaps, wall, intact = self.call(server, x, refs, timeout)
-        status, why, _ = self.judge(reply, snaps, refs, intact)
+        status, why, _, wall, _ = self.call(server, x, refs, timeout)
         if status != "ok":
             raise _ReferenceFailed(f"{what}: {status}: {why}")
         return wall
@@ -863,8 +836,7 @@ class _Driver:
             return
         # The op trace runs under a TorchDispatchMode, which makes Dynamo fall back to eager for good:
         # the baseline job (compiled) makes this call untraced.
-        reply, snaps, _, intact = self.call(server, nominal, refs, long, trace=bool(job.get("trace", True)))
-        status, why, _ = self.judge(reply, snaps, refs, intact)
+        status, why, _, _, reply = self.call(server, nominal, refs, long, trace=bool(job.get("trace", True)))
         if status != "ok":
             rep.update(status=status, message="traced call: " + why)
             return
@@ -876,8 +848,7 @@ class _Driver:
         for i in range(int(job["warmups"]) + extra):
             x = self._trusted(self.inputs, derive_seed(self.seed, "warmup", i), None)
             refs, _ = self._trusted(self.reference_out, x)
-            reply, snaps, _, intact = self.call(server, x, refs, long)
-            status, why, _ = self.judge(reply, snaps, refs, intact)
+            status, why, _, _, _ = self.call(server, x, refs, long)
             if status != "ok":
                 rep.update(status=status, message=f"warm-up call {i}: {why}")
                 return
@@ -892,7 +863,7 @@ class _Driver:
         own CPU and the reference's: whatever the subject does, in its calls or between them,
         in threads or in other processes, is its own (without a cgroup: its process clock)."""
         rep = self.report
-        order = self.random.Random(derive_seed(self.seed, "order"))
+        order = random.Random(derive_seed(self.seed, "order"))
         subject, reference, pairs, spent = rep["times_cpu_s"], rep["reference_cpu_s"], [], 0.0
         for i in range(int(self.job["trials"])):
             batch = self._timing_inputs(i)
@@ -901,8 +872,7 @@ class _Driver:
             c0, s0, r0, k0 = self.cpu.read(), _self_cpu(), ref.cpu(), server.cpu()
             for who, srv in turn:
                 for x, refs in batch:
-                    reply, snaps, wall, intact = self.call(srv, x, refs, timeout)
-                    status, why, _ = self.judge(reply, snaps, refs, intact)
+                    status, why, _, wall, _ = self.call(srv, x, refs, timeout)
                     if status != "ok" and who == "reference":
                         raise _ReferenceFailed(f"timed round {i}: its server: {status}: {why}")
                     if status != "ok":  # every timed output is checked: a skipped or cached call fails here
@@ -923,7 +893,7 @@ class _Driver:
     def _correctness(self, server, phase: str, n: int, timeout: float, first_timeout: float = 0.0) -> bool:
         rep = self.report
         for i in range(n):
-            rng = self.random.Random(derive_seed(self.seed, phase, "shape", i))
+            rng = random.Random(derive_seed(self.seed, phase, "shape", i))
             varied = vary_sizes(self.source, rng) if self.job.get("randomize_shapes", True) else {}
             x, note = None, ""
             if varied:
@@ -936,8 +906,7 @@ class _Driver:
             if x is None:
                 x = self._trusted(self.inputs, derive_seed(self.seed, phase, i), None)
                 refs, _ = self._trusted(self.reference_out, x)
-            reply, snaps, _, intact = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
-            status, why, err = self.judge(reply, snaps, refs, intact)
+            status, why, err, _, _ = self.call(server, x, refs, max(timeout, first_timeout) if i == 0 else timeout)
             rep["correctness"].append({"phase": phase, "trial": i, "ok": status == "ok", "reason": why,
                                        "max_abs_err": err, "varied_sizes": varied, "note": note})
             if status != "ok":
@@ -1018,11 +987,10 @@ def _calibrate(job: dict) -> dict:
             tried.append({"k": k, "scale": 2.0 ** -k, "error": f"{type(e).__name__}: {e}"[:300]})
             break
         tried.append(r)
-        if r["seconds"] is not None and r["seconds"] <= target:
-            best = r
-            break
         if r["seconds"] is not None:
-            best = r  # still too slow: remember it in case the next step fails
+            best = r  # if still too slow: remembered in case the next step fails
+            if r["seconds"] <= target:
+                break
     return {"nonce": job["nonce"], "tried": tried, "choice": best}
 
 
