@@ -54,20 +54,18 @@ def _summary(values: list, withheld: int) -> str:
 def self_speedups(args) -> None:
     """The reference against itself: its speedup should read 1.0; the spread is the noise a
     reward sees. The reference calls its own operators: reference ops allowed."""
-    scorers = {}
     cfg = ScoreConfig(scale=args.scale, compile_baseline=False, allow_reference_ops=True)
-    sb = Sandbox(workers=1)
-    scorers["after"] = Scorer(cfg, sandbox=sb)
-    if args.before:
-        sys.path.insert(0, str(args.before))
-        import kernelenv_before as old  # a snapshot of the package, its guest.py beside it
+    with Sandbox(workers=1) as sb:
+        scorers = {"after": Scorer(cfg, sandbox=sb)}
+        if args.before:
+            sys.path.insert(0, str(args.before))
+            import kernelenv_before as old  # a snapshot of the package, its guest.py beside it
 
-        scorers["before"] = old.Scorer(old.ScoreConfig(scale=args.scale, compile_baseline=False,
-                                                        allow_reference_ops=True), sandbox=sb)
-    problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
-    results = {(name, p.name): [] for name in scorers for p in problems}
-    t0 = time.monotonic()
-    try:
+            scorers["before"] = old.Scorer(old.ScoreConfig(scale=args.scale, compile_baseline=False,
+                                                            allow_reference_ops=True), sandbox=sb)
+        problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
+        results = {(name, p.name): [] for name in scorers for p in problems}
+        t0 = time.monotonic()
         for k, p in enumerate(problems):
             src = reference_candidate(p)
             for name in sorted(scorers, reverse=k % 2 == 1):  # alternate which goes first
@@ -78,8 +76,6 @@ def self_speedups(args) -> None:
                     flags = " ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
                     print(f"{name:6s} {p.name:32s} {i:2d} {s.verdict:10s} x{s.speedup_eager or 0:6.3f} "
                           f"reward {s.reward} {s.seconds:5.1f}s {flags} {getattr(s, 'timing', '')}", flush=True)
-    finally:
-        sb.close()
     print(f"\n{sum(len(v) for v in results.values())} scorings in {time.monotonic() - t0:.0f} s "
           f"(scale {args.scale}, one sandbox worker)\n")
     for (name, prob), rows in sorted(results.items()):
