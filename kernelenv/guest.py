@@ -646,7 +646,11 @@ class _Driver:
         intact = all(spec["kind"] != "tensor" or not x.numel()
                      or torch.equal(self._view(server, x.dtype, x.numel(), spec["offset"]), x.reshape(-1))
                      for spec, x in zip(specs, cpu_inputs))
-        return (*self.judge(reply, snaps, refs, intact), t1 - t0, reply)
+        try:
+            verdict = self.judge(reply, snaps, refs, intact)
+        except Exception as e:  # noqa: BLE001 - the reply is the candidate's: any failure to read it is its own
+            raise _Protocol(f"malformed reply ({type(e).__name__})") from None
+        return (*verdict, t1 - t0, reply)
 
     def reference_out(self, inputs):
         torch = self.torch
@@ -660,12 +664,6 @@ class _Driver:
         return [x.detach().cpu().contiguous() for x in refs], dt
 
     def judge(self, reply, snaps, refs, intact) -> tuple:
-        try:
-            return self._judge(reply, snaps, refs, intact)
-        except Exception as e:  # noqa: BLE001 - the reply is the candidate's: any failure to read it is its own
-            raise _Protocol(f"malformed reply ({type(e).__name__})") from None
-
-    def _judge(self, reply, snaps, refs, intact) -> tuple:
         # What decides is what the driver itself snapshotted; the reply only explains failures.
         if not reply.get("ok"):
             return "runtime_error", str(reply.get("error", "the model raised"))[:4000], None

@@ -188,19 +188,17 @@ class Scorer:
         self.close()
 
     # ------------------------------------------------------------------ sandboxed executions
-    def _job(self, inputs: list[dict]) -> Job:
+    def _run(self, inputs: list[dict]):
         # output_mb is RLIMIT_FSIZE, which also bounds the shared-memory file of the inputs and outputs
         c = self.config
         threads = str(c.threads)
-        return Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
-                   Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
-                          wall_guard_factor=2.0, wall_guard_s=60.0),
-                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
-                   env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-                        "TORCHINDUCTOR_COMPILE_THREADS": "1"})
-
-    def _run(self, inputs: list[dict]):
-        return self.sandbox.run_job_retrying(self._job(inputs), retries=2)
+        job = Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
+                  Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
+                         wall_guard_factor=2.0, wall_guard_s=60.0),
+                  keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
+                  env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
+                       "TORCHINDUCTOR_COMPILE_THREADS": "1"})
+        return self.sandbox.run_job_retrying(job, retries=2)
 
     def _driver_input(self, problem_source: str, role: str, seed: int, nonce: str, **extra) -> dict:
         c = self.config
