@@ -99,9 +99,7 @@ def _tamper_flags(tree: ast.Module) -> set[str]:
                     flags.add(f"tamper:import:{m.split('.')[0]}")
         elif isinstance(node, ast.Call):
             name = _dotted(node.func)
-            if name in _TAMPER_CALLS:
-                flags.add(f"tamper:call:{name}")
-            elif name.startswith("os.") and name.split(".")[-1] in _OS_CALLS:
+            if name in _TAMPER_CALLS or name.startswith("os.") and name.split(".")[-1] in _OS_CALLS:
                 flags.add(f"tamper:call:{name}")
             elif name in ("setattr", "delattr", "getattr") and node.args and \
                     _dotted(node.args[0]).split(".")[0] in _PATCHED_MODULES:
