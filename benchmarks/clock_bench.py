@@ -27,10 +27,14 @@ import os
 import statistics
 import sys
 import time
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scipy import stats  # noqa: E402
+
+from benchmarks.sandbox_bench import WORK_CPP  # noqa: E402
 from perfalign.perfdata.codecontests import Problem, iter_problems  # noqa: E402
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase  # noqa: E402
 from perfalign.sandbox import clock as clk  # noqa: E402
@@ -38,59 +42,24 @@ from perfalign.sandbox import clock as clk  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "codecontests_sample"
 LANG_EXT = {"cpp": ".cpp", "python3": ".py"}
-WORK_CPP = r"""
-#include <cstdio>
-#include <cstdint>
-int main(){ uint64_t x = 1, s = 0;
-  for (int i = 0; i < 30000000; i++) { x = x * 6364136223846793005ULL + 1442695040888963407ULL; s += x >> 60; }
-  printf("%llu\n", (unsigned long long)s); }
-"""
 WORK_PY = "s=0\nfor i in range(300000): s+=i*i%7\nprint(s)\n"
 
 
-def ranks(xs: list[float]) -> list[float]:
-    """Average ranks (ties share the mean rank)."""
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0
-        i = j + 1
-    return r
+def _rank_correlation(test, a: list[float], b: list[float]) -> float:
+    """scipy's statistic; NaN where it is undefined (a constant list), without scipy's warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(test(a, b).statistic)
 
 
 def spearman(a: list[float], b: list[float]) -> float:
-    """Pearson correlation of the ranks."""
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    var = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return cov / var if var else float("nan")
+    """Pearson correlation of the ranks (ties share the mean rank)."""
+    return _rank_correlation(stats.spearmanr, a, b)
 
 
 def kendall(a: list[float], b: list[float]) -> float:
     """Kendall's tau-b: (concordant - discordant) pairs over the pairs untied in each list."""
-    n = len(a)
-    conc = disc = ta = tb = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            da, db = a[i] - a[j], b[i] - b[j]
-            if da == 0 and db == 0:
-                continue
-            if da == 0:
-                ta += 1
-            elif db == 0:
-                tb += 1
-            elif (da > 0) == (db > 0):
-                conc += 1
-            else:
-                disc += 1
-    denom = math.sqrt((conc + disc + ta) * (conc + disc + tb))
-    return (conc - disc) / denom if denom else float("nan")
+    return _rank_correlation(stats.kendalltau, a, b)
 
 
 def cv(xs: list[float]) -> float:

@@ -207,16 +207,13 @@ def main() -> int:
     ap.add_argument("--replay", default=None, metavar="JSON",
                     help="re-judge an earlier --json's recorded rounds by the harness's rule and a paired one")
     args = ap.parse_args()
-    if args.summarize:
-        if not Path(args.summarize).is_file():
-            ap.error(f"--summarize {args.summarize}: no such file (write one with --json)")
-        summarize(json.loads(Path(args.summarize).read_text()))
-        return 0
-    if args.replay:
-        if not Path(args.replay).is_file():
-            ap.error(f"--replay {args.replay}: no such file (write one with --json)")
-        replay(json.loads(Path(args.replay).read_text()))
-        return 0
+    for option, fn in (("summarize", summarize), ("replay", replay)):
+        path = getattr(args, option)
+        if path:
+            if not Path(path).is_file():
+                ap.error(f"--{option} {path}: no such file (write one with --json)")
+            fn(json.loads(Path(path).read_text()))
+            return 0
 
     pe, pb = ParEvalCheckout(args.pareval_dir), PolyBenchCheckout(args.polybench_dir)
     # named problems/kernels ("" = none) win over --all, so one suite can be swept alone

@@ -65,7 +65,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3, help="cold compiles per source")
     args = ap.parse_args()
-    rows, walls, cpus = [], [], []
+    rows = []
     with Sandbox(workers=1) as sb:
         for name, (src, flags) in sources().items():
             for _ in range(args.repeats):
@@ -74,9 +74,8 @@ def main() -> None:
                 rep = json.loads((r.tests[0].output or "{}").strip() or "{}")
                 if not rep.get("ok"):
                     raise SystemExit(f"{name}: compile failed: {r.verdict} {rep.get('err') or r.tests[0].message}")
-                walls.append(rep["wall_s"])
-                cpus.append(r.tests[0].cpu_time_s)
                 rows.append((name, rep["wall_s"], r.tests[0].cpu_time_s))
+    walls, cpus = [w for _, w, _ in rows], [c for _, _, c in rows]
     print(f"{'kernel':24s} {'wall s':>8s} {'cpu s (whole run)':>18s}")
     for name, w, c in rows:
         print(f"{name:24s} {w:8.3f} {c:18.3f}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import dataclasses
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -39,8 +39,6 @@ from perfalign.kernelenv.evaluate import markdown, write_report  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 
 KB = ROOT.parent / "shared" / "external" / "kernelbench"
-
-
 SELF_PROBLEMS = ["19_ReLU", "22_Tanh", "23_Softmax", "100_HingeLoss"]
 
 
@@ -49,28 +47,25 @@ def _summary(values: list, withheld: int) -> str:
     n = len(values)
     if not vals:
         return f"n={n} withheld {withheld}/{n}"
-    med = vals[len(vals) // 2] if len(vals) % 2 else (vals[len(vals) // 2 - 1] + vals[len(vals) // 2]) / 2
-    return (f"n={n} min {vals[0]:.3f} median {med:.3f} max {vals[-1]:.3f} "
+    return (f"n={n} min {vals[0]:.3f} median {statistics.median(vals):.3f} max {vals[-1]:.3f} "
             f"spread(max/min) {vals[-1] / vals[0]:.2f} withheld {withheld}/{n}")
 
 
 def self_speedups(args) -> None:
     """The reference against itself: its speedup should read 1.0; the spread is the noise a
     reward sees. The reference calls its own operators: reference ops allowed."""
-    scorers = {}
     cfg = ScoreConfig(scale=args.scale, compile_baseline=False, allow_reference_ops=True)
-    sb = Sandbox(workers=1)
-    scorers["after"] = Scorer(cfg, sandbox=sb)
-    if args.before:
-        sys.path.insert(0, str(args.before))
-        import kernelenv_before as old  # a snapshot of the package, its guest.py beside it
+    with Sandbox(workers=1) as sb:
+        scorers = {"after": Scorer(cfg, sandbox=sb)}
+        if args.before:
+            sys.path.insert(0, str(args.before))
+            import kernelenv_before as old  # a snapshot of the package, its guest.py beside it
 
-        scorers["before"] = old.Scorer(old.ScoreConfig(scale=args.scale, compile_baseline=False,
-                                                        allow_reference_ops=True), sandbox=sb)
-    problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
-    results = {(name, p.name): [] for name in scorers for p in problems}
-    t0 = time.monotonic()
-    try:
+            scorers["before"] = old.Scorer(old.ScoreConfig(scale=args.scale, compile_baseline=False,
+                                                            allow_reference_ops=True), sandbox=sb)
+        problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
+        results = {(name, p.name): [] for name in scorers for p in problems}
+        t0 = time.monotonic()
         for k, p in enumerate(problems):
             src = reference_candidate(p)
             for name in sorted(scorers, reverse=k % 2 == 1):  # alternate which goes first
@@ -81,8 +76,6 @@ def self_speedups(args) -> None:
                     flags = " ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
                     print(f"{name:6s} {p.name:32s} {i:2d} {s.verdict:10s} x{s.speedup_eager or 0:6.3f} "
                           f"reward {s.reward} {s.seconds:5.1f}s {flags} {getattr(s, 'timing', '')}", flush=True)
-    finally:
-        sb.close()
     print(f"\n{sum(len(v) for v in results.values())} scorings in {time.monotonic() - t0:.0f} s "
           f"(scale {args.scale}, one sandbox worker)\n")
     for (name, prob), rows in sorted(results.items()):
@@ -135,7 +128,7 @@ def main() -> None:
         with cf.ThreadPoolExecutor(args.workers) as pool:
             scores = list(pool.map(one, jobs))
     print(f"\n{len(scores)} scored in {time.monotonic() - t0:.0f} s\n")
-    print(markdown(summarize(scores), scores, [], dataclasses.replace(cfg)))
+    print(markdown(summarize(scores), scores, [], cfg))
     if args.out:
         write_report(args.out, scores, [], cfg)
 

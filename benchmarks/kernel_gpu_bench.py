@@ -113,10 +113,7 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("kernel_gpu_bench: no CUDA device here; this benchmark needs a GPU", file=sys.stderr)
         return 2
-    def index(p: Path) -> int:
-        return int(p.stem.split("_")[0])
-
-    problems = sorted(args.kernelbench.glob("*.py"), key=index)
+    problems = sorted(args.kernelbench.glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
     chosen = [p for p in problems if (ORACLES / p.name).exists()]
     if args.every:
         chosen += [p for i, p in enumerate(problems) if i % args.every == 0 and p not in chosen]

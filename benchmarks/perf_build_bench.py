@@ -102,8 +102,7 @@ def main() -> None:
         for p in problems:
             keys = [k for k in a if k[0] == p.problem_id and k in b]
             if len(keys) >= 3:
-                rho = spearmanr([a[k] for k in keys], [b[k] for k in keys]).statistic
-                rhos.append(rho)
+                rhos.append(spearmanr([a[k] for k in keys], [b[k] for k in keys]).statistic)
         known = json.loads(KNOWN.read_text()) if KNOWN.exists() else {}
         for p in problems:
             sols = [s.solution for s in p.submissions if s.is_correct]

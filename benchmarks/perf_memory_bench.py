@@ -105,8 +105,7 @@ def _child(args: argparse.Namespace) -> None:
     if args.flow:
         from perfalign.flows.perf import run_build
 
-        s = run_build(source=args.source, out=args.out, workers=args.workers, repeats=1)
-        status = s["status"]
+        status = run_build(source=args.source, out=args.out, workers=args.workers, repeats=1)["status"]
     else:
         from perfalign.perfdata.perf import BuildSettings, build
 

@@ -95,8 +95,7 @@ def main() -> None:
     ap.add_argument("--rate-only", action="store_true", help="(a) only")
     ap.add_argument("--json", action="store_true", help="(b) as one JSON line")
     args = ap.parse_args()
-    sb = Sandbox(backend=args.backend, calibrate=False)
-    with tempfile.TemporaryDirectory() as d:
+    with Sandbox(backend=args.backend, calibrate=False) as sb, tempfile.TemporaryDirectory() as d:
         exe = Path(d) / "trivial"
         subprocess.run(["g++", "-O2", "-std=gnu++17", "-x", "c++", "-", "-o", str(exe)], input=TRIVIAL_CPP.encode(),
                        check=True)
@@ -117,7 +116,6 @@ def main() -> None:
             print(f"(a) {lang:8s} raw subprocess {r:8.1f} exec/s | sandbox {b:8.1f} exec/s | ratio {b / r:6.1%} | "
                   f"a job of 1 test {1e3 * start:.1f} ms")
         if args.rate_only:
-            sb.close()
             return
         work = Path(d) / "work"
         subprocess.run(["g++", "-O2", "-std=gnu++17", "-x", "c++", "-", "-o", str(work)], input=WORK_CPP.encode(),
@@ -131,7 +129,6 @@ def main() -> None:
                   f"sandbox wall-time CV {f['box_wall_cv_pct']:.2f}% | median CPU sandbox/raw "
                   f"{f['box_median_ms'] / f['raw_median_ms']:.3f} | null program {f['null_median_ms']:.2f} ms, "
                   f"SD {f['null_sd_ms']:.3f} ms")
-    sb.close()
 
 
 if __name__ == "__main__":

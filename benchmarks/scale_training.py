@@ -140,42 +140,30 @@ def ids(batch: int, length: int, device) -> torch.Tensor:
 def step_fn(stage: str, args):
     """One training step of ``stage`` on random token ids; returns the training tokens it processed."""
     b, L, dev = args.batch, args.seq_len, args.device
-    if stage == "sft":
-        model = build(args.scale, "sft", args)
-        opt = optimizer(model, args)
-
-        def step():
-            x = ids(b, L, dev)
-            model(input_ids=x, labels=x).loss.backward()
-            opt.step(), opt.zero_grad(set_to_none=True)
-            return b * L
-        return step, [model]
-    if stage == "reward":
-        model = build(args.scale, "reward", args)
-        opt = optimizer(model, args)
-
-        def step():
-            r = model(input_ids=ids(2 * b, L, dev)).logits.float()
-            (-torch.nn.functional.logsigmoid(r[:b] - r[b:] - 1.0)).mean().backward()
-            opt.step(), opt.zero_grad(set_to_none=True)
-            return 2 * b * L
-        return step, [model]
-    if stage == "dpa":
-        model = build(args.scale, "sft", args)
+    if stage in ("sft", "reward", "dpa"):
+        model = build(args.scale, "reward" if stage == "reward" else "sft", args)
         opt = optimizer(model, args)
 
         def logps(x):
             lp = torch.log_softmax(model(input_ids=x).logits[:, :-1].float(), -1)
             return lp.gather(-1, x[:, 1:, None]).squeeze(-1).sum(1)
 
-        def step():
-            x = ids(2 * b, L, dev)
-            with torch.no_grad():  # the precompute pass, one per pair
+        def loss(x):
+            if stage == "sft":
+                return model(input_ids=x, labels=x).loss
+            if stage == "reward":
+                r = model(input_ids=x).logits.float()
+                return (-torch.nn.functional.logsigmoid(r[:b] - r[b:] - 1.0)).mean()
+            with torch.no_grad():  # dpa: the precompute pass, one per pair
                 ref = logps(x)
             pol = logps(x) - ref
-            (-torch.nn.functional.logsigmoid(0.6 * (pol[:b] - pol[b:]) - 1.0)).mean().backward()
+            return (-torch.nn.functional.logsigmoid(0.6 * (pol[:b] - pol[b:]) - 1.0)).mean()
+
+        def step():
+            x = ids(b if stage == "sft" else 2 * b, L, dev)  # reward, dpa: chosen and rejected
+            loss(x).backward()
             opt.step(), opt.zero_grad(set_to_none=True)
-            return 2 * b * L
+            return x.numel()
         return step, [model]
     # rlpf: policy, reference, value and reward model, as TRL's PPO holds them
     policy, ref = build(args.scale, "sft", args), build(args.scale, "sft", args)

@@ -80,12 +80,10 @@ def main() -> None:
               f"{boxes['warm'].name}, load average {load0:.1f} -> {os.getloadavg()[0]:.1f}; "
               "seconds per program, median [min-max]")
         for kind in ("off", "cold", "warm"):
-            build = [b for b, _, _ in results[kind]]
-            wall = [w for _, w, _ in results[kind]]
-            reused = sum(r for _, _, r in results[kind])
+            build, wall, reused = zip(*results[kind])
             print(f"  {kind:5s} build {statistics.median(build):6.2f} [{min(build):.2f}-{max(build):.2f}]  "
                   f"job {statistics.median(wall):6.2f} [{min(wall):.2f}-{max(wall):.2f}]  "
-                  f"driver object reused {reused}/{a.n}")
+                  f"driver object reused {sum(reused)}/{a.n}")
         med = {k: statistics.median(w for _, w, _ in results[k]) for k in results}
         medb = {k: statistics.median(b for b, _, _ in results[k]) for k in results}
         print(f"  warm/off: build {medb['warm'] / medb['off']:.2f}x, job {med['warm'] / med['off']:.2f}x; "

@@ -3,6 +3,7 @@ report (``report.md``, ``report.json``, ``scores.jsonl``). Plain Python; the Pre
 (``flows/kernel.py``) wires the same steps as tasks."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from pathlib import Path
@@ -44,18 +45,12 @@ def evaluate(problems_dir: str | Path, candidates: str | Path, out: str | Path, 
              scorer: Scorer | None = None, on_score: Callable[[KernelScore], None] | None = None) -> dict:
     items, errors = plan(problems_dir, candidates)
     config = config_for(candidates, config)
-    own = scorer is None
-    scorer = scorer or Scorer(config)
     scores = []
-    try:
+    with Scorer(config) if scorer is None else contextlib.nullcontext(scorer) as scorer:  # closes only its own
         for problem, name, source in items:
-            s = scorer.score(problem, source, name)
-            scores.append(s)
+            scores.append(scorer.score(problem, source, name))
             if on_score:
-                on_score(s)
-    finally:
-        if own:
-            scorer.close()
+                on_score(scores[-1])
     return write_report(out, scores, errors, config)
 
 

@@ -9,6 +9,7 @@ Speedups are already checked by ``common.plausibility`` (capped, NaN/inf rejecte
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outcome
@@ -30,12 +31,9 @@ class RewardTiers:
     against: str = "eager"         # the speedup a correct kernel earns: over "eager" or "compile"
 
 
-# verdicts that *may* be withheld: only when kernel_outcome establishes the cause (common.outcomes)
-NOT_THE_CANDIDATE = ("sandbox_error", "baseline_error", "unsupported")
 # the failure tiers by verdict; any other verdict (a penalized sandbox or baseline error, one not
 # known here) is a runtime error
-_TIER_OF = {"format_error": "format_error", "load_error": "load_error", "runtime_error": "runtime_error",
-            "timeout": "timeout", "incorrect": "incorrect"}
+_TIERS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect")
 # on a score whose whole job got SANDBOX_ERROR: the verdict of the control run (the problem's own
 # Model as the candidate, same scorer, right after), set by the reward function
 CONTROL_FLAG = "control:"
@@ -77,7 +75,7 @@ def kernel_reward(score, tiers: RewardTiers = RewardTiers()) -> float | None:
     if outcome is not None and outcome.withheld:
         return None
     if score.verdict != "correct":
-        return getattr(tiers, _TIER_OF.get(score.verdict, "runtime_error"))
+        return getattr(tiers, score.verdict if score.verdict in _TIERS else "runtime_error")
     if outcome is not None:  # correct, but a hack or a penalized measurement flag
         return tiers.flagged
     value = score.speedup_compile if tiers.against == "compile" else score.speedup_eager
@@ -109,9 +107,7 @@ def summarize(scores) -> Metrics:
         return Metrics(0, 0.0)
     ok = [s for s in scores if s.accepted]
     pct = lambda k: round(100.0 * k / n, 2)  # noqa: E731
-    verdicts: dict = {}
-    for s in scores:
-        verdicts[s.verdict] = verdicts.get(s.verdict, 0) + 1
+    verdicts = dict(Counter(s.verdict for s in scores))
     with_compile = [s for s in ok if s.speedup_compile is not None]
     rewards = [s.reward for s in scores if s.reward is not None]
     return Metrics(

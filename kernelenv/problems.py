@@ -33,10 +33,6 @@ class Problem:
         return hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
     @property
-    def stem(self) -> str:
-        return self.path.stem
-
-    @property
     def free_sizes(self) -> list[str]:
         """Size constants a trial may vary (they only shape the inputs)."""
         return free_constants(self.source)

@@ -38,15 +38,12 @@ from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environme
 from perfalign.sandbox.calibration import cpu_model
 
 from . import static
-from .metrics import NOT_THE_CANDIDATE, kernel_reward  # noqa: F401
+from .metrics import kernel_reward
 from .problems import Problem
 
 GUEST = Path(__file__).with_name("guest.py")
 STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
 REPORT_PREFIX = "PERFALIGN-REPORT "
-# Failure verdicts, from the candidate's worst to its least bad; "correct" passes every check.
-VERDICTS = ("format_error", "load_error", "runtime_error", "timeout", "incorrect", "correct")
-
 
 # the flag of a baseline_error the trusted side established: the reference failed alone (its scale
 # calibration, or its own run in the driver before any candidate code existed)
@@ -147,13 +144,6 @@ def _boot_id() -> str:
         return "unknown"
 
 
-def _read_json(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def parse_report(output: str | None, nonce: str) -> dict | None:
     """The driver's report: the line with our nonce (nothing else can know it)."""
     for line in (output or "").splitlines():
@@ -198,19 +188,17 @@ class Scorer:
         self.close()
 
     # ------------------------------------------------------------------ sandboxed executions
-    def _job(self, inputs: list[dict]) -> Job:
+    def _run(self, inputs: list[dict]):
         # output_mb is RLIMIT_FSIZE, which also bounds the shared-memory file of the inputs and outputs
         c = self.config
         threads = str(c.threads)
-        return Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
-                   Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
-                          wall_guard_factor=2.0, wall_guard_s=60.0),
-                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
-                   env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
-                        "TORCHINDUCTOR_COMPILE_THREADS": "1"})
-
-    def _run(self, inputs: list[dict]):
-        return self.sandbox.run_job_retrying(self._job(inputs), retries=2)
+        job = Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
+                  Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
+                         wall_guard_factor=2.0, wall_guard_s=60.0),
+                  keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
+                  env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
+                       "TORCHINDUCTOR_COMPILE_THREADS": "1"})
+        return self.sandbox.run_job_retrying(job, retries=2)
 
     def _driver_input(self, problem_source: str, role: str, seed: int, nonce: str, **extra) -> dict:
         c = self.config
@@ -222,16 +210,22 @@ class Scorer:
                 "gate": asdict(c.gate), "round_target_s": c.round_target_s,
                 **({"first_call_timeout_s": c.first_call_timeout_s} if role == "candidate" else {}), **extra}
 
+    def _cached(self, kind: str, parts: list) -> tuple[Path, dict | None]:
+        """The cache file keyed by ``parts`` under ``kind``, and its content (None: absent or unreadable)."""
+        path = self.cache / kind / f"{hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:24]}.json"
+        try:
+            return path, json.loads(path.read_text())
+        except (OSError, ValueError):
+            return path, None
+
     # ------------------------------------------------------------------ scale
     def scale_for(self, problem: Problem) -> tuple[float, dict]:
         """The configured scale, or the auto scale (calibrated in the sandbox, cached per host)."""
         if self.config.scale is not None:
             return self.config.scale, {"mode": "fixed"}
         c = self.config
-        key = hashlib.sha256(json.dumps([problem.key, c.threads, c.target_s, self.torch_version, self.guest_key,
-                                         platform.node(), cpu_model()]).encode()).hexdigest()[:24]
-        path = self.cache / "scales" / f"{key}.json"
-        hit = _read_json(path)
+        path, hit = self._cached("scales", [problem.key, c.threads, c.target_s, self.torch_version, self.guest_key,
+                                            platform.node(), cpu_model()])
         if hit and "scale" in hit:
             return hit["scale"], {**hit, "mode": "auto", "cached": True}
         nonce = secrets.token_hex(16)
@@ -249,10 +243,8 @@ class Scorer:
     def baselines(self, problem: Problem, scale: float) -> dict:
         """Eager and torch.compile medians of a trusted run (cached per problem, scale and boot)."""
         c = self.config
-        key = hashlib.sha256(json.dumps([problem.key, scale, c.threads, c.device, self.torch_version, self.guest_key,
-                                         _boot_id(), c.trials, c.time_budget_s]).encode()).hexdigest()[:24]
-        path = self.cache / "baselines" / f"{key}.json"
-        hit = _read_json(path)
+        path, hit = self._cached("baselines", [problem.key, scale, c.threads, c.device, self.torch_version,
+                                               self.guest_key, _boot_id(), c.trials, c.time_budget_s])
         if hit and not c.fresh_baselines and time.time() - hit.get("measured_at", 0) <= c.baseline_max_age_s:
             return {**hit, "cached": True}
         seed, nonce = secrets.randbits(62), secrets.token_hex(16)
@@ -384,7 +376,6 @@ class Scorer:
                                                c.policy).value
 
     def _finish(self, ks: KernelScore, t0: float) -> KernelScore:
-
         ks.flags = list(dict.fromkeys(ks.flags))
         ks.reward = kernel_reward(ks)  # withholds an unmeasurable one (metrics.kernel_outcome), not a hack
         ks.seconds = round(time.monotonic() - t0, 3)

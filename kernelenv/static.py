@@ -60,6 +60,15 @@ def _module_attrs(cls: ast.ClassDef) -> dict:
     return out
 
 
+def _call_name(f, attrs: dict) -> str:
+    """A call's normalized name: ``self.X`` -> X's module op, else its own name, lower-case ("": neither)."""
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+        return attrs.get(f.attr, f.attr.lower())
+    if isinstance(f, ast.Attribute):
+        return f.attr.lower()
+    return f.id.lower() if isinstance(f, ast.Name) else ""
+
+
 def forward_calls(tree: ast.Module, class_name: str) -> set[str]:
     """Normalized names of what ``class_name.forward`` calls: torch functions, module attributes
     (``self.conv(x)`` -> ``conv2d``), tensor methods, and ``@`` as ``matmul``."""
@@ -75,14 +84,8 @@ def forward_calls(tree: ast.Module, class_name: str) -> set[str]:
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 out.add("matmul")
             if isinstance(node, ast.Call):
-                f = node.func
-                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
-                    out.add(attrs.get(f.attr, f.attr.lower()))
-                elif isinstance(f, ast.Attribute):
-                    out.add(f.attr.lower())
-                elif isinstance(f, ast.Name):
-                    out.add(f.id.lower())
-    return {c for c in out if c not in _TRIVIAL_CALLS}
+                out.add(_call_name(node.func, attrs))
+    return {c for c in out if c and c not in _TRIVIAL_CALLS}
 
 
 def _tamper_flags(tree: ast.Module) -> set[str]:
@@ -96,9 +99,7 @@ def _tamper_flags(tree: ast.Module) -> set[str]:
                     flags.add(f"tamper:import:{m.split('.')[0]}")
         elif isinstance(node, ast.Call):
             name = _dotted(node.func)
-            if name in _TAMPER_CALLS:
-                flags.add(f"tamper:call:{name}")
-            elif name.startswith("os.") and name.split(".")[-1] in _OS_CALLS:
+            if name in _TAMPER_CALLS or name.startswith("os.") and name.split(".")[-1] in _OS_CALLS:
                 flags.add(f"tamper:call:{name}")
             elif name in ("setattr", "delattr", "getattr") and node.args and \
                     _dotted(node.args[0]).split(".")[0] in _PATCHED_MODULES:
@@ -134,12 +135,8 @@ def _fallback_flags(tree: ast.Module, reference_calls: set[str]) -> set[str]:
                     if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.MatMult):
                         return {"fallback_to_reference"}
                     if isinstance(sub, ast.Call):
-                        f = sub.func
-                        name = (attrs.get(f.attr, f.attr.lower()) if isinstance(f, ast.Attribute) and
-                                isinstance(f.value, ast.Name) and f.value.id == "self"
-                                else f.attr.lower() if isinstance(f, ast.Attribute)
-                                else f.id.lower() if isinstance(f, ast.Name) else "")
-                        if name in reference_calls or name in ("forward", "model") or _dotted(f).startswith(
+                        name = _call_name(sub.func, attrs)
+                        if name in reference_calls or name in ("forward", "model") or _dotted(sub.func).startswith(
                                 ("torch.", "F.", "nn.")):
                             return {"fallback_to_reference"}
     return set()
