@@ -35,7 +35,7 @@ from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 from perfalign.measure import timing_stats
 from perfalign.measure.timing_stats import NoiseGate
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environments
-from perfalign.sandbox.calibration import cpu_model
+from perfalign.sandbox.calibration import boot_id, cpu_model
 
 from . import static
 from .metrics import kernel_reward
@@ -135,13 +135,6 @@ class KernelScore:
 
 def _median(xs):
     return statistics.median(xs) if xs else None
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return "unknown"
 
 
 def parse_report(output: str | None, nonce: str) -> dict | None:
@@ -244,7 +237,7 @@ class Scorer:
         """Eager and torch.compile medians of a trusted run (cached per problem, scale and boot)."""
         c = self.config
         path, hit = self._cached("baselines", [problem.key, scale, c.threads, c.device, self.torch_version,
-                                               self.guest_key, _boot_id(), c.trials, c.time_budget_s])
+                                               self.guest_key, boot_id(), c.trials, c.time_budget_s])
         if hit and not c.fresh_baselines and time.time() - hit.get("measured_at", 0) <= c.baseline_max_age_s:
             return {**hit, "cached": True}
         seed, nonce = secrets.randbits(62), secrets.token_hex(16)

@@ -30,7 +30,8 @@ REPEATS = 5
 VERSION = 2  # 2: CPU time from the cgroup counter (every process)
 
 
-def _boot_id() -> str:
+def boot_id() -> str:
+    """This boot's id: caches of machine-dependent measurements are keyed by it."""
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
@@ -52,7 +53,7 @@ def reference_job() -> Job:
 def measure_calibration(backend: str, run_reference: Callable[[], RunResult]) -> dict:
     """Measured once per boot and backend (``run_reference`` runs :func:`reference_job`),
     then read back from the cache directory."""
-    path = cache_root() / "calibration" / f"{backend}-{_boot_id()}-v{VERSION}.json"
+    path = cache_root() / "calibration" / f"{backend}-{boot_id()}-v{VERSION}.json"
     with contextlib.suppress(OSError, ValueError):
         return json.loads(path.read_text())
     res = run_reference()
