@@ -91,7 +91,8 @@ def _session(bars: bool = True):
 
 @perf_app.command("build")
 @config_options("perf.source", "perf.limit_problems", "perf.repeats", "sandbox.workers", "sandbox.backend",
-                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock")
+                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock",
+                "perf.limit_cap")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
     conf: ConfigArgs = None,
