@@ -169,6 +169,10 @@ def print_perf_summary(summary: dict, out: Path) -> None:
     if summary.get("reject_causes"):
         console.print("reject causes: " + ", ".join(f"{c} {n}" for c, n in sorted(summary["reject_causes"].items()))
                       + f" (re-measured: {summary.get('remeasured', 0)})")
+    if tail := summary.get("slow_tail"):
+        console.print(f"past the time limit (labelled, past_limit) / past the cap ({summary.get('limit_cap')}x, "
+                      "rejected): " + ", ".join(f"{lang} {c['past_limit']} / {c['past_cap']}"
+                                                for lang, c in sorted(tail.items())))
     for msg in summary.get("quarantined", []):
         console.print(f"[yellow]{msg}[/yellow]")
     if summary.get("failed_batches"):
