@@ -678,7 +678,6 @@ def summarize(out_dir: Path) -> BuildSummary:
     execs = sum(sum(len(r) for r in (reps or [])) for reps in subs.column("test_cpu_repeats_s").to_pylist())
     ids = probs.column("problem_id").to_pylist()
     error_reasons, unreadable_files = _error_groups(errs)
-    caps = pc.max(subs.column("limit_cap")).as_py() if subs.num_rows else None
     return BuildSummary(
         problems=len(set(ids)),
         held_out_problems=len({p for p, h in zip(ids, probs.column("held_out").to_pylist()) if h}),
@@ -691,7 +690,7 @@ def summarize(out_dir: Path) -> BuildSummary:
         reject_causes=dict(collections.Counter(c for c in col["reject_cause"] if c)),
         remeasured=sum(bool(r) for r in col["remeasured"]),
         slow_tail=_slow_tail(col),
-        limit_cap=caps,
+        limit_cap=pc.max(subs.column("limit_cap")).as_py() if subs.num_rows else None,
         unsupported_share=round(status.get("unsupported", 0) / correct, 4) if correct else 0.0,
         unsupported_reasons=dict(reasons),
         error_reasons=error_reasons,
