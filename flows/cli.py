@@ -91,7 +91,8 @@ def _session(bars: bool = True):
 
 @perf_app.command("build")
 @config_options("perf.source", "perf.limit_problems", "perf.repeats", "sandbox.workers", "sandbox.backend",
-                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock")
+                "perf.time_limit_factor", "perf.max_tests", "perf.batch_size", "perf.allow_partial", "perf.clock",
+                "perf.limit_cap")
 def perf_build(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables + dataset card)."),
     conf: ConfigArgs = None,
@@ -168,6 +169,10 @@ def print_perf_summary(summary: dict, out: Path) -> None:
     if summary.get("reject_causes"):
         console.print("reject causes: " + ", ".join(f"{c} {n}" for c, n in sorted(summary["reject_causes"].items()))
                       + f" (re-measured: {summary.get('remeasured', 0)})")
+    if tail := summary.get("slow_tail"):
+        console.print(f"past the time limit (labelled, past_limit) / past the cap ({summary.get('limit_cap')}x, "
+                      "rejected): " + ", ".join(f"{lang} {c['past_limit']} / {c['past_cap']}"
+                                                for lang, c in sorted(tail.items())))
     for msg in summary.get("quarantined", []):
         console.print(f"[yellow]{msg}[/yellow]")
     if summary.get("failed_batches"):

@@ -52,17 +52,19 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
                             time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
                             batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
                             remeasure_rejects: bool = False, allow_partial: bool = False,
-                            clock: str = BuildSettings.clock) -> dict:
+                            clock: str = BuildSettings.clock, limit_cap: float = BuildSettings.limit_cap) -> dict:
     """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
     ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source file
     that cannot be read fails the run with its name and reason (a Failed state, no traceback;
     calling the flow raises prefect's FailedRun with that line), unless ``allow_partial``: the
     build then goes on without it and every summary says so. ``clock``: what measures the labels
     (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock`` column and
-    an output folder measured with another clock is refused (sandbox.clock.ClockMismatch)."""
+    an output folder measured with another clock is refused (sandbox.clock.ClockMismatch).
+    ``limit_cap``: a correct-labelled program past its problem's time limit runs up to this
+    multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject."""
     t0 = time.monotonic()
     settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
-                             max_tests=max_tests, batch_size=batch_size, clock=clock)
+                             max_tests=max_tests, batch_size=batch_size, clock=clock, limit_cap=limit_cap)
     plan = BuildPlan(Path(out), settings)
     artifact = create_progress_artifact(progress=0.0, description=PROGRESS,
                                         key=artifact_key(run_label(out), "codecontests_perf", "progress"))

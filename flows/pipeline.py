@@ -29,7 +29,8 @@ def perf_parameters(cfg: PerfalignConfig) -> dict:
     p = cfg.perf
     return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
                 time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
-                allow_partial=p.allow_partial, clock=p.clock, max_in_flight=2 * cfg.sandbox.worker_count())
+                allow_partial=p.allow_partial, clock=p.clock, limit_cap=p.limit_cap,
+                max_in_flight=2 * cfg.sandbox.worker_count())
 
 
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:

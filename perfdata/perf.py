@@ -33,7 +33,15 @@ import pyarrow.compute as pc
 
 from perfalign.common.concurrency import bounded_map
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, languages
-from perfalign.sandbox.clock import CACHE_GEOMETRY, CYCLE_WEIGHTS, DEFAULT_CLOCK, ClockMismatch, check_clock
+from perfalign.sandbox.clock import (
+    CACHE_GEOMETRY,
+    CYCLE_WEIGHTS,
+    DEFAULT_CLOCK,
+    DETERMINISTIC,
+    ClockMismatch,
+    check_clock,
+    scaled_limits,
+)
 
 from . import shards
 from .codecontests import (
@@ -80,12 +88,15 @@ class BuildSettings:
     max_tests: int | None = None    # cap tests per problem; None: all (public + private + generated)
     batch_size: int = 8             # submissions per Prefect task
     clock: str = DEFAULT_CLOCK      # what measures the labels (sandbox.clock): cpu, instructions, cycles
+    limit_cap: float = 3.0          # past its time limit here, a correct program runs up to this x the limit, labelled
 
     def __post_init__(self) -> None:
         if self.repeats < 1:
             raise ValueError("repeats must be >= 1")
         if self.time_limit_factor <= 0:
             raise ValueError("time_limit_factor must be > 0")
+        if not self.limit_cap >= 1:
+            raise ValueError("limit_cap must be >= 1 (a multiple of the problem's time limit)")
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         check_clock(self.clock)
@@ -94,6 +105,9 @@ class BuildSettings:
     def settings_hash(self) -> str:
         d = asdict(self)
         d.pop("batch_size")  # how work is grouped does not change what is measured
+        # rows within the limit do not depend on the cap; those that do record it (limit_cap)
+        # and are measured again when it changes (_done_index)
+        d.pop("limit_cap")
         if d["clock"] == DEFAULT_CLOCK:
             d.pop("clock")  # the keys of datasets built before the clock existed stay valid
         elif d["clock"] == "cycles":  # the model is part of what is measured
@@ -303,18 +317,24 @@ def _remove_rows(out_dir: Path, keys: set[str], where: dict[str, dict[str, set[P
                                      lambda t: t.filter(pc.invert(pc.is_in(t.column("submission_key"), drop))))
 
 
-def _done_index(out_dir: Path, remeasure_rejects: bool) -> tuple[set[str], dict, dict]:
+def _done_index(out_dir: Path, remeasure_rejects: bool, limit_cap: float) -> tuple[set[str], dict, dict]:
     """What the output folder already holds: the submission keys, key -> cause of a reject to
-    measure again, and key to redo -> table -> the shards holding it."""
+    measure again (or ``past_limit``: a row labelled past the limit under another cap), and key
+    to redo -> table -> the shards holding it. A row whose outcome the cap decided (labelled past
+    the limit, or a `time` reject) is measured again when the cap changes (rows from before the
+    cap count as cap 1)."""
     keys: set[str] = set()
     redo: dict[str, str] = {}
     where: dict[str, dict[str, set[Path]]] = {}
     again = INFRA_CAUSES | (TIMING_CAUSES if remeasure_rejects else frozenset())
-    for f, t in shards.iter_shards(out_dir, "submissions", ["submission_key", "status", "reject_cause"]):
-        for k, st, cause in zip(*(t.column(c).to_pylist() for c in t.column_names)):
+    cols = ["submission_key", "status", "reject_cause", "past_limit", "limit_cap"]
+    for f, t in shards.iter_shards(out_dir, "submissions", cols):
+        for k, st, cause, past, cap in zip(*(t.column(c).to_pylist() for c in cols)):
             keys.add(k)
-            if st == "rejected" and cause in again:
-                redo[k] = cause
+            rejected = st == "rejected"
+            capped = past or (rejected and cause in TIMING_CAUSES)
+            if (rejected and cause in again) or (capped and (cap or 1.0) != limit_cap):
+                redo[k] = cause if rejected else "past_limit"
                 where.setdefault(k, {"submissions": set(), "rejects": set()})["submissions"].add(f)
     if redo:
         for f, t in shards.iter_shards(out_dir, "rejects", ["submission_key"]):
@@ -365,7 +385,7 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
     plan.lock = plan.lock or shards.BuildLock(out_dir)
     plan.quarantined += repair(out_dir)
     check_same_clock(out_dir, settings.clock)
-    done_keys, done_redo, done_where = _done_index(out_dir, remeasure_rejects)
+    done_keys, done_redo, done_where = _done_index(out_dir, remeasure_rejects, settings.limit_cap)
     probs = shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "content_hash"])
     done_problems = set(zip(probs.column("problem_id").to_pylist(), probs.column("content_hash").to_pylist()))
     done_errors = shards.read_column(out_dir, "errors", "error_key")
@@ -484,12 +504,15 @@ def _run_all(sb: Sandbox, jobs: list[Job]) -> list[RunResult]:
 def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: Sandbox | None = None) -> BatchReport:
     """Measure a batch and commit it (rejects shard, then submissions shard).
 
-    A correct-labelled submission that fails only on time is measured once more before it is
-    rejected (a loaded machine must not turn it into a TLE); its row says so."""
+    Programs run under the cap (``limit_cap`` x the problem's limit): one past the limit is
+    labelled with its runtime and flagged ``past_limit``. One that fails only on time (past the
+    cap) is measured once more before it is rejected (a loaded machine must not turn it into a
+    TLE); its row says so."""
     own = sandbox is None
     sb = sandbox or Sandbox(backend=settings.backend)
+    capped = replace(batch.limits, time_s=round(batch.limits.time_s * settings.limit_cap, 3))
     try:
-        jobs = [Job(sub.solution, sub.language, batch.tests, batch.limits, settings.repeats, stop_on_failure=True,
+        jobs = [Job(sub.solution, sub.language, batch.tests, capped, settings.repeats, stop_on_failure=True,
                     clock=settings.clock)
                 for sub in batch.submissions]
         results = _run_all(sb, jobs)
@@ -507,18 +530,26 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: San
     sub_rows, rej_rows = [], []
     previous = batch.previous or [None] * len(batch.submissions)
     for i, (sub, key, res) in enumerate(zip(batch.submissions, batch.keys, results)):
-        row = _measured_row(sub, batch.split, key, settings, res)
+        row = _measured_row(sub, batch.split, key, settings, res, batch.limits)
         row.update(remeasured=i in remeasured or previous[i] is not None, previous_cause=previous[i])
         sub_rows.append(row)
         if row["status"] == "rejected":
-            rej_rows.append(_reject_row(sub, batch.split, key, settings, res, i in remeasured))
+            rej_rows.append(_reject_row(sub, batch.split, key, settings, res, i in remeasured, batch.limits))
     split = shards.clean_split(batch.split)
     shards.write_shard(out_dir, "rejects", batch.shard_id, rej_rows, arrow_schema("rejects"), split)
     shards.write_shard(out_dir, "submissions", batch.shard_id, sub_rows, arrow_schema("submissions"), split)
     return BatchReport(batch.shard_id, dict(collections.Counter(r["status"] for r in sub_rows)))
 
 
-def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult) -> dict:
+def past_limit(res: RunResult, limits: Limits) -> bool:
+    """Whether a run of a test used more CPU time than the problem's limit allows here (the limit
+    a build without the cap enforces; under a deterministic clock, scaled for valgrind)."""
+    lim = scaled_limits(limits, res.clock) if res.clock in DETERMINISTIC else limits
+    return any(c is not None and c > lim.time_s for t in res.tests for c in t.cpu_times_s)
+
+
+def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult,
+                  limits: Limits) -> dict:
     row = _base_row(sub, split, key, settings)
     ok = res.verdict is Verdict.OK
     status = "measured" if ok else ("unsupported" if res.verdict is Verdict.UNSUPPORTED_LANGUAGE else "rejected")
@@ -527,6 +558,8 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
         "verdict": res.verdict.value,
         "reject_cause": reject_cause(res.verdict) if status == "rejected" else None,
         "runtime_s": res.mean_cpu_time_s if ok else None,
+        "past_limit": past_limit(res, limits) if ok else None,
+        "limit_cap": settings.limit_cap,
         "test_cpu_times_s": [t.cpu_time_s for t in res.tests],
         "test_cpu_repeats_s": [t.cpu_times_s for t in res.tests],
         "test_wall_times_s": [t.wall_time_s for t in res.tests],
@@ -547,7 +580,7 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
 
 
 def _reject_row(sub: Submission, split: str, key: str, settings: BuildSettings, res: RunResult,
-                remeasured: bool) -> dict:
+                remeasured: bool, limits: Limits) -> dict:
     failed = next((i for i, t in enumerate(res.tests) if t.verdict is not Verdict.OK), None)
     if res.verdict is Verdict.COMPILE_ERROR:
         reason = res.compile.message
@@ -556,6 +589,8 @@ def _reject_row(sub: Submission, split: str, key: str, settings: BuildSettings, 
         reason = f"test {failed}: {t.verdict.value}" + (f": {t.message}" if t.message else "")
     else:
         reason = res.message
+    if res.verdict is Verdict.TIME_LIMIT_EXCEEDED:
+        reason = f"past the cap ({settings.limit_cap:g} x the {limits.time_s:g} s limit): " + reason
     if remeasured:
         reason = "failed on time twice (measured a second time before rejecting): " + reason
     return {"submission_key": key, "submission_id": sub.content_hash, "problem_id": sub.problem_id, "split": split,
@@ -579,6 +614,10 @@ class BuildSummary:
     by_split: dict[str, dict[str, int]] = field(default_factory=dict)  # split -> status -> n
     reject_causes: dict[str, int] = field(default_factory=dict)
     remeasured: int = 0
+    # correct-labelled submissions slower than their problem's limit here, per language:
+    # past_limit (labelled, flagged) and past_cap (`time` rejects); the cap they ran under
+    slow_tail: dict[str, dict[str, int]] = field(default_factory=dict)
+    limit_cap: float | None = None
     # correct-labelled submissions whose language cannot run here, and why
     unsupported_share: float = 0.0
     unsupported_reasons: dict[str, int] = field(default_factory=dict)
@@ -621,11 +660,11 @@ def summarize(out_dir: Path) -> BuildSummary:
     probs = shards.read_table(out_dir, "problems", arrow_schema("problems"), ["problem_id", "held_out"])
     subs = shards.read_table(out_dir, "submissions", arrow_schema("submissions"),
                              ["status", "language", "split", "is_correct", "reject_cause", "remeasured",
-                              "compile_message", "test_cpu_repeats_s"])
+                              "compile_message", "test_cpu_repeats_s", "past_limit", "limit_cap"])
     errs = shards.read_table(out_dir, "errors", arrow_schema("errors"),
                              ["source", "row_index", "problem_name", "reason"])
     col = {c: subs.column(c).to_pylist()
-           for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured")}
+           for c in ("status", "language", "split", "is_correct", "reject_cause", "remeasured", "past_limit")}
     status = collections.Counter(col["status"])
     by_lang: dict[str, dict[str, int]] = {}
     by_split: dict[str, dict[str, int]] = {}
@@ -650,11 +689,24 @@ def summarize(out_dir: Path) -> BuildSummary:
         by_split=by_split,
         reject_causes=dict(collections.Counter(c for c in col["reject_cause"] if c)),
         remeasured=sum(bool(r) for r in col["remeasured"]),
+        slow_tail=_slow_tail(col),
+        limit_cap=pc.max(subs.column("limit_cap")).as_py() if subs.num_rows else None,
         unsupported_share=round(status.get("unsupported", 0) / correct, 4) if correct else 0.0,
         unsupported_reasons=dict(reasons),
         error_reasons=error_reasons,
         unreadable_files=unreadable_files,
     )
+
+
+def _slow_tail(col: dict[str, list]) -> dict[str, dict[str, int]]:
+    """Per language: correct-labelled submissions labelled past their limit, and past the cap."""
+    tail: dict[str, dict[str, int]] = {}
+    for lang, past, st, cause in zip(col["language"], col["past_limit"], col["status"], col["reject_cause"]):
+        kind = "past_limit" if past else "past_cap" if st == "rejected" and cause in TIMING_CAUSES else None
+        if kind:
+            counts = tail.setdefault(lang, {"past_limit": 0, "past_cap": 0})
+            counts[kind] += 1
+    return tail
 
 
 def describe_source(source: str, out_dir: Path) -> str:
@@ -707,9 +759,23 @@ def _summary_markdown(s: BuildSummary) -> str:
     lines += ["", f"**Unsupported languages**: {s.unsupported_share:.1%} of the submissions labelled correct could "
                   "not be run here and have no runtime (status `unsupported`)."]
     lines += [f"- {n} x {_md(r)}" for r, n in sorted(s.unsupported_reasons.items(), key=lambda kv: -kv[1])[:10]]
+    lines += _slow_tail_markdown(s)
     if s.reject_causes:
         lines += ["", "**Reject causes**: " + ", ".join(f"{c} {n}" for c, n in sorted(s.reject_causes.items())) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _slow_tail_markdown(s: BuildSummary) -> list[str]:
+    past = sum(c["past_limit"] for c in s.slow_tail.values())
+    capped = sum(c["past_cap"] for c in s.slow_tail.values())
+    cap = f"{s.limit_cap:g}x" if s.limit_cap else "a multiple of"
+    lines = ["", f"**Past the time limit**: of the submissions labelled correct, {past} ran longer than their "
+                 f"problem's time limit on this host and are labelled with their measured runtime all the same "
+                 f"(`past_limit`); {capped} ran past the cap ({cap} the limit) and are rejects with cause `time`."]
+    if s.slow_tail:
+        lines += ["", "| language | past the limit (labelled) | past the cap (rejected) |", "|---|---|---|"]
+        lines += [f"| {lang} | {c['past_limit']} | {c['past_cap']} |" for lang, c in sorted(s.slow_tail.items())]
+    return lines
 
 
 def _md(text: str) -> str:

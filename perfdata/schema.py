@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-CAUSES_DOC = ("time / memory / wrong_answer / runtime_error / compile_error / output_limit / sandbox_error "
-              "(a fault of the sandbox that persisted after retries; re-measured on the next run)")
+CAUSES_DOC = ("time (past the cap: limit_cap x the time limit) / memory / wrong_answer / runtime_error / "
+              "compile_error / output_limit / sandbox_error (a fault of the sandbox that persisted after "
+              "retries; re-measured on the next run)")
 
 # (column, arrow type, description): one source of truth for Parquet and the card.
 PROBLEMS = [
@@ -42,10 +43,16 @@ SUBMISSIONS = [
     ("remeasured", pa.bool_(),
      "measured again after failing only on time (or after an earlier reject, see previous_cause)"),
     ("previous_cause", pa.string(),
-     "cause of an earlier reject this row replaces (a --remeasure-rejects or sandbox-error rerun)"),
+     "cause of an earlier reject this row replaces (a --remeasure-rejects or sandbox-error rerun; "
+     "past_limit: a row measured under another limit_cap)"),
     ("verdict", pa.string(), "sandbox verdict (NOT_RUN for incorrect submissions)"),
     ("runtime_s", pa.float64(),
      "mean over tests of the median CPU time: the paper's runtime label (null when not run)"),
+    ("past_limit", pa.bool_(),
+     "measured, and a run of a test took longer than the problem's time limit on this host: labelled with "
+     "its runtime all the same (measured up to limit_cap x the limit); null when not measured"),
+    ("limit_cap", pa.float64(),
+     "the cap it ran under, a multiple of the problem's time limit (past it: a `time` reject); null when not run"),
     ("test_cpu_times_s", pa.list_(pa.float64()), "per test: median CPU time (user+sys) of the program"),
     ("test_cpu_repeats_s", pa.list_(pa.list_(pa.float64())), "per test: every repeat's CPU time"),
     ("test_wall_times_s", pa.list_(pa.float64()), "per test: median wall time"),

@@ -168,7 +168,8 @@ def test_sandbox_errors_and_timing_rejects_keep_their_cause_and_are_remeasured(t
         (3, "# SLOW_TWICE\n" + BUSY + PY_SUM),
         (3, "# ALWAYS_TLE\nwhile True:\n    pass\n"),
     ], time_limit={"seconds": 1})])
-    out, settings = tmp_path / "out", BuildSettings(repeats=1, batch_size=8)
+    # cap 1: a TLE is at the limit itself (the cap is test_slow_tail's; here it would only run ALWAYS_TLE longer)
+    out, settings = tmp_path / "out", BuildSettings(repeats=1, batch_size=8, limit_cap=1.0)
 
     def by_marker():
         rows = _table(out, "submissions")
