@@ -36,6 +36,8 @@ PRIVATE_SUFFIX = ".perfalign_private"
 _LOCAL = 0                         # ELF symbol binding; GLOBAL 1, WEAK 2, GNU_UNIQUE 10 and any other leave the unit
 _SYMBOL_TABLES = (2, 11)           # SHT_SYMTAB, SHT_DYNSYM
 _SHN_UNDEF = 0                     # any other section index (a section, ABS, COMMON, XINDEX) is a definition
+_STT_GNU_IFUNC = 10
+_SHT_PREINIT_ARRAY = 16
 
 
 def exported(demangled: str, functions) -> bool:
@@ -48,11 +50,9 @@ def private_name(name: str) -> str:
     return name.replace("@", ".at.") + PRIVATE_SUFFIX
 
 
-def defined_globals(obj: str) -> list[str]:
-    """Every symbol ``obj`` defines that the linker can bind another unit's reference to: read
-    from the object's own symbol tables (binding not LOCAL, section not UNDEF), whatever its
-    section, type or the letter a tool would print for it. Raises ValueError on anything but a
-    64-bit little-endian ELF relocatable object."""
+def _elf(obj: str) -> tuple[bytes, list[tuple]]:
+    """The bytes and section headers of a 64-bit little-endian ELF relocatable object (ValueError
+    on anything else)."""
     with open(obj, "rb") as f:
         data = f.read()
     if data[:6] != b"\x7fELF\x02\x01" or struct.unpack_from("<H", data, 16)[0] != 1:  # ET_REL
@@ -61,18 +61,43 @@ def defined_globals(obj: str) -> list[str]:
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     if shnum == 0 and shoff:  # extended numbering: the count is in section 0's size
         shnum = struct.unpack_from("<Q", data, shoff + 32)[0]
-    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    names = []
+    return data, [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+
+
+def _cstr(data: bytes, at: int) -> str:
+    return data[at:data.index(b"\0", at)].decode("utf-8", "surrogateescape")
+
+
+def _symbols(data: bytes, sections: list[tuple]):
+    """(name, binding, type, section index) of every entry of the object's symbol tables."""
     for _, kind, _, _, offset, size, link, _, _, entsize in sections:
         if kind not in _SYMBOL_TABLES:
             continue
         strtab = sections[link][4]
         for at in range(offset + (entsize or 24), offset + size, entsize or 24):  # entry 0 is null
             name_at, info, _, shndx = struct.unpack_from("<IBBH", data, at)
-            if info >> 4 != _LOCAL and shndx != _SHN_UNDEF:
-                end = data.index(b"\0", strtab + name_at)
-                names.append(data[strtab + name_at:end].decode("utf-8", "surrogateescape"))
-    return names
+            yield _cstr(data, strtab + name_at), info >> 4, info & 0xF, shndx
+
+
+def defined_globals(obj: str) -> list[str]:
+    """Every symbol ``obj`` defines that the linker can bind another unit's reference to: read
+    from the object's own symbol tables (binding not LOCAL, section not UNDEF), whatever its
+    section, type or the letter a tool would print for it. Raises ValueError on anything but a
+    64-bit little-endian ELF relocatable object."""
+    data, sections = _elf(obj)
+    return [name for name, bind, _, shndx in _symbols(data, sections) if bind != _LOCAL and shndx != _SHN_UNDEF]
+
+
+def early_code(obj: str) -> list[str]:
+    """What in ``obj`` would run before the program's own start-up code (the trusted driver seals
+    its memory there): ifunc resolvers run while the loader relocates the program, a
+    .preinit_array before every constructor."""
+    data, sections = _elf(obj)
+    shstrndx, = struct.unpack_from("<H", data, 0x3E)
+    names = sections[sections[0][6] if shstrndx == 0xFFFF else shstrndx][4]  # SHN_XINDEX: in section 0's link
+    found = ["ifunc %s" % name for name, _, kind, _ in _symbols(data, sections) if kind == _STT_GNU_IFUNC]
+    return found + ["section %s" % _cstr(data, names + s[0]) for s in sections
+                    if s[1] == _SHT_PREINIT_ARRAY or _cstr(data, names + s[0]).startswith(".preinit_array")]
 
 
 def renamable(name: str) -> bool:
@@ -156,6 +181,12 @@ def confine(spec: dict, unit: str, obj: str, exports) -> int:
 
 
 def _confine(spec: dict, unit: str, obj: str, exports) -> int:
+    early = early_code(obj)
+    if early:
+        sys.stderr.write("error: %s: code that would run before the program starts is not allowed here "
+                         "(__attribute__((ifunc)), target_clones, .preinit_array): %s\n"
+                         % (os.path.basename(unit), ", ".join(ascii(e) for e in early[:10])))
+        return 1
     names = sorted(set(defined_globals(obj)))
     plain = [n for n in names if renamable(n)]
     kept = {n for n, d in zip(plain, demangle(spec["cxxfilt"], plain)) if exported(d, exports)}

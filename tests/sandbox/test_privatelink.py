@@ -45,11 +45,6 @@ extern "C" __attribute__((weak)) int optind = 42;
 """,
     "gnu_unique": 'asm(".globl optind\\n.type optind, @gnu_unique_object\\n.data\\noptind: .long 42\\n'
                   '.size optind, 4\\n.text");\n',
-    "ifunc": DECLS + """
-extern "C" int perfalign_zero(int, rusage*) { return 0; }
-extern "C" void* perfalign_pick() { return (void*)perfalign_zero; }
-extern "C" int getrusage(int, rusage*) __attribute__((ifunc("perfalign_pick")));
-""",
     "tls": 'extern "C" __thread int optind = 42;\n',
     "common": 'asm(".comm optind, 4, 4");\n',
     "absolute": 'asm(".globl opendir\\n.set opendir, 0");\n',
@@ -63,6 +58,28 @@ extern "C" DIR* opendir(const char*) __attribute__((weak, alias("perfalign_none"
 """,
     "symver": 'extern "C" int perfalign_q(int, void*) { return 0; }\n'
               'asm(".symver perfalign_q, getrusage@@GLIBC_2.2.5");\n',
+}
+
+# code that would run before the trusted unit's start-up code (where the probe's driver seals its
+# memory): the build refuses it
+EARLY = {
+    "ifunc": DECLS + """
+extern "C" int perfalign_zero(int, rusage*) { return 0; }
+extern "C" void* perfalign_pick() { return (void*)perfalign_zero; }
+extern "C" int getrusage(int, rusage*) __attribute__((ifunc("perfalign_pick")));
+""",
+    "local_ifunc": """extern "C" {
+static int one() { return 1; }
+static void* pick() { return (void*)one; }
+}
+static int f() __attribute__((ifunc("pick")));
+int work(int x) { return x + f(); }
+""",
+    "target_clones": '__attribute__((target_clones("avx2", "default"))) int work(int x) { return x + 1; }\n',
+    "preinit_array": """static void first(int, char**, char**) {}
+__attribute__((section(".preinit_array"), used)) static void (*run_first)(int, char**, char**) = first;
+""",
+    "preinit_array_asm": 'asm(".section .preinit_array.1,\\"aw\\"\\n.quad 0\\n.previous");\n',
 }
 
 # the honest twin: a unit that uses the library (streams, containers, templates, statics, TLS)
@@ -108,6 +125,13 @@ def test_interposers_stay_in_their_unit(tmp_path, name):
     assert p.returncode == 0, (name, p.stderr)
     assert "kept private" in p.stderr, p.stderr
     assert run(tmp_path) == REAL, (name, p.stderr)  # the trusted unit got libc's definitions
+
+
+@pytest.mark.parametrize("name", sorted(EARLY))
+def test_code_before_the_program_starts_fails_the_build(tmp_path, name):
+    p = build(tmp_path, EARLY[name])
+    assert p.returncode != 0 and "before the program starts" in p.stderr, (name, p.stderr)
+    assert not (tmp_path / "prog").exists()
 
 
 def test_the_object_is_read_whatever_the_section(tmp_path):
