@@ -102,7 +102,7 @@ def private_link_argv(argv: list[str], units: list[tuple[str, tuple[str, ...] | 
     compiler, out, libs = unit_compiler(argv), argv[at + 1], argv[at + 3:]
     spec = {"units": [[u, list(e) if e is not None else None] for u, e in units], "compile": compiler,
             "link": [*compiler, "-Wl,-z,relro,-z,now"], "libs": libs, "output": out,
-            "nm": "/usr/bin/nm", "cxxfilt": "/usr/bin/c++filt", "objcopy": "/usr/bin/objcopy"}
+            "cxxfilt": "/usr/bin/c++filt", "objcopy": "/usr/bin/objcopy"}
     if prebuilt:
         spec["prebuilt"] = prebuilt
     return _privatelink(spec)

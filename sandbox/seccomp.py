@@ -73,11 +73,11 @@ ALLOWED = {
               "ioctl", "flock", "umask", "utimensat", "memfd_create", "sendfile", "copy_file_range",
               "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl",
               "epoll_wait", "epoll_pwait", "eventfd2"),
-    "memory": ("brk", "mmap", "munmap", "mremap", "mprotect", "msync", "membarrier", "mbind"),
+    "memory": ("brk", "mmap", "munmap", "mremap", "mprotect", "msync", "membarrier", "mbind", "mseal"),
     "processes and threads": ("fork", "vfork", "execve", "exit", "exit_group", "wait4", "waitid", "kill",
                               "tgkill", "tkill", "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid",
                               "getegid", "getgroups", "getresuid", "getresgid", "setsid", "setpgid", "getpgid",
-                              "getpgrp", "getsid", "prctl", "arch_prctl", "set_tid_address", "set_robust_list",
+                              "getpgrp", "getsid", "arch_prctl", "set_tid_address", "set_robust_list",
                               "rseq", "futex", "sched_yield", "sched_getaffinity", "sched_setaffinity",
                               "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
                               "sched_get_priority_min", "getpriority", "setpriority", "getrlimit", "setrlimit",
@@ -95,8 +95,9 @@ ALLOWED = {
     "misc": ("getrandom", "getcpu"),
 }
 
-# Allowed only with some argument values: ("in", argument index, allowed values) or ("clear",
-# argument index, bits that must all be clear).
+# Allowed only with some argument values: ("in", argument index, allowed values), ("clear",
+# argument index, bits that must all be clear) or ("unless", index, value, index2, value2): any
+# call whose argument ``index`` is not ``value``, and those where argument ``index2`` is ``value2``.
 # madvise: advice on the process's own memory only. Observed: MADV_DONTNEED (glibc malloc, the
 # JVM, g++); the allocators' and runtimes' other own-memory advice kept: NORMAL 0, RANDOM 1,
 # SEQUENTIAL 2, FREE 8, DONTFORK 10, DOFORK 11, HUGEPAGE 14, NOHUGEPAGE 15, DONTDUMP 16, DODUMP 17,
@@ -109,13 +110,20 @@ RWF_NOWAIT = 0x8  # preadv2/pwritev2: "fail with EAGAIN rather than wait" = "is 
 # a filter cannot read: ENOSYS makes libc fall back to clone.
 # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 NS_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+# prctl: every option but making the process dumpable again. The probe's driver seals its memory
+# (mseal) and makes itself non-dumpable at start-up: /proc/self/mem writes through page
+# protections and seals, and a non-dumpable process's mem file belongs to root.
+PR_SET_DUMPABLE = 4
 ARGUMENTS = {
     "madvise": ("in", 2, MADV_OK),
+    "prctl": ("unless", 0, PR_SET_DUMPABLE, 1, 0),
     "preadv2": ("clear", 5, RWF_NOWAIT),
     "pwritev2": ("clear", 5, RWF_NOWAIT),
     "clone": ("clear", 0, sum(NS_FLAGS)),
 }
 ENOSYS_CALLS = ("clone3",)
+# Calls newer than Debian 12's libseccomp (2.5.4), added by number where the name is unknown to it
+SYSCALL_NUMBERS = {"x86_64": {"mseal": 462}}
 
 
 class SeccompUnavailable(RuntimeError):
@@ -172,14 +180,18 @@ def no_fork_filter() -> bytes:
 def rules() -> list[tuple[str, str, tuple]]:
     """The policy as (action, system call, argument conditions), action "allow", "eperm" or
     "enosys"; a condition is (index, "eq", value) or (index, "masked_eq", mask, value). Several
-    rules for one call: any one that matches decides. Everything else: ENOSYS (the default).
+    rules for one call: any one that matches decides; a condition may also be (index, "ne", value).
+    Everything else: ENOSYS (the default).
     The bwrap filter (_build) and the Docker profile (backends/docker.py) are both made from it."""
     out = [("eperm", name, ()) for names in DENIED.values() for name in names]
     out += [("enosys", name, ()) for name in ENOSYS_CALLS]
     out += [("allow", name, ()) for name in sorted(allowed_names())]
-    for name, (kind, index, value) in ARGUMENTS.items():
+    for name, (kind, index, value, *then) in ARGUMENTS.items():
         if kind == "in":
             out += [("allow", name, ((index, "eq", v),)) for v in value]
+        elif kind == "unless":
+            out += [("allow", name, ((index, "ne", value),)),
+                    ("allow", name, ((index, "eq", value), (then[0], "eq", then[1])))]
         else:  # allowed when none of the bits in value are set
             out.append(("allow", name, ((index, "masked_eq", value, 0),)))
     return out
@@ -207,12 +219,15 @@ def _build(out: str, mode: str) -> None:
         for action, name, conds in rules():
             if trace and name in DENIED["page cache"]:
                 continue  # the logging build shows which real programs reach for the page cache
-            args = [seccomp.Arg(c[0], seccomp.EQ, c[2]) if c[1] == "eq"
-                    else seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3]) for c in conds]
-            try:
-                f.add_rule(actions[action], name, *args)
-            except (RuntimeError, ValueError, OSError):
-                pass  # not a system call on this architecture (or unknown to this libseccomp)
+            args = [seccomp.Arg(c[0], seccomp.MASKED_EQ, c[2], c[3]) if c[1] == "masked_eq"
+                    else seccomp.Arg(c[0], seccomp.NE if c[1] == "ne" else seccomp.EQ, c[2]) for c in conds]
+            number = SYSCALL_NUMBERS.get(os.uname().machine, {}).get(name)
+            for call in (name, number) if number else (name,):
+                try:
+                    f.add_rule(actions[action], call, *args)
+                    break
+                except (RuntimeError, ValueError, OSError):
+                    pass  # not a system call on this architecture (or unknown to this libseccomp)
     with open(out, "wb") as fh:
         f.export_bpf(fh)
 

@@ -63,7 +63,7 @@ def seccomp_profile() -> str:
         rule = {"names": names, **actions[action]}
         if conds:  # (arg & value) == valueTwo for MASKED_EQ
             rule["args"] = [{"index": c[0], "value": c[2], "valueTwo": c[3] if c[1] == "masked_eq" else 0,
-                             "op": "SCMP_CMP_MASKED_EQ" if c[1] == "masked_eq" else "SCMP_CMP_EQ"} for c in conds]
+                             "op": "SCMP_CMP_" + c[1].upper()} for c in conds]
         rules.append(rule)
     arch = _ARCH.get(os.uname().machine)
     return json.dumps({"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": _ENOSYS,

@@ -19,9 +19,11 @@ Rows of issue 12's table and what each must get:
 | hard-codes the problem size / the expected value | WRONG_ANSWER (validated at two sizes, random inputs) |
 | interposes rand(), clock_gettime(), getrusage() | its true speedup (the driver uses none of them for scores) |
 | defines libc symbols (1) | OK at its true speedup (2) |
+| a constructor rewrites the driver's GOT slots (mprotect of RELRO, /proc/self/mem) | OK at its true speedup (3) |
 
 (1) printf, putchar (weak), operator new, memcpy, opendir (asm label), getrusage (top-level asm), printf (.symver).
 (2) the build keeps every definition but the function private to the candidate's unit.
+(3) the driver's mappings are sealed before any code of the candidate runs.
 """
 from __future__ import annotations
 
@@ -198,6 +200,68 @@ extern "C" int getrusage(int, struct rusage* u) { std::memset(u, 0, sizeof *u); 
 extern "C" int clock_gettime(clockid_t, struct timespec* t) { t->tv_sec = 0; t->tv_nsec = 0; return 0; }
 """ + HONEST,
 }
+# The red team's attack on the next line of defence: a constructor of the candidate finds the
+# program's GOT slots for getrusage and opendir (its dynamic section) and rewrites them, after
+# making the RELRO page writable again or through /proc/self/mem. The driver seals its mappings and
+# makes itself non-dumpable before any candidate code runs (measure/probe_cpp.py): both fail.
+GOT_REWRITE = r"""#include <link.h>
+#include <elf.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <cstring>
+#include <cstdint>
+#include <sys/mman.h>
+#include <sys/resource.h>
+namespace {
+int fake_getrusage(int, rusage* u) { std::memset(u, 0, sizeof *u); return 0; }
+DIR* fake_opendir(const char*) { return nullptr; }
+bool write_slot(uintptr_t slot, uintptr_t value) {
+#ifdef VIA_PROC_MEM
+    const int fd = open("/proc/self/mem", O_RDWR);
+    if (fd < 0) return false;
+    const bool ok = pwrite(fd, &value, sizeof value, (off_t)slot) == (ssize_t)sizeof value;
+    close(fd);
+    return ok;
+#else
+    const uintptr_t page = slot & ~(uintptr_t)4095;
+    if (mprotect((void*)page, 8192, PROT_READ | PROT_WRITE) != 0) return false;
+    *(uintptr_t*)slot = value;
+    return true;
+#endif
+}
+int rewrite(dl_phdr_info* info, size_t, void*) {  // the first object: the program
+    const uintptr_t base = info->dlpi_addr;
+    auto at = [&](uintptr_t p) { return p < base ? p + base : p; };
+    const ElfW(Dyn)* dyn = nullptr;
+    for (int i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) dyn = (const ElfW(Dyn)*)(base + info->dlpi_phdr[i].p_vaddr);
+    const ElfW(Rela)* rel[2] = {nullptr, nullptr};
+    size_t size[2] = {0, 0};
+    const ElfW(Sym)* sym = nullptr;
+    const char* str = nullptr;
+    for (; dyn && dyn->d_tag != DT_NULL; ++dyn) {
+        if (dyn->d_tag == DT_JMPREL) rel[0] = (const ElfW(Rela)*)at(dyn->d_un.d_ptr);
+        if (dyn->d_tag == DT_PLTRELSZ) size[0] = dyn->d_un.d_val;
+        if (dyn->d_tag == DT_RELA) rel[1] = (const ElfW(Rela)*)at(dyn->d_un.d_ptr);
+        if (dyn->d_tag == DT_RELASZ) size[1] = dyn->d_un.d_val;
+        if (dyn->d_tag == DT_SYMTAB) sym = (const ElfW(Sym)*)at(dyn->d_un.d_ptr);
+        if (dyn->d_tag == DT_STRTAB) str = (const char*)at(dyn->d_un.d_ptr);
+    }
+    for (int t = 0; t < 2 && sym && str; ++t)
+        for (size_t i = 0; rel[t] && i < size[t] / sizeof(ElfW(Rela)); ++i) {
+            const char* name = str + sym[ELF64_R_SYM(rel[t][i].r_info)].st_name;
+            const uintptr_t slot = base + rel[t][i].r_offset;
+            if (std::strcmp(name, "getrusage") == 0) write_slot(slot, (uintptr_t)fake_getrusage);
+            if (std::strcmp(name, "opendir") == 0) write_slot(slot, (uintptr_t)fake_opendir);
+        }
+    return 1;
+}
+__attribute__((constructor)) void hijack() { dl_iterate_phdr(rewrite, nullptr); }
+}  // namespace
+"""
+INTERPOSERS["got_rewrite_mprotect"] = GOT_REWRITE + HONEST
+INTERPOSERS["got_rewrite_proc_mem"] = "#define VIA_PROC_MEM\n" + GOT_REWRITE + HONEST
 HOSTILE.update(INTERPOSERS)
 
 

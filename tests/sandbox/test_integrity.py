@@ -122,6 +122,41 @@ def test_ptrace_and_proc_mem_of_the_runner_are_denied(sandbox):
     assert ea == 1  # EPERM (seccomp) for ptrace
 
 
+def test_sealed_memory_stays_sealed_and_proc_mem_closed(sandbox):
+    """What the probe's driver does at start-up (measure/probe_cpp.py) holds in the sandbox: a
+    sealed read-only page cannot be made writable or mapped over, and a process that made itself
+    non-dumpable cannot open its own /proc/self/mem (which writes through protections) nor
+    become dumpable again. The twin: an unsealed page, and /proc/self/mem before, are open."""
+    src = cpp(r"""
+    #include <sys/mman.h>
+    #include <sys/prctl.h>
+    #include <sys/syscall.h>
+    char* page() {
+        char* p = (char*)mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        p[0] = 1; mprotect(p, 4096, PROT_READ); return p;
+    }
+    int main(){
+        char *sealed = page(), *open_ = page();
+        int mem_before = open("/proc/self/mem", O_RDWR) >= 0;
+        long s = syscall(462 /* mseal */, sealed, 4096, 0);
+        int w = mprotect(sealed, 4096, PROT_READ | PROT_WRITE);
+        int over = mmap(sealed, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+                   == MAP_FAILED;
+        int twin = mprotect(open_, 4096, PROT_READ | PROT_WRITE);
+        prctl(PR_SET_DUMPABLE, 0);
+        int m = open("/proc/self/mem", O_RDWR);
+        int d = prctl(PR_SET_DUMPABLE, 1);
+        printf("%d %ld %d %d %d %d %d %d\n", mem_before, s, w, over, twin, m, d, prctl(PR_GET_DUMPABLE));
+    }""")
+    r = sandbox.run(src, "cpp", [TestCase("")], FAST, keep_output=True)
+    assert r.verdict is Verdict.OK, r.tests[0].message
+    mem_before, s, w, over, twin, m, d, dumpable = map(int, r.tests[0].output.split())
+    assert mem_before == 1 and twin == 0  # the capabilities the seal and the non-dumpable state take away
+    assert m == -1 and d == -1 and dumpable == 0, r.tests[0].output
+    if sandbox.backend.name == "bwrap":  # Docker's profile names calls, and runc's libseccomp 2.5 has no mseal
+        assert s == 0 and w == -1 and over == 1, r.tests[0].output
+
+
 def test_no_process_in_the_sandbox_holds_a_secret_of_the_caller(sandbox, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_integrity_secret")
     monkeypatch.setenv("GEMINI_API_KEY", "gemini_integrity_secret")
