@@ -108,26 +108,27 @@ def model_prompt(p: HumanEvalProblem) -> str:
 
 # ------------------------------------------------------------------ programs (run in the sandbox)
 # Results printed one token stream per call: containers bracketed, strings JSON with spaces
-# escaped (whitespace-exact), floats by repr (the checker compares them within 1e-6).
+# escaped (whitespace-exact), floats by repr (the checker compares them within 1e-6). Its names
+# are prefixed so that the candidate's own globals do not collide with them.
 _DRIVER = '''
-import json as _json, sys as _sys, ast as _ast
-def _tok(v):
+import json as _pa_json, sys as _pa_sys, ast as _pa_ast
+def _pa_tok(v):
     if isinstance(v, bool) or v is None: return str(v)
     if isinstance(v, (int, float)): return repr(v)
-    if isinstance(v, str): return _json.dumps(v).replace(" ", "\\\\u0020")
+    if isinstance(v, str): return _pa_json.dumps(v).replace(" ", "\\\\u0020")
     if isinstance(v, (list, tuple, set, frozenset)):
         items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v
-        return "[ " + " ".join(_tok(x) for x in items) + " ]"
+        return "[ " + " ".join(_pa_tok(x) for x in items) + " ]"
     if isinstance(v, dict):
-        return "{ " + " ".join(_tok(k) + " : " + _tok(x) for k, x in sorted(v.items(), key=repr)) + " }"
-    return _json.dumps(repr(v)).replace(" ", "\\\\u0020")
-_head, _data = _sys.stdin.read().split("\\n", 1)
-_kind, _reps = _head.split()
-_calls = _json.loads(_data) if _kind == "json" else _ast.literal_eval(_data)
-_f = globals()[%r]
-for _ in range(int(_reps) - 1):
-    for _a in _calls: _f(*_a)
-_sys.stdout.write("\\n".join(_tok(_f(*_a)) for _a in _calls) + "\\n")
+        return "{ " + " ".join(_pa_tok(k) + " : " + _pa_tok(x) for k, x in sorted(v.items(), key=repr)) + " }"
+    return _pa_json.dumps(repr(v)).replace(" ", "\\\\u0020")
+_pa_head, _pa_data = _pa_sys.stdin.read().split("\\n", 1)
+_pa_kind, _pa_reps = _pa_head.split()
+_pa_calls = _pa_json.loads(_pa_data) if _pa_kind == "json" else _pa_ast.literal_eval(_pa_data)
+_pa_f = globals()[%r]
+for _pa_i in range(int(_pa_reps) - 1):
+    for _pa_a in _pa_calls: _pa_f(*_pa_a)
+_pa_sys.stdout.write("\\n".join(_pa_tok(_pa_f(*_pa_a)) for _pa_a in _pa_calls) + "\\n")
 '''
 _RECORDER = '''
 import copy as _copy, sys as _sys
@@ -232,8 +233,9 @@ def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rn
               target_s: float) -> tuple[int, int, float]:
     """(scale, calls per test, the function's share of the canonical's CPU at that scale). Each scale's PERF_CALLS calls run in the canonical once and three
     times: the difference is the function's own CPU time, apart from start-up and reading the
-    input. The scale kept is the one where that share of the process is largest within
-    ``target_s`` (a solution that stops early on grown inputs only reads them: no scale helps);
+    input. The scale kept is the one where that share of the process is largest, its calls'
+    work within ``target_s`` (a solution that stops early on grown inputs only reads them: no
+    scale helps);
     then the calls that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
     draws = [perf_calls(recorded, k, PERF_CALLS, rng) for k in SCALES]
     tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
@@ -243,9 +245,9 @@ def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rn
     best, best_share, per_call = None, 0.0, 0.0
     for i in range(len(draws)):
         once, thrice = times[2 * i:2 * i + 2] if 2 * i + 1 < len(times) else (None, None)
-        if once is None or thrice is None or once > target_s:
+        work = max(thrice - once, 0.0) / 2 if once is not None and thrice is not None else None
+        if work is None or (best is not None and work > target_s):
             break
-        work = max(thrice - once, 0.0) / 2
         if work / once > best_share * 1.1:  # a larger scale must raise the function's share
             best, best_share, per_call = i, work / once, work / PERF_CALLS
     if best is None:
