@@ -231,12 +231,13 @@ def _items(calls: list[tuple]) -> int:
 
 def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rng: random.Random,
               target_s: float) -> tuple[int, int, float]:
-    """(scale, calls per test, the function's share of the canonical's CPU at that scale). Each scale's PERF_CALLS calls run in the canonical once and three
-    times: the difference is the function's own CPU time, apart from start-up and reading the
-    input. The scale kept is the one where that share of the process is largest, its calls'
-    work within ``target_s`` (a solution that stops early on grown inputs only reads them: no
-    scale helps);
-    then the calls that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
+    """(scale, calls per test, the function's share of the canonical's CPU at that scale).
+
+    Each scale's PERF_CALLS calls run in the canonical once and three times: the difference is
+    the function's own CPU time, apart from start-up and reading the input. The scale kept is the
+    one where that share of the process is largest, its calls' work within ``target_s`` (a
+    solution that stops early on grown inputs only reads them: no scale helps); then the calls
+    that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
     draws = [perf_calls(recorded, k, PERF_CALLS, rng) for k in SCALES]
     tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", tests,
