@@ -87,3 +87,21 @@ def test_cli_scores_a_candidate_and_rejects_a_bad_problem(tmp_path):
     res = CliRunner().invoke(app, ["eval", "score", "--suite", "humaneval", "--problem", "HumanEval/999",
                                    "--code", str(f), "--json"])
     assert res.exit_code == 2 and "no HumanEval problem" in res.output
+
+
+def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
+    """`perfalign eval`'s path (EvalTask.load / score): the held-out prompts, a fenced sample scored
+    like `eval score`, a response without code NO_CODE."""
+    from perfalign.evaluation.tasks.base import ScoreRun
+    from perfalign.evaluation.tasks.registry import TASKS
+    from perfalign.flows.config import preset
+
+    cfg = preset("eval", tasks=("humaneval",), contest_repeats=2)
+    prompts, skipped = TASKS["humaneval"].load(cfg)
+    assert len(prompts) == 41 and not skipped and prompts[0].prompt_id == "HumanEval/0"
+    one = [p for p in prompts if p.prompt_id == PID]
+    fenced = "```python\n" + _canonical(he.problem(PID)) + "\n```"
+    scored = TASKS["humaneval"].score(one, {"m": [[fenced, ""]]}, ScoreRun(sandbox, cfg))
+    ok, none = scored.samples
+    assert ok.correct and ok.verdict == "OK" and ok.speedup > 0.5 and scored.baselines[PID].runtime_s > 0
+    assert none.verdict == "NO_CODE" and not none.correct and none.speedup == 0
