@@ -36,7 +36,20 @@ from perfalign.measure.contest import ContestProblem, ContestSettings, score_con
 from perfalign.measure.harness import ProblemUnusable
 from perfalign.sandbox import Job, Limits, TestCase
 
-from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .base import (
+    BaselineResult,
+    CandidateRequest,
+    EvalPrompt,
+    EvalTask,
+    Responses,
+    SampleResult,
+    Scored,
+    ScoreInputError,
+    ScoreRun,
+    Skipped,
+    extract_candidate,
+    new_sample,
+)
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -293,6 +306,18 @@ def score_problem(sandbox: "Sandbox", task_id: str, code: str, repeats: int, clo
     return score, {**more, **info, "split": "heldout" if p.heldout else "train"}
 
 
+def _judge(s: SampleResult, code: str, run: ScoreRun) -> None:
+    """Score one sample as `eval score` does (its own draw); a canonical that cannot run is no score."""
+    try:
+        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.contest_repeats, run.config.clock)
+    except ProblemUnusable as e:
+        s.verdict, s.message = "NO_RESULT", str(e)
+        return
+    s.verdict, s.correct, s.runtime_s, s.baseline_s = sc.verdict, sc.correct, sc.runtime_s, sc.baseline_s
+    s.speedup = (sc.speedup or 0.0) if sc.correct else 0.0
+    s.flags, s.message, s.round_speedups = sc.flags, sc.message, sc.round_speedups
+
+
 class HumanEvalTask(EvalTask[HumanEvalProblem]):
     """HumanEval's held-out problems; each sample scored one by one (its own draw and calibration)."""
 
@@ -311,8 +336,6 @@ class HumanEvalTask(EvalTask[HumanEvalProblem]):
                 for i in ids], []
 
     def score(self, prompts: list[EvalPrompt[HumanEvalProblem]], responses: Responses, run: ScoreRun) -> Scored:
-        from .base import BaselineResult, extract_candidate, new_sample
-
         samples, baselines = [], {}
         for model, per_prompt in responses.items():
             for p, texts in zip(prompts, per_prompt):
@@ -320,14 +343,10 @@ class HumanEvalTask(EvalTask[HumanEvalProblem]):
                     code, lang, how = extract_candidate(text)
                     s = new_sample(model, p, i, code, how, lang)
                     if code is not None:
-                        sc, _ = score_problem(run.sandbox, p.prompt_id, code, run.config.contest_repeats,
-                                              run.config.clock)
-                        s.verdict, s.correct, s.runtime_s, s.baseline_s = sc.verdict, sc.correct, sc.runtime_s, \
-                            sc.baseline_s
-                        s.speedup, s.flags, s.message = (sc.speedup or 0.0) if sc.correct else 0.0, sc.flags, \
-                            sc.message
-                        baselines.setdefault(p.prompt_id, BaselineResult(p.prompt_id, TASK, "cpu", sc.baseline_s,
-                                                                         "OK", "measured"))
+                        _judge(s, code, run)
+                        if s.baseline_s is not None:
+                            baselines.setdefault(p.prompt_id, BaselineResult(p.prompt_id, TASK, "cpu", s.baseline_s,
+                                                                             "OK", "measured"))
                     samples.append(s)
         return Scored(samples, baselines)
 
