@@ -105,3 +105,19 @@ def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
     ok, none = scored.samples
     assert ok.correct and ok.verdict == "OK" and ok.speedup > 0.5 and scored.baselines[PID].runtime_s > 0
     assert none.verdict == "NO_CODE" and not none.correct and none.speedup == 0
+
+
+def test_hostile_state_kept_between_runs_buys_nothing(sandbox):
+    """The candidate does three times the work unless an earlier run left a marker file (in /tmp,
+    its working directory or $HOME); each run is a fresh process in a fresh sandbox, so every round
+    pays the full price, like its honest twin (the slow rewrite of test_controls)."""
+    p = he.problem(PID)
+    hostile = _canonical(p) + (
+        "\nimport os\n_f = fizz_buzz\n"
+        "_marks = ['/tmp/.pa_seen', '.pa_seen', os.path.expanduser('~/.pa_seen')]\n"
+        "_seen = any(os.path.exists(m) for m in _marks)\n"
+        "for _m in _marks:\n"
+        "    try:\n        open(_m, 'w').close()\n    except OSError:\n        pass\n"
+        "def fizz_buzz(n):\n    if not _seen:\n        _f(n); _f(n)\n    return _f(n)\n")
+    score, _ = _score(sandbox, hostile)
+    assert score.correct and score.speedup < 0.9 and max(score.round_speedups) < 1
