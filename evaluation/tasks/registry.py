@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .base import EvalPrompt, EvalTask, Skipped
 from .codecontests import CodeContestsTask
 from .controlled import ControlledTask
+from .humaneval import HumanEvalTask
 from .kernelbench import KernelBenchTask
 from .pareval import ParEvalTask
 from .polybench import PolyBenchTask
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from ..config import EvalConfig
 
 TASKS: dict[str, EvalTask] = {t.name: t for t in (CodeContestsTask(), ParEvalTask(), PolyBenchTask(),
-                                                   ControlledTask(), KernelBenchTask())}
+                                                   ControlledTask(), KernelBenchTask(), HumanEvalTask())}
 TASK_GROUPS = tuple(n for n, t in TASKS.items() if t.default)              # what EvalConfig.tasks selects
 OPTIONAL_TASK_GROUPS = tuple(n for n, t in TASKS.items() if not t.default)
 TASK_LABELS = {label: title for t in TASKS.values() for label, title in t.labels.items()}

@@ -74,7 +74,7 @@ def test_input_errors_are_clear(tmp_path):
     with pytest.raises(ValueError, match="codecontests_dir"):
         preset("eval", models=ORACLE, tasks=("codecontests",)).validate()
     with pytest.raises(ValueError, match="unknown or no tasks"):
-        preset("eval", models=ORACLE, tasks=("humaneval",)).validate()
+        preset("eval", models=ORACLE, tasks=("no-such-suite",)).validate()
     with pytest.raises(ValueError, match="empty task set"):
         load_tasks(preset("eval", models=ORACLE, tasks=("pareval",), pareval_models=("mpi",)))
     with pytest.raises(FileNotFoundError, match="no ParEval tasks"):

@@ -55,7 +55,7 @@ def test_values_are_typed_and_remember_their_origin():
     ("perf.repeats=-3", "repeats must be >= 1"),
     ("sandbox.backend=nonsense", "unknown sandbox backend"),
     ("sandbox.workers=-1", "workers must be >= 0"),
-    ("eval.tasks=['humaneval']", "unknown or no tasks"),
+    ("eval.tasks=['no-such-suite']", "unknown or no tasks"),
     ("eval.top_p=1.5", "top_p in"),
     ("triplets.sft_fraction=1.5", r"must be in \[0, 1\]"),
     ("triplets.small_groups='drop'", "small_groups"),

@@ -130,7 +130,7 @@ def test_checkout_errors_are_clear(tmp_path):
     with pytest.raises(ScoreInputError, match="--pareval-dir is required"):
         score_candidate("pareval", "02_dense_la_gemm", "void f() {}")
     with pytest.raises(ScoreInputError, match="unknown suite"):
-        score_candidate("humaneval", "x", "int main() {}")
+        score_candidate("no-such-suite", "x", "int main() {}")
     with pytest.raises(ScoreInputError, match="empty"):
         score_candidate("pareval", "x", "   ")
 

