@@ -43,6 +43,9 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import read_parquet, write_parquet
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
+from . import idioms
+from .idioms import is_held_out
+
 LANG = "python3"
 CORRECT_KINDS = ("fast", "medium", "slow")
 SMALL_N = 7
@@ -142,12 +145,6 @@ class Instance:
                 exec(self.program("fast"), {"input": lambda n=n: str(n)})  # our own reference, never a sample
             outs.append(buf.getvalue())
         return [f"{n}\n" for n in ns], outs
-
-
-def is_held_out(c: int, phrasing: int, story: int) -> bool:
-    """Two (phrasing, story) combinations per computation, 12 of the 108; each phrasing and each
-    story of the computation stays in training with the other combinations."""
-    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
 
 
 def instances() -> tuple[list[Instance], list[Instance]]:
@@ -271,11 +268,7 @@ def all_instances(family_set: str = DEFAULT_FAMILY_SET) -> tuple[list, list]:
     """(training, held-out) instances of a family set."""
     if family_set not in FAMILY_SETS:
         raise ValueError(f"unknown family set {family_set!r}; choose one of {', '.join(FAMILY_SETS)}")
-    if family_set == "idioms":
-        from .idioms import instances as idiom_instances
-
-        return idiom_instances()
-    return instances()
+    return idioms.instances() if family_set == "idioms" else instances()
 
 
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,

@@ -13,7 +13,7 @@ outputs come from the trusted fast reference, run here in-process. The big test'
 fast program a >= 5x lead in the sandbox (``benchmarks/idiom_bench.py`` prints the figures).
 
 Instances are (family, phrasing, story) combinations, held out as in the computations task
-(``controlled.is_held_out``); the task's machinery (measuring, stage inputs, classifying samples)
+(``is_held_out``, here for both); the task's machinery (measuring, stage inputs, classifying samples)
 is ``alignment.controlled``'s, selected there with ``family_set="idioms"``.
 """
 from __future__ import annotations
@@ -151,8 +151,8 @@ FAMILIES: tuple[Family, ...] = (
         "Read an integer n and print how many sequences of integers from 1 to {k} have sum exactly n."),
         "n = int(input())\n", "w = [1] + [0] * n\nfor m in range(1, n + 1):\n    w[m] = sum(w[max(0, m - {k}):m])\n"
                               "print(w[n])",
-        "def ways(m):\n    if m == 0:\n        return 1\n    return sum(ways(m - j) for j in range(1, min(m, {k}) + 1))\n"
-        "\n\nprint(ways(n))",
+        "def ways(m):\n    if m == 0:\n        return 1\n"
+        "    return sum(ways(m - j) for j in range(1, min(m, {k}) + 1))\n\n\nprint(ways(n))",
         "def ways(m):\n    if m == 0:\n        return 1\n    return sum(ways(m - j) for j in range(1, min(m, {k})))\n"
         "\n\nprint(ways(n))", (2, 3, 4, 5, 6, 7), _stairs_input),
     Family("prepend", (
@@ -242,6 +242,13 @@ def _output(source: str, stdin: str) -> str | None:
         return None
 
 
+def is_held_out(c: int, phrasing: int, story: int) -> bool:
+    """The held-out rule of both family sets (c: the family's or computation's index): two
+    (phrasing, story) combinations of the 18 per family; each phrasing and each story of the
+    family stays in training with the other combinations."""
+    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
+
+
 @functools.cache
 def _tests(inst: IdiomInstance) -> tuple[list[str], list[str]]:
     rng = random.Random(inst.problem_id)  # deterministic per instance
@@ -263,8 +270,6 @@ def _small_test(inst: IdiomInstance, rng: random.Random) -> tuple[str, str]:
 
 def instances() -> tuple[list[IdiomInstance], list[IdiomInstance]]:
     """(training instances, held-out instances): 128 and 16, two held-out combinations per family."""
-    from .controlled import is_held_out
-
     train, held = [], []
     for c, fam in enumerate(FAMILIES):
         for p in range(len(fam.phrasings)):
