@@ -3,7 +3,7 @@ prompt, not a closed form the model must recall.
 
 A *family* (set vs list membership, Counter vs repeated ``.count``, prefix sums vs slice sums,
 ``pow(a, b, m)`` vs a loop, ``dict.fromkeys`` vs ``not in`` on a list, a loop vs naive recursion,
-``' '.join`` vs prepending to a string, sort once vs repeated ``min``) has one fast and one slow
+``append`` + ``reverse`` vs ``insert(0, x)``, sort once vs repeated ``min``) has one fast and one slow
 correct program, both literal translations of the statement, and one wrong program (a plausible
 bug). The fast program is the longer one in some families and the shorter in others, so speed
 is not length. Every instance carries a number from its prompt (a difference, a threshold, a
@@ -222,7 +222,7 @@ class IdiomInstance:
 
     @property
     def big_n(self) -> int:
-        """Size of the big test (its input's length in characters)."""
+        """Size of the big test: its input's length in characters."""
         return len(self.tests()[0][1])
 
 
@@ -280,8 +280,8 @@ def instances() -> tuple[list[IdiomInstance], list[IdiomInstance]]:
 
 
 def quick_instances(n_train: int = 8, n_heldout: int = 2) -> tuple[list[IdiomInstance], list[IdiomInstance]]:
-    """One training instance per family (up to ``n_train``) and ``n_heldout`` held-out ones of
-    other families: for tests, the benchmark and smoke runs."""
+    """One training instance per family (up to ``n_train``) and ``n_heldout`` held-out ones
+    spread over the families: for tests and smoke runs."""
     train, held = instances()
     first = {}
     for i in train:
