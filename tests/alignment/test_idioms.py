@@ -10,7 +10,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pyarrow as pa
 import pytest
 
-from perfalign.alignment.controlled import build_controlled_task, classify_samples, load_controlled_task
+from perfalign.alignment.controlled import (
+    all_instances,
+    build_controlled_task,
+    classify_samples,
+    load_controlled_task,
+)
 from perfalign.alignment.idioms import FAMILIES, instances, quick_instances, run_reference
 from perfalign.common.equations import adaptive_margin
 from perfalign.common.prompts import format_response
@@ -34,6 +39,9 @@ def test_held_out_instances_are_unseen_combinations_of_seen_parts():
         same = [t for t in train if t.family is h.family]
         assert any(t.phrasing == h.phrasing for t in same) and any(t.story == h.story for t in same)
     assert {h.family.name for h in held} == {f.name for f in FAMILIES}
+    assert all_instances("idioms") == (train, held)
+    with pytest.raises(ValueError, match="unknown family set 'idiom'; choose one of computations, idioms"):
+        all_instances("idiom")
     for inst in train + held:  # the number is in the prompt and in every reference program
         assert str(inst.k) in inst.statement
         assert all(str(inst.k) in inst.program(kind) for kind in ("fast", "slow", "wrong"))
