@@ -21,7 +21,9 @@ to copy it in 300+ SFT steps, so nothing could be measured on it.)
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is
 ``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
-(``evaluation/tasks/controlled.py``).
+(``evaluation/tasks/controlled.py``). The family set ``idioms`` (alignment/idioms.py) replaces the
+computations with idiom choices that have two correct programs; the machinery here follows each
+instance's ``kinds``.
 """
 from __future__ import annotations
 
