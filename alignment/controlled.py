@@ -21,12 +21,15 @@ to copy it in 300+ SFT steps, so nothing could be measured on it.)
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is
 ``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
-(``evaluation/tasks/controlled.py``).
+(``evaluation/tasks/controlled.py``). The family set ``idioms`` (alignment/idioms.py) replaces the
+computations with idiom choices that have two correct programs; the machinery here follows each
+instance's ``kinds``.
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import math
 import statistics
@@ -42,12 +45,17 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import read_parquet, write_parquet
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
+from . import idioms
+from .idioms import is_held_out
+
 LANG = "python3"
 CORRECT_KINDS = ("fast", "medium", "slow")
 SMALL_N = 7
 BIG_NS = (300_000, 1_000_000, 2_000_000)
 TIME_LIMIT_S = 10.0
 _HEAD = "n = int(input())\n"
+FAMILY_SETS = ("computations", "idioms")  # the closed-form computations, or alignment.idioms' families
+DEFAULT_FAMILY_SET = "computations"
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,7 @@ class Instance:
     phrasing: int
     story: int
     big_n: int
+    kinds = CORRECT_KINDS  # the correct programs, fastest first
 
     @property
     def problem_id(self) -> str:
@@ -138,12 +147,6 @@ class Instance:
                 exec(self.program("fast"), {"input": lambda n=n: str(n)})  # our own reference, never a sample
             outs.append(buf.getvalue())
         return [f"{n}\n" for n in ns], outs
-
-
-def is_held_out(c: int, phrasing: int, story: int) -> bool:
-    """Two (phrasing, story) combinations per computation, 12 of the 108; each phrasing and each
-    story of the computation stays in training with the other combinations."""
-    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
 
 
 def instances() -> tuple[list[Instance], list[Instance]]:
@@ -181,12 +184,12 @@ class ControlledTask:
     def threshold_s(self, problem_id: str) -> float:
         """Below this CPU time a correct sample counts as fast: the geometric mean of the two
         fastest references (the closed form and, measured, usually the medium one; 1.3x-5x apart)."""
-        a, b = sorted(self.runtimes[problem_id][k] for k in CORRECT_KINDS)[:2]
+        a, b = sorted(self.runtimes[problem_id].values())[:2]
         return math.sqrt(a * b)
 
     def baseline_s(self, problem_id: str) -> float:
         """The median runtime of the correct references (Eq. 4's / speedup_n@k's baseline)."""
-        return statistics.median(self.runtimes[problem_id][k] for k in CORRECT_KINDS)
+        return statistics.median(self.runtimes[problem_id].values())
 
 
 def measure_references(instances_: list[Instance], sandbox=None,
@@ -198,7 +201,7 @@ def measure_references(instances_: list[Instance], sandbox=None,
     jobs, keys = [], []
     for inst in instances_:
         ins, outs = inst.tests()
-        for kind in CORRECT_KINDS:
+        for kind in inst.kinds:
             jobs.append(Job(inst.program(kind), LANG, [TestCase(i, o) for i, o in zip(ins, outs)],
                             Limits(time_s=TIME_LIMIT_S), repeats=repeats))
             keys.append((inst.problem_id, kind))
@@ -230,7 +233,7 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
         problems.append(dict(problem_id=pid, name=pid, description=inst.statement, split="controlled",
                              held_out=pid in heldout_ids, time_limit_s=TIME_LIMIT_S, memory_limit_mb=256,
                              test_inputs=ins, test_outputs=outs))
-        for kind in (*CORRECT_KINDS, "wrong"):
+        for kind in (*inst.kinds, "wrong"):
             correct = kind != "wrong"
             subs.append(dict(submission_id=f"{pid}-{kind}", problem_id=pid, language=LANG, solution=inst.program(kind),
                              is_correct=correct, runtime_s=runtimes[pid][kind] if correct else None,
@@ -242,11 +245,11 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
 
 
 def preference_pairs(inst: Instance, runtimes: dict[str, float], max_margin: float = DEFAULT_MAX_MARGIN) -> list[dict]:
-    """(d_f, d_s) pairs of an instance with Eq. 3's margin: fast over medium, fast over slow,
-    medium over slow (each ordered by the measured runtimes; margins from their ratio) and fast
-    over wrong (lambda). The triplet id names the kinds: ``.../fast>slow``."""
+    """(d_f, d_s) pairs of an instance with Eq. 3's margin: every two correct kinds (fast over
+    medium, fast over slow, medium over slow; each ordered by the measured runtimes; margins from
+    their ratio) and fast over wrong (lambda). The triplet id names the kinds: ``.../fast>slow``."""
     rows = []
-    for f, s in (("fast", "medium"), ("fast", "slow"), ("medium", "slow"), ("fast", "wrong")):
+    for f, s in (*itertools.combinations(inst.kinds, 2), ("fast", "wrong")):
         correct = s != "wrong"
         if correct and runtimes[s] < runtimes[f]:
             f, s = s, f
@@ -258,22 +261,30 @@ def preference_pairs(inst: Instance, runtimes: dict[str, float], max_margin: flo
                          speedup=rs / runtimes[f] if correct else None,
                          margin=adaptive_margin(runtimes[f], rs, is_contest=True, slow_is_correct=correct,
                                                 max_margin=max_margin),
-                         median_runtime_s=statistics.median(runtimes[k] for k in CORRECT_KINDS),
-                         group_solutions=len(CORRECT_KINDS), triplet_id=f"{inst.problem_id}/{f}>{s}"))
+                         median_runtime_s=statistics.median(runtimes[k] for k in inst.kinds),
+                         group_solutions=len(inst.kinds), triplet_id=f"{inst.problem_id}/{f}>{s}"))
     return rows
 
 
+def all_instances(family_set: str = DEFAULT_FAMILY_SET) -> tuple[list, list]:
+    """(training, held-out) instances of a family set."""
+    if family_set not in FAMILY_SETS:
+        raise ValueError(f"unknown family set {family_set!r}; choose one of {', '.join(FAMILY_SETS)}")
+    return idioms.instances() if family_set == "idioms" else instances()
+
+
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
-                          train: list[Instance] | None = None, heldout: list[Instance] | None = None) -> ControlledTask:
-    """Measure the references and write the stage inputs. SFT: every training instance's three
-    correct programs, ``copies`` times each (an even mix: the SFT model writes all three).
+                          train: list[Instance] | None = None, heldout: list[Instance] | None = None,
+                          family_set: str = DEFAULT_FAMILY_SET) -> ControlledTask:
+    """Measure the references and write the stage inputs. SFT: every training instance's correct
+    programs, ``copies`` times each (an even mix: the SFT model writes them all).
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
     in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
     from perfalign.sandbox import Sandbox
 
     root = Path(root)
-    default_train, default_held = instances()
+    default_train, default_held = all_instances(family_set)
     train = default_train if train is None else train
     heldout = default_held if heldout is None else heldout
     sb = sandbox or Sandbox(backend="auto", workers=2)
@@ -283,7 +294,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     sft, triplets = [], []
     for split, group in (("train", train), ("eval", heldout)):
         for inst in group:
-            for kind in CORRECT_KINDS:
+            for kind in inst.kinds:
                 for c in range(copies if split == "train" else 1):
                     sft.append(dict(sample_id=f"{inst.problem_id}/{kind}/{c}", unit_id=inst.problem_id,
                                     problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
@@ -291,14 +302,16 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                                     split=split))
             pairs = preference_pairs(inst, runtimes[inst.problem_id])
             triplets += [dict(p, split=f"reward_{split}") for p in pairs]
-            triplets.append(dict(pairs[1], split=f"rl_{split}", triplet_id=pairs[1]["triplet_id"] + "/rl"))
+            rl = next(p for p in pairs if {p["fast_id"], p["slow_id"]} == {f"{inst.problem_id}-{k}" for k in
+                                                                           ("fast", "slow")})
+            triplets.append(dict(rl, split=f"rl_{split}", triplet_id=rl["triplet_id"] + "/rl"))
     data = root / "triplets"
     _write(data / "data" / "sft_prompts-00000-of-00001.parquet", sft, SFT_SCHEMA)
     _write(data / "data" / "triplets-00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
     task = ControlledTask(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
-        {"train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout], "runtimes": runtimes},
-        indent=2))
+        {"family_set": family_set, "train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout],
+         "runtimes": runtimes}, indent=2))
     return task
 
 
@@ -330,7 +343,7 @@ def load_controlled_task(root: str | Path) -> ControlledTask:
     """A task written by ``build_controlled_task`` (its references are not measured again)."""
     root = Path(root)
     meta = json.loads((root / "controlled_task.json").read_text())
-    train, held = instances()
+    train, held = all_instances(meta.get("family_set", "computations"))
     by_id = {i.problem_id: i for i in train + held}
     return ControlledTask(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
                           [by_id[i] for i in meta["heldout"]], meta["runtimes"])
@@ -365,35 +378,44 @@ class SampleReport:
                 "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
 
 
-def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
-                     repeats: int = BuildSettings.repeats) -> SampleReport:
-    """Run every sample (once per distinct program) on its instance's tests with the references'
-    repeats: incorrect, or correct and fast (under ``threshold_s``), and its speedup over the
-    references' median through common.plausibility (incorrect samples count 0, as speedup_n@k)."""
-    from perfalign.common.plausibility import speedup_ratio
+def execute_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+                    repeats: int = BuildSettings.repeats) -> tuple[dict[str, list[tuple]], int]:
+    """Run every sample (once per distinct program) on its instance's tests in the sandbox, with
+    the references' repeats. Returns, per problem, ``(code, RunResult)`` for each sample in order
+    (``(None, None)`` without code), and the number of distinct programs run."""
     from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 
     sb = sandbox or Sandbox(backend="auto", workers=2)
     by_id = {i.problem_id: i for i in task.train + task.heldout}
     index: dict[tuple[str, str], int] = {}
     jobs = []
-    for pid, texts in samples.items():
+    codes = {pid: [extract_code(t)[0] for t in texts] for pid, texts in samples.items()}
+    for pid, cs in codes.items():
         ins, outs = by_id[pid].tests()
-        for t in texts:
-            code, _ = extract_code(t)
+        for code in cs:
             if code is not None and (pid, code) not in index:
                 index[(pid, code)] = len(jobs)
                 jobs.append(Job(code, LANG, [TestCase(i, o) for i, o in zip(ins, outs)], Limits(time_s=TIME_LIMIT_S),
                                 repeats=repeats, stop_on_failure=True))
     results = dict(sb.run_many(jobs, workers=2, retries=1))
+    return {pid: [(c, results.get(index[(pid, c)]) if c is not None else None) for c in cs]
+            for pid, cs in codes.items()}, len(jobs)
+
+
+def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+                     repeats: int = BuildSettings.repeats) -> SampleReport:
+    """Every sample executed (``execute_samples``): incorrect, or correct and fast (under
+    ``threshold_s``), and its speedup over the references' median through common.plausibility
+    (incorrect samples count 0, as speedup_n@k)."""
+    from perfalign.common.plausibility import speedup_ratio
+
+    executed, distinct = execute_samples(task, samples, sandbox, repeats)
     per: dict[str, Counter] = {}
     flags: Counter = Counter()
     speedups = 0.0
-    for pid, texts in samples.items():
+    for pid, runs in executed.items():
         c = per.setdefault(pid, Counter())
-        for t in texts:
-            code, _ = extract_code(t)
-            res = results.get(index.get((pid, code), -1)) if code is not None else None
+        for _, res in runs:
             if res is None or not res.ok:
                 c["incorrect"] += 1
                 continue
@@ -405,7 +427,7 @@ def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbo
             speedups += s.value or 0.0
     total = sum(per.values(), Counter())
     return SampleReport(sum(len(v) for v in samples.values()), total["fast_correct"], total["correct"], speedups,
-                        len(jobs), {k: dict(v) for k, v in per.items()}, dict(flags))
+                        distinct, {k: dict(v) for k, v in per.items()}, dict(flags))
 
 
 def sample_and_classify(task: ControlledTask, model_dir: str | Path, problems: list[Instance], samples_per_prompt: int,

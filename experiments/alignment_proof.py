@@ -19,6 +19,9 @@ log speedup. Means over seeds with 95 % t-intervals, and paired differences per 
 and also scores base / SFT / DPO / DPA / RLPF on the real tasks (bundled contest problems, ParEval and
 PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and every sampling run is
 saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.
+
+``--families idioms`` trains and evaluates on the idiom families instead (alignment/idioms.py: fast
+and slow are idiom choices, each prompt carries a number the program copies; no medium program).
 """
 from __future__ import annotations
 
@@ -37,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from perfalign.alignment.controlled import (  # noqa: E402
+    DEFAULT_FAMILY_SET,
+    FAMILY_SETS,
     ControlledTask,
     build_controlled_task,
     load_controlled_task,
@@ -53,6 +58,7 @@ SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 class ProofConfig:
     workdir: str = "runs/alignment_proof"
     profile: str = "embedded"        # the stages' settings; "small": SmolLM2-135M with the profile's own
+    family_set: str = DEFAULT_FAMILY_SET  # the controlled task's problems (alignment.controlled.FAMILY_SETS)
     samples_per_prompt: int = 16     # per held-out prompt and model
     train_prompts: int = 12          # training prompts also sampled (in-distribution reference)
     train_samples_per_prompt: int = 8
@@ -66,12 +72,15 @@ class ProofConfig:
     max_new_tokens: int = 96
 
 
-def get_task(workdir: Path, sandbox) -> ControlledTask:
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> ControlledTask:
     """Measured once and reused by every seed (and later runs)."""
     root = workdir / "task"
     if (root / "controlled_task.json").exists():
+        built = json.loads((root / "controlled_task.json").read_text()).get("family_set", "computations")
+        if built != family_set:
+            raise SystemExit(f"{root} holds the {built} task, not {family_set}: give another --workdir")
         return load_controlled_task(root)
-    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3)
+    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set)
 
 
 def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
@@ -288,7 +297,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default=ProofConfig.profile, choices=("embedded", "small"),
                     help="the stages' settings and model (small: SmolLM2-135M-Instruct with LoRA)")
-    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (-small for --profile small)")
+    ap.add_argument("--families", default=DEFAULT_FAMILY_SET, choices=FAMILY_SETS,
+                    help="the controlled task's problems: closed-form computations, or idiom choices "
+                         "(alignment/idioms.py)")
+    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_small for --profile small, "
+                                                    "_idioms for --families idioms)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
     ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
@@ -298,13 +311,15 @@ def main() -> int:
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
-    workdir = args.workdir or ProofConfig.workdir + ("" if args.profile == "embedded" else f"_{args.profile}")
-    cfg = ProofConfig(workdir=workdir, profile=args.profile, samples_per_prompt=args.samples_per_prompt,
+    workdir = args.workdir or ProofConfig.workdir + ("" if args.profile == "embedded" else f"_{args.profile}") + (
+        "" if args.families == DEFAULT_FAMILY_SET else f"_{args.families}")
+    cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families,
+                      samples_per_prompt=args.samples_per_prompt,
                       sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes)
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox(backend="auto", workers=2) as sb:
-        task = get_task(w, sb)
+        task = get_task(w, sb, cfg.family_set)
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
             return 0

@@ -1,0 +1,134 @@
+"""The idiom task (alignment/idioms.py) and on-policy pairs (alignment/onpolicy.py): numbers copied
+from the prompt, wrong programs that fail, held-out combinations, the controlled task's machinery
+on two kinds, and a model's own samples turned into measured pairs."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pyarrow as pa
+import pytest
+
+from perfalign.alignment.controlled import (
+    all_instances,
+    build_controlled_task,
+    classify_samples,
+    load_controlled_task,
+)
+from perfalign.alignment.idioms import FAMILIES, instances, quick_instances, run_reference
+from perfalign.common.equations import adaptive_margin
+from perfalign.common.prompts import format_response
+from perfalign.perfdata.shards import load_table
+from perfalign.perfdata.triplets import TRIPLET_SCHEMA
+
+
+def _fails(source: str, stdin: str, expected: str) -> bool:
+    try:
+        return run_reference(source, stdin) != expected
+    except Exception:
+        return True
+
+
+def test_held_out_instances_are_unseen_combinations_of_seen_parts():
+    train, held = instances()
+    assert (len(train), len(held)) == (128, 16)
+    seen = {i.prompt for i in train}
+    for h in held:
+        assert h.prompt not in seen
+        same = [t for t in train if t.family is h.family]
+        assert any(t.phrasing == h.phrasing for t in same) and any(t.story == h.story for t in same)
+    assert {h.family.name for h in held} == {f.name for f in FAMILIES}
+    assert all_instances("idioms") == (train, held)
+    with pytest.raises(ValueError, match="unknown family set 'idiom'; choose one of computations, idioms"):
+        all_instances("idiom")
+    for inst in train + held:  # the number is in the prompt and in every reference program
+        assert str(inst.k) in inst.statement
+        assert all(str(inst.k) in inst.program(kind) for kind in ("fast", "slow", "wrong"))
+
+
+def test_copying_the_number_is_required_and_the_wrong_program_fails():
+    train, held = quick_instances()
+    assert {i.family.name for i in train} == {f.name for f in FAMILIES}
+    for inst in train + held:
+        ins, outs = inst.tests()
+        assert len(ins) == 2 and ins[0] != ins[1]
+        assert run_reference(inst.program("slow"), ins[0]) == outs[0]  # fast and slow agree
+        assert _fails(inst.program("wrong"), ins[0], outs[0])
+        assert _fails(inst.program("fast", inst.other_k), ins[0], outs[0]), inst.problem_id
+
+
+def test_inputs_are_deterministic_and_speed_is_not_length():
+    from perfalign.alignment import idioms
+
+    inst = quick_instances()[0][0]
+    before = inst.tests()
+    idioms._tests.cache_clear()
+    assert inst.tests() == before
+    ratios = [len(i.program("fast")) / len(i.program("slow")) for i in quick_instances()[0]]
+    assert sum(r > 1 for r in ratios) >= 3 and sum(r < 1 for r in ratios) >= 3  # fast is longer in some families
+
+
+def _pick(pool, *names):
+    first = {}
+    for i in pool:
+        first.setdefault(i.family.name, i)
+    return [first[n] for n in names]
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory, sandbox):
+    train, held = instances()
+    return build_controlled_task(tmp_path_factory.mktemp("idm"), sandbox=sandbox, copies=1, repeats=1,
+                                 train=_pick(train, "powmod", "dedup"), heldout=_pick(held, "pairs"),
+                                 family_set="idioms")
+
+
+def test_the_controlled_machinery_builds_the_idiom_task(task):
+    sft = load_table(task.data_dir, "sft_prompts").to_pylist()
+    trip = load_table(task.data_dir, "triplets").to_pylist()
+    assert sorted((r["problem_id"], r["sample_id"].split("/")[1]) for r in sft if r["split"] == "train") == sorted(
+        (i.problem_id, k) for i in task.train for k in ("fast", "slow"))
+    kinds = sorted(r["triplet_id"].split("/", 1)[1] for r in trip if r["split"] == "reward_train")
+    assert {k.split(">")[1] for k in kinds} >= {"wrong"} and len(kinds) == 4
+    assert len([r for r in trip if r["split"] == "rl_train"]) == 2
+    assert not {i.prompt for i in task.heldout} & {r["prompt"] for r in trip if r["split"].endswith("_train")}
+    for r in trip:
+        if r["slow_is_correct"]:
+            assert r["margin"] == pytest.approx(min(3.0, r["slow_runtime_s"] / r["fast_runtime_s"]))
+    again = load_controlled_task(task.root)
+    assert again.runtimes == task.runtimes and [i.problem_id for i in again.train] == [i.problem_id for i in task.train]
+    assert type(again.train[0]) is type(task.train[0])
+
+
+@pytest.mark.timing
+def test_idiom_samples_are_classified_by_execution(task, sandbox):
+    inst = task.heldout[0]
+    texts = [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")]
+    texts.append(format_response(inst.program("fast", inst.other_k), "python3"))  # did not copy the number
+    report = classify_samples(task, {inst.problem_id: texts}, sandbox, repeats=1)
+    assert (report.samples, report.correct, report.distinct_programs) == (4, 2, 4)
+    assert report.fast_correct == 1  # the set program; the list scan is ~10x slower in the same run
+
+
+@pytest.mark.timing
+def test_on_policy_pairs_from_hand_written_samples(task, sandbox):
+    from perfalign.alignment.onpolicy import on_policy_pairs
+
+    inst = next(i for i in task.train if i.family.name == "powmod")
+    k = inst.k
+    own_fast = f"a, b = map(int, input().split())\nr = pow(a, b, {k})\nprint(r)"
+    own_slow = f"a, b = map(int, input().split())\nr = 1\nfor i in range(b):\n    r = (r * a) % {k}\nprint(r)"
+    texts = [format_response(c, "python3") for c in (
+        inst.program("fast"), own_fast, inst.program("slow"), own_slow, inst.program("fast"),  # a duplicate
+        inst.program("wrong"), inst.program("fast", inst.other_k))] + ["no code here"]
+    rows = on_policy_pairs(task, {inst.problem_id: texts}, sandbox, repeats=1)
+    fast, slow = {inst.program("fast"), own_fast}, {inst.program("slow"), own_slow}
+    assert {(r["fast"], r["slow"]) for r in rows} == {(f, s) for f in fast for s in slow}  # ~10x apart
+    pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA)  # the triplet table's format
+    for r in rows:
+        assert r["margin"] == adaptive_margin(r["fast_runtime_s"], r["slow_runtime_s"], is_contest=True)
+        assert r["speedup"] == pytest.approx(r["slow_runtime_s"] / r["fast_runtime_s"]) and r["group_solutions"] == 4
+        assert r["split"] == "reward_train" and r["prompt"] == inst.prompt and len({r["triplet_id"] for r in rows}) == 4
+    with pytest.raises(ValueError, match="training problems only"):
+        on_policy_pairs(task, {task.heldout[0].problem_id: texts[:1]}, sandbox)
