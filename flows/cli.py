@@ -427,7 +427,8 @@ def eval_tasks_cmd(
                                                      "sample)."),
     as_json: bool = typer.Option(False, "--json", help="Print the lists as JSON."),
 ) -> None:
-    """List the problems `perfalign eval score` can score."""
+    """List each suite's problems: a checkout's (what `perfalign eval score` scores) or, without one, the
+    bundled sample's (what the pipeline evaluates)."""
     from perfalign.evaluation.score_one import list_tasks
 
     with _failing(FileNotFoundError, ValueError):
@@ -437,11 +438,13 @@ def eval_tasks_cmd(
         return
     for suite, rows in tasks.items():
         if isinstance(rows, str):
-            console.print(f"[dim]{rows}[/dim]")
+            console.print(f"[dim]{escape(rows)}[/dim]")
             continue
-        console.print(f"[bold]{suite}[/bold] ({len(rows)})")
+        bundled = ", the bundled sample: what the pipeline evaluates; `eval score` needs a checkout" \
+            if any(r.get("bundled") for r in rows) else ""
+        console.print(f"[bold]{suite}[/bold] ({len(rows)}{escape(bundled)})")
         for r in rows:
-            console.print(f"  {r['problem']}  [{', '.join(r['models'])}]")
+            console.print(escape(f"  {r['problem']}  [{', '.join(r['models'])}]"))
 
 
 @app.command("pipeline")
