@@ -297,6 +297,16 @@ def _parse_value(raw: str) -> Any:
         return raw  # a bare string
 
 
+def _parse_set_value(table: str, name: str, raw: str) -> Any:
+    """A --set value: TOML, else a bare string; for a list setting, bare ``a,b`` is the list [a, b]
+    (as its flag takes it)."""
+    value = _parse_value(raw)
+    hint = settings(table).get(name) if table in TABLES else None
+    if value is raw and hint is not None and typing.get_origin(_scalar(hint)[0]) is tuple:
+        return [_parse_value(v.strip()) for v in raw.split(",") if v.strip()]
+    return value
+
+
 def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     kind, optional = _scalar(hint)
     if optional and (value is None or (isinstance(value, str) and value.lower() in ("none", "null")
@@ -310,7 +320,8 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     item = typing.get_args(kind)[0]
     if isinstance(value, str) or not isinstance(value, (list, tuple)) \
             or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
-        raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of {item.__name__}s")
+        raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of {item.__name__}s "
+                          "(['a', 'b'], or a,b with --set)")
     return tuple(value)
 
 
@@ -378,7 +389,7 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
         table, dot, name = key.strip().partition(".")
         if not sep or not dot or not name:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
-        sets.setdefault(table, {})[name] = _parse_value(value.strip())
+        sets.setdefault(table, {})[name] = _parse_set_value(table, name, value.strip())
     _apply(cfg, sets, "--set", origins, "--set", Path.cwd())  # like a flag's: the shell's
     for key, value in (flags or {}).items():
         if value is not None:

@@ -60,7 +60,7 @@ def publish_dataset(
     endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
     token = token or get_token()  # HF_TOKEN (read now, not at import), else the stored login token
     if token is None and endpoint == _REAL_HUB:
-        raise PublishError("no Hugging Face token: pass token=, set HF_TOKEN, or run `hf auth login`")
+        raise PublishError("no Hugging Face token: give --token, set HF_TOKEN, or run `hf auth login`")
 
     api = HfApi(endpoint=endpoint, token=token)
     repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)

@@ -60,6 +60,13 @@ def test_a_path_resolves_alike_from_set_and_flag_against_the_current_directory(k
     assert getattr(getattr(by_set, table), name) == getattr(getattr(by_flag, table), name) == str(tmp_path / "mydata")
 
 
+def test_set_takes_a_list_as_its_flag_does():
+    assert load_config(overrides=["eval.tasks=pareval,polybench"]).eval.tasks == ("pareval", "polybench")
+    assert load_config(overrides=["eval.tasks=['pareval']"]).eval.tasks == ("pareval",)
+    with pytest.raises(ConfigError, match=r"a,b with --set"):
+        load_config(overrides=["eval.tasks='pareval'"])  # a quoted string is a string
+
+
 def test_the_bundled_profiles_name_the_bundled_data_relative_to_their_file():
     source = Path(load_config(profile="embedded").perf.source)
     assert source == ROOT / "data" / "codecontests_sample" / "data" and source.is_dir()
