@@ -22,6 +22,7 @@ from .options import DEFAULT_PROFILE, ConfigArgs, config_options
 from .runstate import StageFailed, list_runs
 from .status import closing_table, status_table
 
+
 def _flags_without_placeholder() -> None:
     """A flag takes no value: show none (typer 0.29 prints `--json <bool>`)."""
     from typer.core import TyperOption

@@ -98,10 +98,14 @@ def test_every_bar_keeps_its_value_label_even_the_tallest(monkeypatch, tmp_path)
 
     wide = EvalReport("now", {}, {}, {"ks": [1]}, [{"label": "tiny"}],
                       [_score("tiny", "controlled", [0.1, 5.0, 0.2]), _score("tiny", "codecontests", [1.0, 1.1])])
-    monkeypatch.setattr("perfalign.evaluation.plots.bootstrap_ci", lambda xs: (min(xs), max(xs)))
     saved: dict[str, Figure] = {}
     real = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda fig, f, *a, **kw: (saved.update({str(f): fig}), real(fig, f, *a, **kw)))
+
+    def keep(fig, f, *a, **kw):
+        saved[str(f)] = fig
+        return real(fig, f, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
     plot_code_generation(wide, tmp_path)
     for name, fig in saved.items():
         ax = fig.axes[0]

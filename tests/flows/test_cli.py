@@ -1,4 +1,5 @@
 """Every `perfalign` command answers --help (the README documents each one)."""
+import os
 from pathlib import Path
 
 import pytest
@@ -103,8 +104,8 @@ def test_one_option_name_for_a_directory_written_and_for_a_language():
     assert {"align", "train sft", "train rlpf", "perf build", "eval"} <= shown["--out"]
     assert {"sandbox run", "eval score"} <= shown["--language"] and "eval" in shown["--align"]
     # the old names still reach the command
-    for args in (["align", "--triplets", "nowhere", "--workdir", "w"], ["align", "--triplets", "nowhere", "--out", "w"]):
-        res = CliRunner().invoke(app, args)
+    for name in ("--workdir", "--out"):
+        res = CliRunner().invoke(app, ["align", "--triplets", "nowhere", name, "w"])
         assert res.exit_code == 2 and "No such option" not in res.output and "nowhere" in res.output, res.output
     assert "missing option --out" in CliRunner().invoke(app, ["align", "--triplets", "nowhere"]).output
 
@@ -137,8 +138,9 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     code = ("from pathlib import Path; from perfalign.flows.cli import console; "
             "from perfalign.flows.status import closing_table; "
             f"console.print(closing_table({{'states': {{'codecontests_perf': 'done'}}, 'seconds': {{}}, "
-            f"'headlines': {{'codecontests_perf': '12 problems, 340 submissions measured'}}}}, Path({str(long_dir)!r})))")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"}
+            "'headlines': {'codecontests_perf': '12 problems, 340 submissions measured'}}, "
+            f"Path({str(long_dir)!r})))")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
     assert str(long_dir / "codecontests_perf") in res.stdout and "12 problems, 340 submissions measured" in res.stdout
