@@ -40,6 +40,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
+from perfalign.common.progress import report
 from perfalign.common.prompts import extract_code, format_response, instruction_prompt
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.shards import read_parquet, write_parquet
@@ -192,6 +193,9 @@ class ControlledTask:
         return statistics.median(self.runtimes[problem_id].values())
 
 
+MEASURING = "triplets: controlled task programs measured"  # common.progress's name for it
+
+
 def measure_references(instances_: list[Instance], sandbox=None,
                        repeats: int = BuildSettings.repeats) -> dict[str, dict[str, float]]:
     """CPU time (mean over tests of the median over repeats) of every correct reference program."""
@@ -206,10 +210,12 @@ def measure_references(instances_: list[Instance], sandbox=None,
                             Limits(time_s=TIME_LIMIT_S), repeats=repeats))
             keys.append((inst.problem_id, kind))
     out: dict[str, dict[str, float]] = {i.problem_id: {} for i in instances_}
-    for j, res in sb.run_many(jobs, workers=2, retries=1):
+    report(MEASURING, 0, len(jobs))  # a minute or two of the triplets stage: the CLI's bars, the run log
+    for done, (j, res) in enumerate(sb.run_many(jobs, workers=2, retries=1), start=1):
         if not res.ok:
             raise RuntimeError(f"controlled reference {keys[j]} failed in the sandbox: {res.verdict} {res.message}")
         out[keys[j][0]][keys[j][1]] = res.mean_cpu_time_s
+        report(MEASURING, done, len(jobs))
     return out  # medium and slow can swap on a small test under load: pairs follow the measurement
 
 

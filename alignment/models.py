@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from perfalign.common.fileio import umask
 from perfalign.common.paths import BUNDLED_DATA, cache_root
 
 PRODUCTION_BASE_MODEL = "deepseek-ai/deepseek-coder-6.7b-base"
@@ -128,6 +129,7 @@ def _build_once(target: Path, stamp: str, build: Callable[[Path], object]) -> Pa
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    tmp.chmod(0o777 & ~umask())  # mkdtemp's 0700 would hide the model from other users
     try:
         build(tmp)
         try:

@@ -3,7 +3,9 @@
 The data go to a hidden temp file in the target's folder (same file system, so the rename is
 atomic), are fsync'd, then renamed over the target: a reader, or a run after a crash (kill -9 at
 any moment), sees the whole old file or the whole new one, never a torn one. The temp file is
-removed when the write fails; one left by a killed process matches ``.<name>.*.tmp``.
+removed when the write fails; one left by a killed process matches ``.<name>.*.tmp``. The file
+gets the permissions a plain ``open()`` would give it (0666 less the umask), not mkstemp's 0600:
+a teammate, or a worker running as another user, can read what a run wrote.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import Any, Callable
 def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], mode: int | None = None) -> Path:
     """Replace ``path`` with what ``write(tmp)`` writes to the temp path it is given (a writer
     that opens the file itself, e.g. ``pyarrow.parquet.write_table``). ``mode``: the file's
-    permission bits (mkstemp creates 0o600)."""
+    permission bits (default: 0o666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -27,13 +29,26 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Path], None], mode: i
         write(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, 0o666 & ~umask() if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return path
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (os.umask sets it, racing other threads)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, mode: int | None = None) -> Path:

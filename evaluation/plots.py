@@ -137,7 +137,9 @@ def plot_code_generation(report: "EvalReport", out_dir: Path, k: str = "1") -> d
         if name == "pass":
             ax.set_ylim(0, 1.2)
         else:
-            _log_axis(ax, [v for m in models for t in tasks for v in [value(m, t)] if v is not None])
+            # the error bars' tops too: a bar's label sits on its error bar, and one above the axis is not drawn
+            _log_axis(ax, [x for m in models for t in tasks if value(m, t) is not None
+                           for x in (value(m, t), spread(m, t)[1])])
             ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         fig.tight_layout()
         file = f"fig_{name}_at_{k}.png"

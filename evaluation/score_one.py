@@ -40,8 +40,9 @@ def score_candidate(suite: str, problem: str, code: str, *, backend: str = "auto
 
 def list_tasks(pareval_dir: str | None = None, polybench_dir: str | None = None,
                codecontests: str | None = None) -> dict:
-    """Problem names per suite (ParEval: with the execution models it has prompts for); a suite
-    whose listing needs a folder that was not given gets a ``<suite>_note`` instead."""
+    """Problem names per suite (ParEval: with the execution models it has prompts for); without a
+    checkout, the bundled sample's (rows with ``"bundled": True``); a suite that can list nothing
+    gets a ``<suite>_note`` instead."""
     req = CandidateRequest(pareval_dir=pareval_dir, polybench_dir=polybench_dir, codecontests=codecontests)
     out: dict = {}
     for suite in SUITES:

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Iterator, List, NoReturn, Optional
 
@@ -17,10 +18,20 @@ from rich.table import Table
 from perfalign.sandbox.cli import app as sandbox_app
 
 from . import preflight
-from .options import ConfigArgs, config_options
+from .options import DEFAULT_PROFILE, ConfigArgs, config_options
 from .runstate import StageFailed, list_runs
 from .status import closing_table, status_table
 
+
+def _flags_without_placeholder() -> None:
+    """A flag takes no value: show none (typer 0.29 prints `--json <bool>`)."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown(self, ctx)
+
+
+_flags_without_placeholder()
 app = typer.Typer(
     help="perfalign: teach code LLMs to write faster code (RLPF / DPA).",
     no_args_is_help=True,
@@ -41,7 +52,8 @@ synth_app = _group("synth", "Synthetic fast/slow pairs from Stack seeds, verifie
 triplets_app = _group("triplets", "Stratified (problem, fast, slow) triplets and SFT prompts (paper §VII-B).")
 train_app = _group("train", "Train one alignment stage: sft, reward, rlpf or dpa.")
 
-console = Console()
+# Output to a file or pipe: tables at their full width (Rich would cut them to 80 columns).
+console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 250)
 err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 
@@ -110,13 +122,17 @@ def perf_build(
     _check_backend(cfg.sandbox.backend)
     from prefect.exceptions import FailedRun
 
-    from perfalign.flows.perf import run_build
+    from perfalign.flows.perf import already_built, run_build
     from perfalign.flows.pipeline import perf_parameters
+    from perfalign.perfdata.perf import SourceUnreadable
+    from perfalign.sandbox.clock import ClockMismatch
 
-    with _session(bars=not as_json):
-        params = perf_parameters(cfg)
-        params.pop("max_in_flight")  # run_build's, from the task runner it picks
-        with _failing(FailedRun, code=1):  # e.g. a source file found damaged while streaming: its one line
+    params = perf_parameters(cfg)
+    params.pop("max_in_flight")  # run_build's, from the task runner it picks
+    with _failing(SourceUnreadable, ClockMismatch, code=1):  # as the flow fails on them
+        summary = already_built(out=str(out), remeasure_rejects=remeasure_rejects, **params)
+    if summary is None:
+        with _session(bars=not as_json), _failing(FailedRun, code=1):  # e.g. a source file found damaged
             summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
                                 remeasure_rejects=remeasure_rejects, **params)
     if as_json:
@@ -183,7 +199,7 @@ def print_perf_summary(summary: dict, out: Path) -> None:
 @app.command("publish")
 def publish_cmd(
     repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo: ORG/NAME or NAME."),
-    path: Path = typer.Option(Path("runs/codecontests_perf"), "--path",
+    path: Path = typer.Option(Path("runs", DEFAULT_PROFILE, "codecontests_perf"), "--path",
                               help="Dataset folder to push (with README.md card)."),
     private: bool = typer.Option(False, "--private", help="Create the repo as private."),
     token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN",
@@ -267,7 +283,15 @@ def triplets_build(
 
 
 _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfalign triplets build).")
-_WORKDIR_OPT = typer.Option(..., "--workdir", help="Run directory: one subdirectory per stage.")
+_ALIGN_OUT_OPT = typer.Option(None, "--out", help="Output directory: one subdirectory per stage.")
+_OLD_NAME = {"hidden": True, "help": "Old name of the option above."}  # kept so old scripts still run
+
+
+def _renamed(value, old_value, name: str):
+    """An option's value given under its name or its old (hidden) one; missing: one line, exit 2."""
+    if value is None and old_value is None:
+        _fail(f"missing option {name}")
+    return value if value is not None else old_value
 _CC_OPT = typer.Option(None, "--codecontests",
                        help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
@@ -276,10 +300,12 @@ _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished sta
 def _align_command(stages: Optional[list[str]], *keys: str):
     """`perfalign align` (``stages`` None: the configured ones) or `perfalign train STAGE`."""
     @config_options(*keys)
-    def command(triplets: Path = _TRIPLETS_OPT, workdir: Path = _WORKDIR_OPT, codecontests: Optional[Path] = _CC_OPT,
-                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT) -> None:
+    def command(triplets: Path = _TRIPLETS_OPT, out: Optional[Path] = _ALIGN_OUT_OPT,
+                codecontests: Optional[Path] = _CC_OPT, conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT,
+                workdir: Optional[Path] = typer.Option(None, "--workdir", **_OLD_NAME)) -> None:
         from perfalign.flows.align import align, preflight, stage_configs
 
+        workdir = _renamed(out, workdir, "--out")
         cfg = _load_config(conf)
         wanted = stages or list(cfg.align.stages)
         cc = _str(codecontests)
@@ -302,8 +328,8 @@ def _align_command(stages: Optional[list[str]], *keys: str):
 _TRAIN_HELP = {
     "sft": "Supervised fine-tuning on the instruction/optimization prompts; reports perplexity (Eq. 1).",
     "reward": "Reward model with the adaptive-margin loss (Eq. 2); reports accuracy (Eq. 5).",
-    "rlpf": "PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --workdir.",
-    "dpa": "Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --workdir.",
+    "rlpf": "PPO from the SFT model with the performance reward (Eq. 4, KL 0.1); needs sft and reward in --out.",
+    "dpa": "Direct performance alignment: DPO with the adaptive margin (Eq. 7, beta 0.6); needs sft in --out.",
 }
 for _stage, _help in _TRAIN_HELP.items():
     train_app.command(_stage, help=_help)(_align_command([_stage], "align.base_model"))
@@ -326,14 +352,16 @@ def eval_cmd(
     models: Optional[List[str]] = typer.Option(None, "--models",
                                                help="LABEL=REF (HF name, model dir, embedded, "
                                                     "oracle:reference|slow|fast); repeatable."),
-    run_dir: Optional[Path] = typer.Option(None, "--run-dir",
-                                           help="An alignment run directory: evaluate its base, +SFT, +RLPF, +DPA."),
+    align_dir: Optional[Path] = typer.Option(None, "--align",
+                                             help="An alignment output directory (perfalign align --out): evaluate "
+                                                  "its base, +SFT, +RLPF, +DPA."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf directory (held-out problems and baselines)."),
     controlled: Optional[Path] = typer.Option(None, "--controlled",
                                               help="The controlled task's folder (a pipeline run's "
                                                    "triplets/controlled): its held-out prompts."),
     conf: ConfigArgs = None,
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", **_OLD_NAME),
 ) -> None:
     """Evaluate models: pass@1 and speedup_n@1 on generation and optimization tasks, with plots.
     Unset options take the profile's values (`perfalign config` shows them)."""
@@ -346,8 +374,8 @@ def eval_cmd(
     cfg = _load_config(conf)
     with _failing(ValueError, FileNotFoundError):
         specs = [ModelSpec.parse(m) for m in models or []]
-        if run_dir:
-            specs += models_from_run_dir(run_dir, prefix="base")
+        if align_dir or run_dir:
+            specs += models_from_run_dir(align_dir or run_dir, prefix="base")
         from perfalign.flows.pipeline import eval_config_from
 
         chosen = list(cfg.eval.tasks)
@@ -391,6 +419,7 @@ def eval_score_cmd(
                                                 help="CodeContests-Perf folder or raw CodeContests source "
                                                      "(default: the bundled sample)."),
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
+    lang: Optional[str] = typer.Option(None, "--lang", **_OLD_NAME),
     conf: ConfigArgs = None,
     max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0,
                                                help="ParEval/PolyBench: report no speedup (flag unmeasurable) "
@@ -408,7 +437,7 @@ def eval_score_cmd(
     with _failing(ScoreInputError), _failing(ProblemUnusable, what="cannot score here", code=1):
         score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=_str(pareval_dir),
                                       polybench_dir=_str(polybench_dir), codecontests=_str(codecontests),
-                                      language=language, profile=e.profile_name, threads=e.omp_threads,
+                                      language=lang or language, profile=e.profile_name, threads=e.omp_threads,
                                       ranks=e.mpi_ranks, repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
                                       target_s=e.probe_target_s, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
                                       clock=e.clock)
@@ -432,7 +461,8 @@ def eval_tasks_cmd(
                                                      "sample)."),
     as_json: bool = typer.Option(False, "--json", help="Print the lists as JSON."),
 ) -> None:
-    """List the problems `perfalign eval score` can score."""
+    """List each suite's problems: a checkout's (what `perfalign eval score` scores) or, without one, the
+    bundled sample's (what the pipeline evaluates)."""
     from perfalign.evaluation.score_one import list_tasks
 
     with _failing(FileNotFoundError, ValueError):
@@ -442,11 +472,13 @@ def eval_tasks_cmd(
         return
     for suite, rows in tasks.items():
         if isinstance(rows, str):
-            console.print(f"[dim]{rows}[/dim]")
+            console.print(f"[dim]{escape(rows)}[/dim]")
             continue
-        console.print(f"[bold]{suite}[/bold] ({len(rows)})")
+        bundled = ", the bundled sample: what the pipeline evaluates; `eval score` needs a checkout" \
+            if any(r.get("bundled") for r in rows) else ""
+        console.print(f"[bold]{suite}[/bold] ({len(rows)}{escape(bundled)})")
         for r in rows:
-            console.print(f"  {r['problem']}  [{', '.join(r['models'])}]")
+            console.print(escape(f"  {r['problem']}  [{', '.join(r['models'])}]"))
 
 
 @app.command("pipeline")

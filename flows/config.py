@@ -30,7 +30,6 @@ from perfalign.alignment.models import PRODUCTION_BASE_MODEL
 from perfalign.alignment.reward_model import RewardStageConfig
 from perfalign.alignment.rlpf import RLPFStageConfig
 from perfalign.alignment.sft import SFTStageConfig
-from perfalign.common.paths import SOURCE_ROOT
 from perfalign.evaluation.config import EvalConfig
 from perfalign.grpo.train import GrpoRunConfig
 from perfalign.kernelenv.score import ScoreConfig
@@ -147,7 +146,8 @@ LINKS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "eval.workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
     "grpo.measure.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
 }
-# Keys holding paths: resolved against the profile file's base directory when relative.
+# Keys holding paths: a relative one is the profile file's (relative to that file) or, given
+# with --set or a flag, the shell's (relative to the current directory); never the package's.
 _PATH_KEYS = {("perf", "source"), ("synth", "seeds"), ("eval", "pareval_dir"), ("eval", "polybench_dir"),
               ("eval", "kernelbench_dir"), ("grpo", "polybench_dir")}
 _SCALARS = (bool, int, float, str, Path)
@@ -297,6 +297,16 @@ def _parse_value(raw: str) -> Any:
         return raw  # a bare string
 
 
+def _parse_set_value(table: str, name: str, raw: str) -> Any:
+    """A --set value: TOML, else a bare string; for a list setting, bare ``a,b`` is the list [a, b]
+    (as its flag takes it)."""
+    value = _parse_value(raw)
+    hint = settings(table).get(name) if table in TABLES else None
+    if value is raw and hint is not None and typing.get_origin(_scalar(hint)[0]) is tuple:
+        return [_parse_value(v.strip()) for v in raw.split(",") if v.strip()]
+    return value
+
+
 def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     kind, optional = _scalar(hint)
     if optional and (value is None or (isinstance(value, str) and value.lower() in ("none", "null")
@@ -310,7 +320,8 @@ def _coerce(where: str, hint: Any, value: Any, origin: str) -> Any:
     item = typing.get_args(kind)[0]
     if isinstance(value, str) or not isinstance(value, (list, tuple)) \
             or not all(isinstance(v, item) and not isinstance(v, bool) for v in value):
-        raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of {item.__name__}s")
+        raise ConfigError(f"{where} = {value!r} (from {origin}): expected a list of {item.__name__}s "
+                          "(['a', 'b'], or a,b with --set)")
     return tuple(value)
 
 
@@ -333,7 +344,7 @@ def _apply(cfg: dict, values: dict, origin: str, origins: dict[str, str], where:
     for table, name in _PATH_KEYS:
         v = values.get(table, {}).get(name)
         if isinstance(v, str) and v and not v.startswith("hf:") and not Path(v).is_absolute():
-            cfg[table][name] = str(base / v)
+            cfg[table][name] = os.path.normpath(base / v)
 
 
 def flatten(kv: dict, prefix: str = "") -> dict[str, Any]:
@@ -368,8 +379,7 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
     if not pfile.is_file():
         raise ConfigError(f"unknown profile {profile!r}; have: {', '.join(profile_names())} "
                           f"(or give a file of your own with --config)")
-    # the bundled profiles name bundled data
-    _apply(cfg, _read_profile(pfile), f"profile {profile}", origins, str(pfile), SOURCE_ROOT)
+    _apply(cfg, _read_profile(pfile), f"profile {profile}", origins, str(pfile), pfile.parent)
     if path:
         path = Path(path)
         _apply(cfg, _read_profile(path), str(path), origins, str(path), path.resolve().parent)
@@ -379,8 +389,8 @@ def load_config(path: Path | str | None = None, profile: str | None = None, over
         table, dot, name = key.strip().partition(".")
         if not sep or not dot or not name:
             raise ConfigError(f"--set {item!r}: expected table.key=value")
-        sets.setdefault(table, {})[name] = _parse_value(value.strip())
-    _apply(cfg, sets, "--set", origins, "--set", SOURCE_ROOT)
+        sets.setdefault(table, {})[name] = _parse_set_value(table, name, value.strip())
+    _apply(cfg, sets, "--set", origins, "--set", Path.cwd())  # like a flag's: the shell's
     for key, value in (flags or {}).items():
         if value is not None:
             table, name = key.split(".", 1)  # a flag's path is the shell's

@@ -17,8 +17,9 @@ WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
 
 
 def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:
-    prefect = Path(sys.executable).parent / "prefect"
-    return [str(prefect), "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
+    """Through this interpreter: a `prefect` console script beside it is not always there
+    (pip install --user, a venv reusing another's packages)."""
+    return [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
 
 
 def server_env(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> dict[str, str]:

@@ -7,6 +7,7 @@ fails for any other reason stays missing until the next run.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -101,15 +102,40 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
         return Failed(message=str(e))
     finally:
         plan.release()
-    summary = summarize(Path(out)).to_dict()
-    summary.update(wall_seconds=round(time.monotonic() - t0, 2), failed_batches=len(failed),
-                   failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors,
-                   quarantined=plan.quarantined, remeasured_rejects=plan.remeasuring)
+    summary = _summary(out, plan, t0, failed)
     for line in error_lines(summary["error_reasons"], summary["unreadable_files"]):
         print(f"malformed source records: {line}")  # the run log says what the card says
     update_progress_artifact(artifact, progress=100.0)
     publish_stage(run_label(out), "codecontests_perf", summary, summary["wall_seconds"])
     return summary
+
+
+def _summary(out: str, plan: BuildPlan, t0: float, failed: list[str]) -> dict:
+    summary = summarize(Path(out)).to_dict()
+    summary.update(wall_seconds=round(time.monotonic() - t0, 2), failed_batches=len(failed),
+                   failures=failed[:20], resumed_skipped=plan.skipped_done, malformed_rows=plan.errors,
+                   quarantined=plan.quarantined, remeasured_rejects=plan.remeasuring)
+    return summary
+
+
+def already_built(*, source: str, out: str, limit_problems: int | None = None, remeasure_rejects: bool = False,
+                  allow_partial: bool = False, **settings) -> dict | None:
+    """The build's summary when ``out`` holds every submission measured with these settings (no
+    batch to run), else None. Such a rerun needs no flow and no Prefect server: its start-up would
+    be most of its time. ``settings``: the flow's BuildSettings parameters."""
+    t0 = time.monotonic()
+    fields = {k: v for k, v in settings.items() if k in BuildSettings.__dataclass_fields__}
+    build = BuildSettings(**fields)
+    plan = BuildPlan(Path(out), build)
+    try:
+        with contextlib.closing(plan_build(source, Path(out), build, limit_problems, plan, remeasure_rejects,
+                                           allow_partial)) as batches:
+            if next(batches, None) is not None:  # (streams the source up to the first submission to measure)
+                return None
+        finalize(Path(out), source, build)
+    finally:
+        plan.release()
+    return _summary(out, plan, t0, [])
 
 
 def run_build(*, source: str, out: str, workers: int | None = None, dask_address: str | None = None,

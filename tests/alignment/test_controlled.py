@@ -148,3 +148,16 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
     assert not list((out / "data").glob("*-controlled.parquet")) and not controlled_dir(out).exists()
     assert stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None
+
+
+def test_measuring_the_programs_reports_progress(sandbox):
+    """The triplets stage's longest quiet part: its programs measured in the sandbox show progress."""
+    from perfalign.alignment.controlled import MEASURING, measure_references
+    from perfalign.common.progress import listening
+
+    seen: list[tuple[str, int, int]] = []
+    with listening(lambda *a: seen.append(a)):
+        runtimes = measure_references(quick_instances()[0][:1], sandbox, repeats=1)
+    total = len(CORRECT_KINDS)
+    assert len(runtimes) == 1 and [s for s in seen if s[0] == MEASURING] == [(MEASURING, d, total)
+                                                                              for d in range(total + 1)]

@@ -89,3 +89,27 @@ def test_polybench_distribution_marks_incorrect_kernels_as_zero(monkeypatch, tmp
     assert points and min(points) >= 0.5  # the 0 is not a point at 0.01
     assert _zero_marks(right) == [1]  # tiny (x = 1) has one kernel at 0; the reference none
     assert "1 at 0" in right.get_xticklabels()[0].get_text()
+
+
+def test_every_bar_keeps_its_value_label_even_the_tallest(monkeypatch, tmp_path):
+    """A bar's label sits on top of its error bar; one whose error bar reaches above the axis was
+    not drawn (matplotlib skips an annotation whose anchor lies outside the axes)."""
+    from matplotlib.text import Annotation
+
+    wide = EvalReport("now", {}, {}, {"ks": [1]}, [{"label": "tiny"}],
+                      [_score("tiny", "controlled", [0.1, 5.0, 0.2]), _score("tiny", "codecontests", [1.0, 1.1])])
+    saved: dict[str, Figure] = {}
+    real = Figure.savefig
+
+    def keep(fig, f, *a, **kw):
+        saved[str(f)] = fig
+        return real(fig, f, *a, **kw)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    plot_code_generation(wide, tmp_path)
+    for name, fig in saved.items():
+        ax = fig.axes[0]
+        labels = [t for t in ax.texts if isinstance(t, Annotation)]
+        assert len(labels) == 2, name
+        lo, hi = ax.get_ylim()
+        assert all(lo <= t.xy[1] <= hi for t in labels), (name, [t.xy for t in labels], (lo, hi))

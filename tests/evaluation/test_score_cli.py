@@ -97,3 +97,15 @@ def test_score_contest_against_the_median_submission_rerun(tmp_path):
     code, out = _score(tmp_path, forked, "--suite", "codecontests", "--problem", problem)
     assert code == 0, out
     assert out["verdict"] != "OK" or out["speedup"] < 3.0, out
+
+
+def test_tasks_shows_bracketed_lists_and_the_bundled_samples():
+    no_checkouts = {"PERFALIGN_PAREVAL_DIR": None, "PERFALIGN_POLYBENCH_DIR": None}
+    res = CliRunner().invoke(app, ["eval", "tasks"], env={"COLUMNS": "200", **no_checkouts})
+    assert res.exit_code == 0, res.output
+    assert "[cpp, python3, java]" in res.output and "[serial, omp, mpi]" in res.output
+    assert "histogram" in res.output and "2mm" in res.output and "bundled sample" in res.output
+    assert "give --pareval-dir" not in res.output
+    tasks = json.loads(CliRunner().invoke(app, ["eval", "tasks", "--json"], env=no_checkouts).output)
+    assert {"problem": "gemm", "models": ["serial", "omp"], "bundled": True} in tasks["polybench"]
+    assert all(r["bundled"] for r in tasks["pareval"]) and len(tasks["pareval"]) == 5

@@ -1,4 +1,5 @@
 """Every `perfalign` command answers --help (the README documents each one)."""
+import os
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,58 @@ def test_an_error_message_is_printed_as_text_not_markup(tmp_path):
     res = CliRunner().invoke(app, ["triplets", "build", "--codecontests", str(odd), "--out", str(tmp_path / "o")])
     assert res.exit_code == 2
     assert f"error: {odd} is not a directory" in " ".join(res.output.split())
+
+
+def test_one_option_name_for_a_directory_written_and_for_a_language():
+    """`--out` is the directory a command writes (align and train said --workdir) and `--language`
+    the program's language (sandbox run said --lang); the old names stay as hidden aliases."""
+    shown: dict[str, set[str]] = {}
+    for path, cmd in _click_commands():
+        for p in cmd.params:
+            if not getattr(p, "hidden", False):
+                for opt in getattr(p, "opts", []):
+                    shown.setdefault(opt, set()).add(" ".join(path))
+    assert not {"--workdir", "--run-dir", "--lang"} & set(shown), {o: shown.get(o) for o in ("--workdir", "--lang")}
+    assert {"align", "train sft", "train rlpf", "perf build", "eval"} <= shown["--out"]
+    assert {"sandbox run", "eval score"} <= shown["--language"] and "eval" in shown["--align"]
+    # the old names still reach the command
+    for name in ("--workdir", "--out"):
+        res = CliRunner().invoke(app, ["align", "--triplets", "nowhere", name, "w"])
+        assert res.exit_code == 2 and "No such option" not in res.output and "nowhere" in res.output, res.output
+    assert "missing option --out" in CliRunner().invoke(app, ["align", "--triplets", "nowhere"]).output
+
+
+def test_flags_show_no_value_placeholder():
+    out = CliRunner().invoke(app, ["perf", "build", "--help"], env={"COLUMNS": "200"}).output
+    assert "<bool>" not in out and "--json" in out and "<int>" in out
+
+
+def test_publish_defaults_to_the_pipeline_layout_and_names_its_token_option(tmp_path):
+    from perfalign.flows.options import DEFAULT_PROFILE
+
+    out = " ".join(CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200"}).output.split())
+    assert f"runs/{DEFAULT_PROFILE}/codecontests_perf" in out
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    (folder / "README.md").write_text("---\nconfigs: []\n---\n")
+    (folder / "data").mkdir()
+    (folder / "data" / "t.parquet").write_bytes(b"PAR1")  # never read: the token is checked first
+    res = CliRunner().invoke(app, ["publish", "--repo-id", "me/x", "--path", str(folder)],
+                             env={"HF_TOKEN": None, "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": None})
+    assert res.exit_code == 2 and "--token" in res.output and "HF_TOKEN" in res.output, res.output
+
+
+def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
+    import subprocess
+    import sys
+
+    long_dir = Path("runs", "a-run-directory-with-a-long-name-" * 2)  # a table of ~150 columns
+    code = ("from pathlib import Path; from perfalign.flows.cli import console; "
+            "from perfalign.flows.status import closing_table; "
+            f"console.print(closing_table({{'states': {{'codecontests_perf': 'done'}}, 'seconds': {{}}, "
+            "'headlines': {'codecontests_perf': '12 problems, 340 submissions measured'}}, "
+            f"Path({str(long_dir)!r})))")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert str(long_dir / "codecontests_perf") in res.stdout and "12 problems, 340 submissions measured" in res.stdout

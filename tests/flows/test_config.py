@@ -49,6 +49,29 @@ def test_values_are_typed_and_remember_their_origin():
     assert PerfalignConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
 
 
+@pytest.mark.parametrize("key", ["perf.source", "synth.seeds", "eval.pareval_dir", "eval.polybench_dir",
+                                 "eval.kernelbench_dir", "grpo.polybench_dir"])
+def test_a_path_resolves_alike_from_set_and_flag_against_the_current_directory(key, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mydata").mkdir()  # some settings are checked to exist
+    by_set = load_config(overrides=[f"{key}=mydata"])
+    by_flag = load_config(flags={key: "mydata"})
+    table, name = key.split(".")
+    assert getattr(getattr(by_set, table), name) == getattr(getattr(by_flag, table), name) == str(tmp_path / "mydata")
+
+
+def test_set_takes_a_list_as_its_flag_does():
+    assert load_config(overrides=["eval.tasks=pareval,polybench"]).eval.tasks == ("pareval", "polybench")
+    assert load_config(overrides=["eval.tasks=['pareval']"]).eval.tasks == ("pareval",)
+    with pytest.raises(ConfigError, match=r"a,b with --set"):
+        load_config(overrides=["eval.tasks='pareval'"])  # a quoted string is a string
+
+
+def test_the_bundled_profiles_name_the_bundled_data_relative_to_their_file():
+    source = Path(load_config(profile="embedded").perf.source)
+    assert source == ROOT / "data" / "codecontests_sample" / "data" and source.is_dir()
+
+
 @pytest.mark.parametrize("override, message", [
     ("perf.repeats=three", "expected int"),
     ("perf.repeats=0", "repeats must be >= 1"),

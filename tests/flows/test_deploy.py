@@ -88,3 +88,23 @@ def test_ui_on_another_port_calls_the_api_on_that_port(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_server_starts_through_the_interpreter_without_a_console_script(tmp_path):
+    """An interpreter with the packages importable but no `prefect` script beside it (pip install
+    --user, a venv reusing another's packages) still gets a working server command."""
+    import site
+    import subprocess
+    import sys
+
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    packages = os.pathsep.join(site.getsitepackages())
+    code = (f"import site; [site.addsitedir(p) for p in {site.getsitepackages()!r}]; "  # the editable perfalign
+            "import subprocess, sys; from perfalign.flows.deploy import server_command; "
+            "cmd = server_command(); assert cmd[0] == sys.executable, cmd; "
+            "sys.exit(subprocess.run(cmd[:cmd.index('start') + 1] + ['--help'], capture_output=True).returncode)")
+    env = dict(os.environ, PYTHONPATH=packages, PREFECT_HOME=str(tmp_path))
+    res = subprocess.run([str(bare / "python"), "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert not (bare / "prefect").exists() and res.returncode == 0, res.stderr[-2000:]

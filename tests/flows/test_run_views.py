@@ -2,6 +2,7 @@
 JSON (no Python reprs), named flow runs and tasks, named artifacts, `perfalign status` with
 profile, durations and results, each library warning printed once through the bars' console."""
 import asyncio
+import base64
 import json
 import os
 import subprocess
@@ -147,7 +148,10 @@ def test_flow_runs_named_after_the_run_and_stage_with_artifacts(prefect_server, 
     run = f"run{uuid.uuid4().hex[:6]}"
     (tmp_path / run / "evaluate").mkdir(parents=True)
     report = tmp_path / run / "evaluate" / "report.md"
-    report.write_text("# Evaluation report\n\n| model | pass@1 |\n|---|---|\n| base | 0.25 |\n")
+    report.write_text("# Evaluation report\n\n| model | pass@1 |\n|---|---|\n| base | 0.25 |\n\n"
+                      "![pass@1 (cf. Fig. 5)](fig_pass_at_1.png)\n")
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32  # the UI gets the file's bytes, whatever they are
+    (report.parent / "fig_pass_at_1.png").write_bytes(png)
 
     @flow(name="evaluate-probe", flow_run_name=flow_run_name("evaluate"))
     def probe(out: str):
@@ -162,6 +166,9 @@ def test_flow_runs_named_after_the_run_and_stage_with_artifacts(prefect_server, 
     assert {f"{run}-evaluate", f"{run}-evaluate-scores", f"{run}-evaluation-report"} <= set(by_key), by_key
     assert by_key[f"{run}-evaluate"].type == "table" and by_key[f"{run}-evaluation-report"].type == "markdown"
     assert "| base | 0.25 |" in by_key[f"{run}-evaluation-report"].data
+    # the figure travels inside the artifact: the UI has no file beside it to resolve a relative link
+    embedded = f"![pass@1 (cf. Fig. 5)](data:image/png;base64,{base64.b64encode(png).decode()})"
+    assert embedded in by_key[f"{run}-evaluation-report"].data
     rows = by_key[f"{run}-evaluate"].data
     rows = json.loads(rows) if isinstance(rows, str) else rows
     assert {"setting": "n", "value": "3"} in rows and {"setting": "seconds", "value": "1.5"} in rows

@@ -80,6 +80,31 @@ def flow_build(prefect_server, tmp_path_factory):
     return out, summary
 
 
+def test_a_rerun_with_nothing_to_measure_needs_no_prefect_server(flow_build, tmp_path):
+    """`perfalign perf build` over a finished output answers from the output alone: no flow, no
+    server (its start-up was most of a no-op's time); changed settings still run the flow."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from perfalign.flows.cli import app
+    from perfalign.flows.perf import already_built
+
+    out, summary = flow_build
+    args = ["perf", "build", "--out", str(out), "--source", str(SAMPLE), "--limit-problems", "2", "--repeats", "2",
+            "--max-tests", "3", "--workers", "2", "--json"]
+    nowhere = {"PREFECT_API_URL": "http://127.0.0.1:9/api"}  # a flow run would fail to reach it
+    res = CliRunner().invoke(app, args, env=nowhere)
+    assert res.exit_code == 0, res.output
+    again = json.loads(res.output.strip().splitlines()[-1])
+    for key in ("problems", "submissions", "status", "by_language", "test_executions"):
+        assert again[key] == summary[key], key
+    assert again["resumed_skipped"] >= summary["status"]["measured"]  # all skipped, none measured again
+    changed = tmp_path / "changed"
+    shutil.copytree(out, changed)
+    assert already_built(source=str(SAMPLE), out=str(changed), limit_problems=2, repeats=3, max_tests=3) is None
+
+
 def test_flow_builds_a_loadable_dataset(flow_build):
     import datasets
 

@@ -245,3 +245,16 @@ def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
              for r in pq.read_table(f, columns=["submission_key"]).to_pylist()}
     assert {r["submission_key"] for r in loaded[None]} == local
     assert len(loaded["problems"]) == 1 and loaded["problems"][0]["problem_id"] == loaded[None][0]["problem_id"]
+
+
+def test_only_the_files_the_card_names_are_published(dataset_dir: Path):
+    """A Parquet file beside the tables that no config of the card names (the controlled task's
+    training-only shards in a triplets folder) is not published: a reader of the card could not
+    find it, and a reader of the folder would mix it into a table."""
+    import shutil
+
+    from perfalign.perfdata.publish import files_to_upload
+
+    named = files_to_upload(dataset_dir)
+    shutil.copy(dataset_dir / named[-1], dataset_dir / "data" / "triplets-controlled.parquet")
+    assert files_to_upload(dataset_dir) == named and "README.md" in named and len(named) > 1
