@@ -32,6 +32,8 @@ For one problem and any number of candidates, in one session:
    ``target_rel_se`` apart, and a speedup still more than ``max_rel_se`` apart is not reported.
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
+   It is then held to the payoff ceiling (``max_driver_payoff``): above it, the driver's work in
+   the candidate's runs could explain too much of it (flag ``driver_bound``).
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
    candidate's whole runs and the thread count after its calls are checked against the budget; a
    candidate over it scores 0 with verdict OVER_BUDGET.
