@@ -32,6 +32,8 @@ For one problem and any number of candidates, in one session:
    ``target_rel_se`` apart, and a speedup still more than ``max_rel_se`` apart is not reported.
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
+   It is then held to the payoff ceiling (``max_driver_payoff``): above it, the driver's work in
+   the candidate's runs could explain too much of it (flag ``driver_bound``).
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
    candidate's whole runs and the thread count after its calls are checked against the budget; a
    candidate over it scores 0 with verdict OVER_BUDGET.
@@ -76,6 +78,15 @@ class ProbeSettings:
     # scores fell within 10% of the truth. The same limit applies to the gap between the two
     # estimates of a speedup (see _shift).
     max_rel_se: float = NoiseGate.max_rel_se
+    # The payoff bound. Shaving the driver's work in its own runs (its writable state: libc's
+    # buffers, the driver's data) multiplies a candidate's speedup S by at most 1 + r S, r = the
+    # driver's work per call (the null run per call: per-call work and per-run constant alike)
+    # over the reference's. A speedup is rewarded up to the ceiling where that factor reaches
+    # max_driver_payoff, max(1, (max_driver_payoff - 1) / r), and scored at it beyond (flag
+    # driver_bound): below, shaving pays at most that factor; at it, the honest twin and the
+    # shaver score alike. A ceiling, not a bound that falls with the candidate's own time (which
+    # shaving would climb). docs/evaluation.md, "The payoff bound".
+    max_driver_payoff: float = 1.5
     # reference work per timed run (clock seconds). On this VM the machine's speed moves by up to
     # 60% over seconds, and a run of 0.3 s carried it: an A/B of 16 ParEval problems, each session
     # at both (docs/evaluation.md), withheld 20 of 32 honest scores at 0.3 and 10 of 32 at 1.0,
@@ -450,12 +461,17 @@ class ProbeSession:
         checked = speedup_ratio(score.baseline_s * self.calls, run_cost, self.s.policy)
         score.speedup, score.raw_speedup = checked.value, checked.raw
         score.flags = sorted(set(score.flags) | set(checked.flags))
-        # correct, but no number of its own can be stood behind: no speedup, the (capped)
+        ceiling = _driver_ceiling(null_med / self.calls, score.baseline_s, self.s.max_driver_payoff)
+        self.info["driver_ceiling"] = round(ceiling, 3) if math.isfinite(ceiling) else None
+        if score.speedup > ceiling:
+            score.speedup = round(ceiling, 6)
+            score.flags = sorted(set(score.flags) | {"driver_bound"})
+        # correct, but no number of its own can be stood behind: no speedup, the (capped, bounded)
         # estimate kept for consumers that average many samples (a mean averages the noise)
-        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds, checked.value)
+        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds, score.speedup)
         why = gate.reason if gate.decision == "unmeasurable" else ""
         if why:
-            score.speedup, score.raw_speedup = None, checked.value
+            score.speedup, score.raw_speedup = None, score.speedup
             score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
             score.message = f"correct; no speedup: {why}"
         return score
@@ -469,6 +485,11 @@ class ProbeSession:
         if score.max_threads and score.max_threads > allowed:
             return f"{score.max_threads} threads after a call, budget {allowed}"
         return ""
+
+
+def _driver_ceiling(driver_call: float, work: float, max_payoff: float) -> float:
+    """The highest speedup the payoff bound rewards (ProbeSettings.max_driver_payoff)."""
+    return max(1.0, (max_payoff - 1) * work / driver_call) if driver_call > 0 and work > 0 else math.inf
 
 
 def _fail(score: ProbeScore, verdict: str, message: str, keep_times: bool = False) -> ProbeScore:

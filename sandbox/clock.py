@@ -16,6 +16,10 @@ counts from valgrind's log, which reaches it over a socket the program cannot wr
   CPU uncounted; ``VALGRIND_PRINTF``; ``RUNNING_ON_VALGRIND`` answers 0 as natively), whether the
   program was compiled with them or builds them at run time: the capability is gone, not detected.
   A program that tried gets the flag ``valgrind_client_requests_ignored``;
+- valgrind has no ``mseal``: perfcount keeps the seals the program asks for and ends the run at a
+  call that would change a sealed range (``mprotect``, ``munmap``, ``mremap``, ``mmap`` over it,
+  ``madvise`` other than a hint), the calls the kernel refuses there: the probe driver's sealed
+  code and GOT hold under a count as natively;
 - ``--command-line-only=yes``: no ``.valgrindrc`` or ``VALGRIND_OPTS`` of the program's making;
 - every process the program starts would be followed (``--trace-children=yes``), but a count is
   only whole for a process that neither forks nor execs (a forked child starts with a copy of the
@@ -177,6 +181,8 @@ def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
         if body.startswith("Command:"):
             starts.append(p)
             continue
+        if body.startswith("perfcount: sealed:"):  # perfcount ended the program (perfcount.c, sealed mappings)
+            return None, f"the program tried to change memory it had sealed ({body.split(':', 2)[2].strip()})"
         f = _SUMMARY.match(body)
         if f:
             if p in summaries:

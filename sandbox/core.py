@@ -656,7 +656,7 @@ class _TestJudge:
         if self.clock in _clock.DETERMINISTIC:
             counts, why = _clock.parse_log(head.get("clock_log", ""), int(head.get("clock_pid") or -1))
             why = head.get("clock_problem") or why
-            if why and verdict is Verdict.OK:
+            if why and verdict in (Verdict.OK, Verdict.RUNTIME_ERROR):  # perfcount's reason over its exit code
                 verdict, message = Verdict.RUNTIME_ERROR, f"not countable under the {self.clock} clock: {why}"
             elif counts is not None and not why:
                 self.instructions.append(counts.instructions)

@@ -18,6 +18,8 @@
  * returns its default value (as on the real CPU) and the program behaves as it does natively.
  * The number of requests it attempted is reported beside the counts (an audit flag).
  *
+ * Sealed mappings: see pc_pre_syscall.
+ *
  * Summary line, one per process, on valgrind's log (Ir includes kbytes, see pc_post_syscall):
  *   ==pid== perfcount: Ir N I1mr N ILmr N D1mr N D1mw N DLmr N DLmw N clreq N kbytes N
  */
@@ -237,14 +239,76 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
    return sbOut;
 }
 
+/* ---------------------------------------------------------------- sealed mappings */
+/* valgrind 3.19 has no mseal (462): it answers ENOSYS without calling the kernel, so under a count
+   the probe driver's seal of its code, read-only data and RELRO (measure/probe_cpp.py) would be
+   absent and a constructor could make the GOT writable again. perfcount keeps the seals itself: it
+   records every range the program asks to seal and ends the run (a "perfcount: sealed" line, no
+   summary: the count is refused) at any later call that would change one, as the kernel refuses
+   them for a sealed range: mprotect, pkey_mprotect, munmap, mremap from or onto it, mmap with
+   MAP_FIXED over it, and madvise other than a hint. */
+#define PC_NR_MSEAL 462
+#define PC_MAX_SEALS 1024
+static Addr seal_lo[PC_MAX_SEALS], seal_hi[PC_MAX_SEALS];
+static Int n_seals = 0;
+
+/* [a, a + len) meets a sealed range (the kernel rounds len up to whole pages, and the ranges and a
+   valid a are page-aligned: the same answer); a range that wraps around counts as meeting one */
+static Bool sealed(Addr a, UWord len)
+{
+   Int i;
+   if (n_seals == 0 || len == 0) return False;
+   if (a + len < a) return True;
+   for (i = 0; i < n_seals; i++)
+      if (a < seal_hi[i] && a + len > seal_lo[i]) return True;
+   return False;
+}
+
+static void refuse(const HChar* call)
+{
+   VG_(umsg)("perfcount: sealed: %s on a sealed mapping\n", call);
+   VG_(exit)(1);
+}
+
+static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs)
+{
+   switch (syscallno) {
+   case PC_NR_MSEAL:
+      if (args[1] > 0 && args[0] + args[1] > args[0]) {
+         if (n_seals == PC_MAX_SEALS) refuse("mseal beyond the tool's table");
+         seal_lo[n_seals] = args[0];
+         seal_hi[n_seals] = args[0] + args[1];
+         n_seals++;
+      }
+      break;
+   case __NR_mprotect: case __NR_pkey_mprotect:
+      if (sealed(args[0], args[1])) refuse("mprotect");
+      break;
+   case __NR_munmap:
+      if (sealed(args[0], args[1])) refuse("munmap");
+      break;
+   case __NR_mremap:  /* old, old_size, new_size, flags, new; MREMAP_FIXED = 2 */
+      if (sealed(args[0], args[1]) || ((args[3] & 2) && sealed(args[4], args[2]))) refuse("mremap");
+      break;
+   case __NR_mmap:  /* MAP_FIXED = 0x10 */
+      if ((args[3] & 0x10) && sealed(args[0], args[1])) refuse("mmap");
+      break;
+   case __NR_madvise:  /* hints only: NORMAL, RANDOM, SEQUENTIAL, DOFORK, (NO)HUGEPAGE, DONT/DODUMP, KEEPONFORK */
+      if (sealed(args[0], args[1]) && !(args[2] <= 2 || args[2] == 11 || (args[2] >= 14 && args[2] <= 17)
+                                        || args[2] == 19))
+         refuse("madvise");
+      break;
+   default:
+      break;
+   }
+}
+
 /* ---------------------------------------------------------------- work the kernel does */
 /* Bytes a system call moved for the program are work outside any guest instruction: a copy made
    by writing into a pipe and reading it back would count a few instructions where memcpy counts one
    per byte (glibc copies large blocks with `rep movsb`, one guest instruction per byte). Each byte a
    data-moving call reports is charged one instruction, the C library's copy under this count; the
    calls are those of the sandbox's seccomp allowlist whose result is a byte count. */
-static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs) {}
-
 static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs, SysRes res)
 {
    if (sr_isError(res)) return;

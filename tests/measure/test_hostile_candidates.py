@@ -500,3 +500,22 @@ def test_private_link_keeps_only_the_function(tmp_path):
     assert "kept private" in p.stderr and "printf" in p.stderr and "opendir" in p.stderr
     assert subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True).stdout == "21 1\n"
     assert not (tmp_path / ".objects").exists()
+
+
+@pytest.mark.parametrize("clock", ["instructions", "cycles"])
+def test_got_rewrite_under_a_count_is_refused(sandbox, clock):
+    """Under a count the program runs under valgrind, which has no mseal: perfcount keeps the
+    driver's seals itself, so the constructor's mprotect of the RELRO page ends the counted run
+    (natively the kernel refuses it). The honest twin, the same gemm, scores its exact ~1x."""
+    import dataclasses
+
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+
+    p = ParEvalCheckout(PAREVAL).problem("02_dense_la_gemm", "serial")
+    counted = dataclasses.replace(FAST, clock=clock, repeats=1, max_repeats=1)
+    scores, info = score_problem(sandbox, p, {"honest": HONEST, "got_rewrite": HOSTILE["got_rewrite_mprotect"]},
+                                 counted)
+    honest, hostile = scores["honest"], scores["got_rewrite"]
+    assert info["measure_clock"] == clock and honest.verdict == "OK", (info, honest)
+    assert 0.9 <= honest.speedup <= 1.1, honest
+    assert hostile.verdict == "RUNTIME_ERROR" and hostile.speedup == 0.0 and "sealed" in hostile.message, hostile

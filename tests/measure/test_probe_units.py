@@ -9,7 +9,7 @@ import pytest
 
 from perfalign.measure.cxxsig import parse_signature, split_top_level
 from perfalign.measure.probe import Tolerance, split_definitions
-from perfalign.measure.transcript import compare_calls, compare_token, parse_transcript
+from perfalign.measure.transcript import Transcript, compare_calls, compare_token, parse_transcript
 
 EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "external"
 PAREVAL, POLYBENCH = EXTERNAL / "pareval", EXTERNAL / "polybench"
@@ -270,3 +270,32 @@ int main() {
     odd, _, lo, _, hi = out["odd"].split()
     assert abs(float(odd) - 0.5) < 0.01 and 0 <= int(lo) < 2**20 and 2**31 - 2**20 < int(hi) <= 2**31 - 1
     assert out["len"].split() == ["2", "9", "letters", "26", "bad", "0"]  # ParEval: [min, max) letters a-z
+
+
+@needs_pareval
+def test_shaving_the_driver_pays_at_most_the_payoff_bound():
+    """The payoff bound: a candidate that shaves part of the driver's work in its own runs (30% or
+    5% of the null run) beside its honest twin (the same kernel, 2x the
+    reference). On a problem whose driver does as much work as the reference, both reach the
+    ceiling and score alike; where the driver's work is small, shaving gains at most
+    max_driver_payoff; the reference (1x) is never touched."""
+    from perfalign.evaluation.tasks.pareval import ParEvalCheckout
+    from perfalign.measure.harness import ProbeSession, ProbeSettings
+
+    settings = ProbeSettings()
+    s = ProbeSession(None, ParEvalCheckout(PAREVAL).problem("27_reduce_average"), settings)
+    s.measurable, s.calls = True, 10
+    s._shift = lambda label, rounds: 0.0
+    s.transcript = lambda res: Transcript(end=0)  # a complete transcript of no calls
+
+    def judged(null, ref, **cands):
+        rounds = [_round(__null__=null, __reference__=null + ref, **{k: null + v for k, v in cands.items()})] * 3
+        return {k: s._judge(k, rounds) for k in ("__reference__", *cands)}
+
+    heavy = judged(1.0, 1.0, honest=0.5, shaver=0.5 - 0.3)  # the driver's work = the reference's
+    assert heavy["honest"].speedup == heavy["shaver"].speedup == 1.0 and "driver_bound" in heavy["shaver"].flags
+    assert heavy["__reference__"].speedup == 1.0 and "driver_bound" not in heavy["__reference__"].flags
+    light = judged(0.1, 1.0, honest=0.5, shaver=0.5 - 0.05)  # a tenth: the ceiling is 5x
+    assert light["honest"].speedup == 2.0 and "driver_bound" not in light["honest"].flags
+    assert light["shaver"].speedup <= settings.max_driver_payoff * light["honest"].speedup
+    assert s.info["driver_ceiling"] == 5.0

@@ -404,6 +404,7 @@ def test_parse_log_reads_the_program_summary():
     ("==2== Command: /box/prog/prog", 2, "without valgrind's instruction-count summary"),
     (_log(3, 100), 2, "did not start the program"),
     (_log(2, 100) + "\n" + _summary(7, 5), 2, "without valgrind's instruction-count summary"),
+    ("==2== Command: x\n==2== perfcount: sealed: mprotect on a sealed mapping", 2, "memory it had sealed (mprotect"),
 ])
 def test_parse_log_refuses_incomplete_counts(text, pid, fragment):
     c, why = clk.parse_log(text, pid)
@@ -500,3 +501,22 @@ def test_every_allowed_call_that_moves_data_is_priced():
               if re.fullmatch(r"p?(read|write)v?2?(64)?|send(to|msg|file)|recv(from|msg)|copy_file_range|getrandom", n)}
     assert {"read", "write", "preadv2", "sendfile", "recvmsg", "getrandom"} <= movers  # the pattern finds them
     assert movers <= priced, movers - priced
+
+
+# ---------------------------------------------------------------------------- sealed memory
+# valgrind has no mseal: perfcount keeps the program's seals (perfcount.c) and ends a run that
+# would make a sealed page writable again. The honest twin does the same on the unsealed page.
+SEAL_BODY = ('long pg=sysconf(_SC_PAGESIZE); char* p=(char*)mmap(0,2*pg,PROT_READ,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);'
+             'syscall(462,p,pg,0); if(mprotect(p+%s,pg,PROT_READ|PROT_WRITE)==0) p[%s]=1;'
+             'printf("%%lu\\n", work(0, n)); return 0;')
+
+
+@pytest.mark.parametrize("clock", clk.DETERMINISTIC)
+def test_a_sealed_page_stays_sealed_under_a_count(sb, honest, clock):
+    heads = "#include <sys/mman.h>\n#include <sys/syscall.h>"
+    twin = run(sb, cpp(body=SEAL_BODY % ("pg", "pg"), headers=heads), clock=clock)
+    assert twin.ok and twin.tests[0].instructions >= 0.95 * honest, twin.tests[0].message
+    hostile = cpp(body=SEAL_BODY % ("0", "0"), headers=heads)
+    assert run(sb, hostile, clock="cpu").ok  # natively the kernel refuses the mprotect (EPERM)
+    r = run(sb, hostile, clock=clock)
+    assert r.verdict is Verdict.RUNTIME_ERROR and "sealed" in r.tests[0].message, r.tests[0].message
