@@ -60,14 +60,18 @@ CACHE_GEOMETRY = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16
 # instructions alone (docs/sandbox.md). A weak fit on a small sample: refit on a bigger one.
 CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0}
 
-# What the machine pays that no plain instruction count shows (perfcount.c prices it, with these):
-# - an instruction whose class costs an order of magnitude more than a plain one counts as that many
-#   (x87 transcendental, divide, square root; rep-string iterations count the bytes they move);
-# - a page fault (zero-fill, copy-on-write copy, file page) counts as FAULT_PAGES pages copied by
-#   the C library (4096 instructions each; under cycles 64 data-cache read and 64 write misses).
-# Measured natively on this machine by benchmarks/clock_weights.py (docs/sandbox.md, "Priced work").
+# What the machine pays that no plain instruction count shows (perfcount.c prices it, with these),
+# measured natively on this machine by benchmarks/clock_weights.py (docs/sandbox.md, "Priced work"):
+# - an instruction whose class costs an order of magnitude more than a plain one counts as the
+#   ordinary instructions it costs in time (x87 transcendental, divide, square root); a rep-string
+#   iteration counts the bytes it moves;
+# - a page fault (zero-fill, copy-on-write copy, file page) counts as FAULT_PAGES pages written by
+#   the C library (4096 instructions each; under cycles 64 data-cache write misses each). Measured,
+#   a fault costs ~4 pages of ordinary instructions, but under valgrind ~3x (C++) to ~4x (CPython)
+#   the program's native faults are counted (its translation cache grows as new code runs), so the
+#   price is the floor that keeps a fault above the page work it replaces, with a margin: 2 pages.
 INSTRUCTION_WEIGHTS = {"transcendental": 347, "div": 46, "sqrt": 40}
-FAULT_PAGES = 4
+FAULT_PAGES = 2
 
 # Time limits under valgrind: limit * SLOWDOWN[clock] + STARTUP_S (valgrind's own start-up,
 # 0.4 s for C++, 2.9-4.5 s for Python 3's start-up under it, more on a loaded host). The slowdowns are above

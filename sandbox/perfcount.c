@@ -365,8 +365,8 @@ static void pc_pre_mem_read(CorePart part, ThreadId tid, const HChar* s, Addr a,
    start-up and its work inside a call (reading the symbols of a library just mapped: thousands of
    faults) are left out, so the count stays exact run to run; a call's faults up to the moment it
    filled the program's memory (a read into a fresh buffer) are the program's. Each fault is
-   charged as --fault-pages pages copied by the C library: 4096 instructions a page, and under the
-   cache simulation 64 data-cache read and 64 write misses a page (a copy-on-write copy). */
+   charged as --fault-pages pages written by the C library: 4096 instructions a page, and under the
+   cache simulation 64 data-cache write misses a page. */
 extern SysRes VG_(do_syscall)(UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord);
 
 static ULong fault_count(void)
@@ -435,7 +435,7 @@ static void pc_fini(Int exitcode)
       and the price of the page faults (faults x fault-pages x 4096) */
    ULong faults = n_faults + (started ? fault_count() - faults_mark : 0);
    ULong fault_bytes = faults * (ULong)clo_fault_pages * 4096;
-   if (clo_cache_sim) { d1mr += fault_bytes / 64; d1mw += fault_bytes / 64; }
+   if (clo_cache_sim) d1mw += fault_bytes / 64;
    VG_(umsg)("perfcount: Ir %llu I1mr %llu ILmr %llu D1mr %llu D1mw %llu DLmr %llu DLmw %llu clreq %llu "
              "kbytes %llu wextra %llu faults %llu\n", n_ir + n_weighted + n_kbytes + fault_bytes, i1mr, ilmr,
              d1mr, d1mw, dlmr, dlmw, n_clreq, n_kbytes, n_weighted, faults);

@@ -121,7 +121,9 @@ def test_cycles_add_cache_misses(sb, honest):
     r = run(sb, HONEST_CPP, clock="cycles", repeats=2)
     assert r.ok and "clock:cycles" in r.flags
     t = r.tests[0]
-    assert t.instructions == honest and len(set(t.cycles_runs)) == 1
+    assert len(set(t.instructions_runs)) == 1 and len(set(t.cycles_runs)) == 1
+    # the same instructions; the priced page faults include valgrind's larger translations
+    assert honest <= t.instructions < 1.1 * honest
     assert t.cycles > t.instructions  # start-up misses at least
 
 
