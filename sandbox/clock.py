@@ -73,6 +73,14 @@ CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0}
 INSTRUCTION_WEIGHTS = {"transcendental": 347, "div": 46, "sqrt": 40}
 FAULT_PAGES = 2
 
+# The second line of defence, which needs no list: the same build runs natively beside the count
+# (at least NATIVE_REPEATS times, in the same job), and a count that calls a program faster than
+# its baseline while the CPU time beside it says slower, beyond the CPU time's own noise, is not a
+# label: the flag CONTRADICTED, penalized like every flag the program could have caused
+# (common.outcomes.PENALIZED_FLAGS).
+NATIVE_REPEATS = 3
+CONTRADICTED = "count_contradicts_cpu"
+
 # Time limits under valgrind: limit * SLOWDOWN[clock] + STARTUP_S (valgrind's own start-up,
 # 0.4 s for C++, 2.9-4.5 s for Python 3's start-up under it, more on a loaded host). The slowdowns are above
 # benchmarks/clock_bench.py's "slowdown vs native" figures (C++ work 32x, Python 20x under
@@ -180,6 +188,27 @@ class Counts:
 def cycles(c: Counts) -> float:
     """The cycles model (CYCLE_WEIGHTS)."""
     return c.instructions + CYCLE_WEIGHTS["L1"] * c.l1_misses + CYCLE_WEIGHTS["LL"] * c.ll_misses
+
+
+def native_cpu_s(tests) -> tuple[float | None, float]:
+    """(the summed median native CPU time of the tests run beside a count, its relative noise: the
+    largest (max - min) / median of a test's repeats), or (None, 0) when any test has none."""
+    total, noise = 0.0, 0.0
+    for t in tests:
+        runs = sorted(t.native_cpu_times_s)
+        if not runs:
+            return None, 0.0
+        med = runs[len(runs) // 2]
+        total += med
+        noise = max(noise, (runs[-1] - runs[0]) / med if med > 0 else 0.0)
+    return total, noise
+
+
+def count_contradicts_cpu(count_speedup: float, cpu_speedup: float, cpu_noise: float) -> bool:
+    """The count says the candidate is faster than its baseline, the CPU time measured beside it
+    says slower, beyond the CPU times' noise (each side's relative spread, added): the program is
+    faster only under the count."""
+    return count_speedup > 1.0 and cpu_speedup * (1.0 + cpu_noise) < 1.0
 
 
 def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:

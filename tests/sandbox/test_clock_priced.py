@@ -120,3 +120,64 @@ def test_valgrind_gets_the_prices():
     opts = clk.valgrind_prefix("instructions")
     assert f"--fault-pages={clk.FAULT_PAGES}" in opts
     assert all(f"--w-{k}={w}" in opts for k, w in clk.INSTRUCTION_WEIGHTS.items())
+
+
+# ---------------------------------------------------------------------------- the second line of defence
+# Work no price covers (here: system calls, the kernel's time) can make a program cheaper under the
+# count and slower on the machine; the CPU time measured beside the count, same build, same job,
+# says so, and the program is flagged (common.outcomes penalizes the flag).
+SYSCALLS_CPP = r"""
+#include <stdio.h>
+#include <unistd.h>
+int main(void){ long n; if(scanf("%ld",&n)!=1) return 1; unsigned long s=0;
+  if(n>0) for(long i=0;i<n;i++) s+=(unsigned long)(i*i%1000003);
+  else for(long i=0;i<-n;i++) s+=(unsigned long)getppid()&1;
+  printf("%lu\n",s>0); return 0; }
+"""
+
+
+def test_counted_runs_carry_the_native_cpu_time_beside_them(sb):
+    r = sb.run_job(Job(SYSCALLS_CPP, "cpp", [TestCase("1000\n", "1\n")], LIM, clock="instructions"))
+    assert r.ok and len(r.tests[0].native_cpu_times_s) >= clk.NATIVE_REPEATS
+    total, noise = clk.native_cpu_s(r.tests)
+    assert total is not None and total > 0 and noise >= 0
+
+
+def test_a_program_wrong_natively_fails_under_the_count(sb):
+    """Right under valgrind, wrong on the real CPU (it looks for valgrind's preload): the native
+    runs beside the count check the answer too."""
+    src = ('#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n'
+           'int main(void){ const char* p=getenv("LD_PRELOAD"); puts(p&&strstr(p,"vgpreload")?"1":"0"); return 0; }\n')
+    r = sb.run_job(Job(src, "cpp", [TestCase("", "1\n")], LIM, clock="instructions"))
+    assert not r.ok and "natively" in r.tests[0].message
+
+
+def test_faster_only_under_the_count_is_flagged(sb):
+    def measure(n):
+        r = sb.run_job(Job(SYSCALLS_CPP, "cpp", [TestCase(f"{n}\n", "1\n")], LIM, clock="instructions"))
+        assert r.ok, r.tests[0].message if r.tests else r.message
+        return r.tests[0].instructions, *clk.native_cpu_s(r.tests)
+
+    honest, honest_cpu, honest_noise = measure(2_000_000)      # arithmetic
+    attack, attack_cpu, attack_noise = measure(-300_000)       # system calls: unpriced kernel time
+    count_speedup, cpu_speedup = honest / attack, honest_cpu / attack_cpu
+    assert count_speedup > 1.5  # the count is fooled ...
+    assert clk.count_contradicts_cpu(count_speedup, cpu_speedup, honest_noise + attack_noise), \
+        (count_speedup, cpu_speedup, honest_noise, attack_noise)  # ... the CPU time beside it is not
+
+
+@pytest.mark.parametrize("count_speedup,cpu_speedup,noise,contradicted", [
+    (2.0, 0.5, 0.1, True),     # faster counted, clearly slower on the CPU
+    (2.0, 0.95, 0.1, False),   # slower on the CPU, but within its noise
+    (2.0, 1.3, 0.0, False),    # both say faster (by different amounts: the model's error, not a contradiction)
+    (0.8, 0.5, 0.0, False),    # the count claims no gain
+])
+def test_count_contradicts_cpu(count_speedup, cpu_speedup, noise, contradicted):
+    assert clk.count_contradicts_cpu(count_speedup, cpu_speedup, noise) is contradicted
+
+
+def test_the_flag_is_penalized():
+    from perfalign.common.outcomes import PENALIZED_FLAGS, flag_outcome
+
+    assert clk.CONTRADICTED in PENALIZED_FLAGS
+    assert flag_outcome([clk.CONTRADICTED]).action == "penalize"
