@@ -33,7 +33,8 @@ MICRO = r"""
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
-static double now(void){ struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t); return t.tv_sec+t.tv_nsec*1e-9; }
+static double now(void){
+  struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t); return t.tv_sec+t.tv_nsec*1e-9; }
 #define TIME(name, n, init, body) { init; double t0=now(); for(long i=0;i<(n);i++){ body; } \
   printf("%s %.4f\n", name, (now()-t0)/(n)*1e9); }
 int main(void){
@@ -41,7 +42,8 @@ int main(void){
   TIME("plain", n, unsigned long a=1; unsigned long b=1; unsigned long c=1; unsigned long e=1,
        __asm__ volatile("add %0,%0\n\tadd %1,%1\n\tadd %2,%2\n\tadd %3,%3":"+r"(a),"+r"(b),"+r"(c),"+r"(e)))
   TIME("transcendental", n/10, double x=0.5, __asm__ volatile("fsin":"+t"(x)))
-  TIME("div", n, unsigned long a=~0ul; unsigned long d=0, d=0; __asm__ volatile("divq %2":"+a"(a),"+d"(d):"r"(3ul)); a|=1ul<<63)
+  TIME("div", n, unsigned long a=~0ul; unsigned long d=0,
+       d=0; __asm__ volatile("divq %2":"+a"(a),"+d"(d):"r"(3ul)); a|=1ul<<63)
   TIME("sqrt", n, double x=2.0, __asm__ volatile("sqrtsd %0,%0":"+x"(x)))
   long sz=32<<20, pages=sz/4096; double tf=0;
   for(int r=0;r<4;r++){ char* p=(char*)mmap(0,sz,PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);

@@ -476,8 +476,9 @@ class Sandbox:
                 self._launch(list(program.argv), [f"/box/in/{n}" for n in names], _runner_limits(job.limits, use_as),
                              [m for m in mounts if m.guest != clock_env["VALGRIND_LIB"]], slot,
                              lambda head, out, err: judges[head["test"]].add_native(head, out, err),
-                             env={**env, **job.env, **_clock.PROGRAM_ENV}, repeats=max(job.repeats, _clock.NATIVE_REPEATS),
-                             stop_on_failure=job.stop_on_failure, memory_mb=job.limits.memory_mb)
+                             env={**env, **job.env, **_clock.PROGRAM_ENV},
+                             repeats=max(job.repeats, _clock.NATIVE_REPEATS), stop_on_failure=job.stop_on_failure,
+                             memory_mb=job.limits.memory_mb)
             except _ProgramFault as fault:
                 judges[fault.test].fail(fault.verdict, f"run natively: {fault.message}")
         return [j.result() for j in judges if j.cpu or j.failed], sorted(how)  # cpu: one per frame
