@@ -6,10 +6,9 @@ plain integer adds in four independent chains in the same process (ordinary code
 several instructions a cycle): the weight is ns per operation over ns per plain add, i.e. how many
 ordinary instructions the operation costs in time. A page fault (first write to a
 fresh anonymous page, zero-fill) is priced the same way, in pages of 4096 plain instructions, the
-C library's page write under the count. sandbox/clock.py uses the floor, 2 pages (a fault must
-never cost the count less than the page of memset it replaces, natively ~10x cheaper: the
-"memset_page" line), because valgrind's own faults (its translation cache) are counted with the
-program's: see FAULT_PAGES there. With --pairs, also the five priced attacks of tests/sandbox/test_clock_priced.py
+C library's page write under the count, rounded up, and at least 2 (a fault must never cost the
+count less than the page of memset it replaces, natively several times cheaper: the "memset_page"
+line). With --pairs, also the five priced attacks of tests/sandbox/test_clock_priced.py
 beside their honest twins: native CPU time and the count under each clock, in one run.
 
     .venv/bin/python benchmarks/clock_weights.py [--repeats 5] [--pairs]
@@ -73,7 +72,7 @@ def prices(ns: dict[str, float]) -> tuple[dict[str, int], int]:
     """(INSTRUCTION_WEIGHTS, FAULT_PAGES) from the measured ns per operation."""
     plain = ns["plain"] / 4  # four independent adds per iteration: ordinary code's throughput
     weights = {k: max(1, round(ns[k] / plain)) for k in ("transcendental", "div", "sqrt")}
-    return weights, max(2, math.ceil(ns["fault"] / plain / 4096))  # the time-consistent price
+    return weights, max(2, math.ceil(ns["fault"] / plain / 4096))
 
 
 def pairs() -> None:
@@ -105,7 +104,7 @@ def main() -> None:
     for k, v in ns.items():
         print(f"{k:<15} {v:9.3f} ns  ({v / (ns['plain'] / 4):8.1f} plain adds)")
     weights, fault_pages = prices(ns)
-    print(f"INSTRUCTION_WEIGHTS = {weights}\nFAULT_PAGES time-consistent = {fault_pages} (used: the floor 2)")
+    print(f"INSTRUCTION_WEIGHTS = {weights}\nFAULT_PAGES = {fault_pages}")
     if a.pairs:
         pairs()
 

@@ -37,6 +37,8 @@
 #include "pub_tool_vkiscnums.h"
 
 static ULong n_ir = 0, n_clreq = 0, n_kbytes = 0, n_weighted = 0;
+static ULong tc_pending = 0;  /* a translation was made and has not run yet (see "Page faults") */
+static void faults_close(Bool count);
 static ULong i1mr = 0, ilmr = 0, d1mr = 0, d1mw = 0, dlmr = 0, dlmw = 0;
 
 /* ---------------------------------------------------------------- options */
@@ -268,6 +270,12 @@ static Long rep_element(Addr a, UInt len)
    }
 }
 
+static void pc_after_translation(void)
+{
+   faults_close(False);
+   tc_pending = 0;
+}
+
 static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
                            const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                            IRType gWordTy, IRType hWordTy)
@@ -278,10 +286,22 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
    Long cur = 1;        /* the weight of the current instruction so far */
    Addr prev_line = ~(Addr)0;
    IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
+   IRTemp tp, tg;
+   IRDirty* after;
+   faults_close(!tc_pending);  /* the program's faults since the last mark; valgrind's translating from here */
+   tc_pending = 1;
    while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
       addStmtToIRSB(sbOut, sbIn->stmts[i]);
       i++;
    }
+   /* on entry, after a translation: its faults (valgrind writing its code cache) are not the program's */
+   tp = newIRTemp(sbOut->tyenv, Ity_I64);
+   tg = newIRTemp(sbOut->tyenv, Ity_I1);
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(tp, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&tc_pending))));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(tg, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(tp), IRExpr_Const(IRConst_U64(0)))));
+   after = unsafeIRDirty_0_N(0, "pc_after_translation", VG_(fnptr_to_fnentry)(&pc_after_translation), mkIRExprVec_0());
+   after->guard = IRExpr_RdTmp(tg);
+   addStmtToIRSB(sbOut, IRStmt_Dirty(after));
    for (; i < sbIn->stmts_used; i++) {
       IRStmt* st = sbIn->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
@@ -361,9 +381,11 @@ static void pc_pre_mem_read(CorePart part, ThreadId tid, const HChar* s, Addr a,
 
 /* Page faults: a fresh zero page, a copy-on-write copy, a page of a file mapped in are the kernel's
    work for the program (MADV_DONTNEED "zeroes" memory with no instruction). Counted by the process's
-   fault count (all its threads) while the program runs between its system calls: valgrind's own
-   start-up and its work inside a call (reading the symbols of a library just mapped: thousands of
-   faults) are left out, so the count stays exact run to run; a call's faults up to the moment it
+   fault count (all its threads) while the program runs between its system calls and valgrind's
+   translations: valgrind's own start-up, its work inside a call (reading the symbols of a library
+   just mapped: thousands of faults) and its translating (writing its code cache: from the start
+   of a translation to the first run of its code) are left out, so the count stays exact run to run
+   and close to the program's native faults; a call's faults up to the moment it
    filled the program's memory (a read into a fresh buffer) are the program's. Each fault is
    charged as --fault-pages pages written by the C library: 4096 instructions a page, and under the
    cache simulation 64 data-cache write misses a page. */
@@ -378,6 +400,17 @@ static ULong fault_count(void)
 
 static ULong n_faults = 0, faults_mark = 0;
 static Bool started = False;  /* the program has made its first system call */
+
+/* Close the interval since the last mark (counting its faults as the program's or not) and open
+   the next one. */
+static void faults_close(Bool count)
+{
+   ULong now;
+   if (!started) return;
+   now = fault_count();
+   if (count) n_faults += now - faults_mark;
+   faults_mark = now;
+}
 static ULong ir_at_call[1024];  /* per thread: the instruction count when its call began */
 
 /* the kernel has just filled the program's memory (a read into a fresh buffer faults there): the
@@ -386,19 +419,14 @@ static void pc_post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT size)
 {
    if (part != Vg_CoreSysCall) return;
    kernel_touch(a, size, True);
-   if (started) {
-      ULong now = fault_count();
-      n_faults += now - faults_mark;
-      faults_mark = now;
-   }
+   faults_close(True);
 }
 
 static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs)
 {
-   ULong now = fault_count();
-   if (started) n_faults += now - faults_mark;
+   faults_close(!tc_pending);
+   if (!started) faults_mark = fault_count();
    started = True;
-   faults_mark = now;
    ir_at_call[tid % 1024] = n_ir;
 }
 
@@ -406,9 +434,7 @@ static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArg
 {
    /* the faults since the last mark are valgrind's work for this call, unless another thread ran
       program code meanwhile (then they may be that thread's: counted) */
-   ULong now = fault_count();
-   if (n_ir != ir_at_call[tid % 1024]) n_faults += now - faults_mark;
-   faults_mark = now;
+   faults_close(n_ir != ir_at_call[tid % 1024] && !tc_pending);
    if (sr_isError(res)) return;
    switch (syscallno) {
    case __NR_splice: case __NR_tee: case __NR_sendfile: case __NR_copy_file_range:
@@ -433,7 +459,9 @@ static void pc_fini(Int exitcode)
 {
    /* Ir: guest instructions, their weights over one (wextra), one per byte the kernel moved (kbytes)
       and the price of the page faults (faults x fault-pages x 4096) */
-   ULong faults = n_faults + (started ? fault_count() - faults_mark : 0);
+   ULong faults;
+   faults_close(!tc_pending);
+   faults = n_faults;
    ULong fault_bytes = faults * (ULong)clo_fault_pages * 4096;
    if (clo_cache_sim) d1mw += fault_bytes / 64;
    VG_(umsg)("perfcount: Ir %llu I1mr %llu ILmr %llu D1mr %llu D1mw %llu DLmr %llu DLmw %llu clreq %llu "
