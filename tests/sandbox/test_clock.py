@@ -122,8 +122,9 @@ def test_cycles_add_cache_misses(sb, honest):
     assert r.ok and "clock:cycles" in r.flags
     t = r.tests[0]
     assert len(set(t.instructions_runs)) == 1 and len(set(t.cycles_runs)) == 1
-    # the same instructions; the priced page faults include valgrind's larger translations
-    assert honest <= t.instructions < 1.1 * honest
+    # the same instructions; the priced page faults differ by a few (the cache simulation's
+    # larger translations move what valgrind's code cache shares a page with)
+    assert abs(t.instructions - honest) < 0.02 * honest
     assert t.cycles > t.instructions  # start-up misses at least
 
 
