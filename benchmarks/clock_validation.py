@@ -49,8 +49,8 @@ from perfalign.sandbox import Sandbox  # noqa: E402
 from perfalign.sandbox import clock as clk  # noqa: E402
 
 # the suites' checkouts beside the repository (or beside the worktrees' folder)
-SHARED = next((d / "shared" / "external" for d in (ROOT.parent, ROOT.parents[1]) if (d / "shared" / "external").is_dir()),
-              ROOT.parent / "shared" / "external")
+SHARED = next((d / "shared" / "external" for d in (ROOT.parent, ROOT.parents[1])
+               if (d / "shared" / "external").is_dir()), ROOT.parent / "shared" / "external")
 OUT = ROOT / "docs" / "measurements" / "clock_validation.json"
 
 # Candidate variants (all correct: the same floating-point operations in the same order per
