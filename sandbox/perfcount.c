@@ -422,19 +422,26 @@ static void pc_post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT size)
    faults_close(True);
 }
 
+static Bool maps_code[1024];  /* per thread: its call maps a file, or makes memory executable */
+
 static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs)
 {
    faults_close(!tc_pending);
    if (!started) faults_mark = fault_count();
    started = True;
    ir_at_call[tid % 1024] = n_ir;
+   /* valgrind reads the symbols of a file once its segments are mapped (or made executable):
+      thousands of its own faults */
+   maps_code[tid % 1024] = (syscallno == __NR_mmap && !(args[3] & VKI_MAP_ANONYMOUS))
+                           || (syscallno == __NR_mprotect && (args[2] & VKI_PROT_EXEC));
 }
 
 static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs, SysRes res)
 {
-   /* the faults since the last mark are valgrind's work for this call, unless another thread ran
-      program code meanwhile (then they may be that thread's: counted) */
-   faults_close(n_ir != ir_at_call[tid % 1024] && !tc_pending);
+   /* a call's faults are the program's (taken in the kernel: anonymous MAP_POPULATE, MADV_POPULATE_*,
+      a read into a fresh buffer), except where valgrind may read a mapped file's symbols, unless
+      another thread ran program code meanwhile */
+   faults_close((!maps_code[tid % 1024] || n_ir != ir_at_call[tid % 1024]) && !tc_pending);
    if (sr_isError(res)) return;
    switch (syscallno) {
    case __NR_splice: case __NR_tee: case __NR_sendfile: case __NR_copy_file_range:

@@ -23,10 +23,12 @@ PAIRS_CPP = r"""
 int main(void){
   int mode, honest; long n, reps; unsigned long s=0;
   if(scanf("%d %d %ld %ld",&mode,&honest,&n,&reps)!=4) return 1;
-  if(mode==1 || mode==6){  /* zero a table: memset / madvise(MADV_DONTNEED); 6: written only */
+  if(mode==1 || mode==6 || mode==7){  /* zero a table: memset / madvise(MADV_DONTNEED); 6: written only;
+                                        7: the zero pages filled in by the kernel (MADV_POPULATE_WRITE) */
     unsigned char* t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);
     for(long r=0;r<reps;r++){
-      if(honest) memset(t,0,n); else madvise(t,n,MADV_DONTNEED);
+      if(honest) memset(t,0,n);
+      else { madvise(t,n,MADV_DONTNEED); if(mode==7) madvise(t,n,23 /* MADV_POPULATE_WRITE */); }
       for(long i=r%4096;i<n;i+=4096){ if(mode==1) s+=t[i]; t[i]=(unsigned char)(i+r); }
     }
   } else if(mode==2){  /* a private copy of a table: memcpy / a memfd mapped MAP_PRIVATE (copy-on-write) */
@@ -70,6 +72,7 @@ int main(void){
 ATTACKS = {
     "madvise": (1, 1 << 20, 20),
     "madvise_write_only": (6, 1 << 20, 20),
+    "madvise_populate": (7, 1 << 20, 20),
     "cow_memfd": (2, 1 << 20, 20),
     "x87_fsin": (3, 100_000, 1),
     "rep_movsq": (4, 1 << 20, 20),
