@@ -438,8 +438,8 @@ static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs
 
 static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs, SysRes res)
 {
-   /* a call's faults are the program's (taken in the kernel: anonymous MAP_POPULATE, MADV_POPULATE_*,
-      a read into a fresh buffer), except where valgrind may read a mapped file's symbols, unless
+   /* a call's faults are the program's (taken in the kernel: anonymous MAP_POPULATE, a read into a
+      fresh buffer), except where valgrind may read a mapped file's symbols, unless
       another thread ran program code meanwhile */
    faults_close((!maps_code[tid % 1024] || n_ir != ir_at_call[tid % 1024]) && !tc_pending);
    if (sr_isError(res)) return;

@@ -24,11 +24,13 @@ int main(void){
   int mode, honest; long n, reps; unsigned long s=0;
   if(scanf("%d %d %ld %ld",&mode,&honest,&n,&reps)!=4) return 1;
   if(mode==1 || mode==6 || mode==7){  /* zero a table: memset / madvise(MADV_DONTNEED); 6: written only;
-                                        7: the zero pages filled in by the kernel (MADV_POPULATE_WRITE) */
+                                        7: a fresh table mapped with MAP_POPULATE (zeroed in the call) */
     unsigned char* t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);
     for(long r=0;r<reps;r++){
       if(honest) memset(t,0,n);
-      else { madvise(t,n,MADV_DONTNEED); if(mode==7) madvise(t,n,23 /* MADV_POPULATE_WRITE */); }
+      else if(mode==7){ munmap(t,n); t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,
+                                                          MAP_PRIVATE|MAP_ANONYMOUS|MAP_POPULATE,-1,0); }
+      else madvise(t,n,MADV_DONTNEED);
       for(long i=r%4096;i<n;i+=4096){ if(mode==1) s+=t[i]; t[i]=(unsigned char)(i+r); }
     }
   } else if(mode==2){  /* a private copy of a table: memcpy / a memfd mapped MAP_PRIVATE (copy-on-write) */
