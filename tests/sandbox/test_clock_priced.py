@@ -26,6 +26,7 @@ int main(void){
   if(mode==1 || mode==6 || mode==7){  /* zero a table: memset / madvise(MADV_DONTNEED); 6: written only;
                                         7: a fresh table mapped with MAP_POPULATE (zeroed in the call) */
     unsigned char* t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);
+    if(reps<0){ reps=-reps; madvise(t,n,MADV_HUGEPAGE); }  /* 2 MB pages: one fault zeroes 512 pages */
     for(long r=0;r<reps;r++){
       if(honest) memset(t,0,n);
       else if(mode==7){ munmap(t,n); t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,
@@ -104,6 +105,19 @@ def test_priced_attack_scores_no_better_than_its_twin(sb, name, clock):
     honest, out = count(sb, name, 1, clock)
     attack, _ = count(sb, name, 0, clock, expected=out)  # the same answer
     assert attack >= honest * (1 - 1e-3), (name, clock, attack, honest, attack / honest)  # memcpy's set-up
+
+
+@pytest.mark.xfail(reason="known hole: with MADV_HUGEPAGE (allowed by the seccomp filter) one fault zeroes "
+                          "a 2 MB page and is priced as 4 pages; fix: refuse advice 14 under a count")
+@pytest.mark.parametrize("clock", clk.DETERMINISTIC)
+def test_huge_page_zeroing_scores_no_better_than_memset(sb, clock):
+    ATTACKS["huge_pages"] = (6, 8 << 20, -10)
+    try:
+        honest, out = count(sb, "huge_pages", 1, clock)
+        attack, _ = count(sb, "huge_pages", 0, clock, expected=out)
+    finally:
+        del ATTACKS["huge_pages"]
+    assert attack >= honest * (1 - 1e-3), (clock, attack, honest, attack / honest)
 
 
 def test_prices_keep_the_count_exact(sb):
