@@ -48,7 +48,9 @@ from perfalign.measure.harness import ProbeSession, ProbeSettings  # noqa: E402
 from perfalign.sandbox import Sandbox  # noqa: E402
 from perfalign.sandbox import clock as clk  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "external"
+# the suites' checkouts beside the repository (or beside the worktrees' folder)
+SHARED = next((d / "shared" / "external" for d in (ROOT.parent, ROOT.parents[1])
+               if (d / "shared" / "external").is_dir()), ROOT.parent / "shared" / "external")
 OUT = ROOT / "docs" / "measurements" / "clock_validation.json"
 
 # Candidate variants (all correct: the same floating-point operations in the same order per

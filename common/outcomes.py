@@ -34,8 +34,12 @@ WITHHELD_CAUSES = {
 }
 # Measurement flags that are the candidate's doing: a correct program carrying one is penalized.
 # "fast_repeat": one repeat far faster than another (common.plausibility.repeats_as_set): state
-# kept between runs, not the same work measured twice.
-PENALIZED_FLAGS = ("fast_repeat",)
+# kept between runs, not the same work measured twice. "count_contradicts_cpu": faster than its
+# baseline only under a deterministic clock, slower in the CPU time measured beside the count
+# (sandbox.clock.count_contradicts_cpu).
+PENALIZED_FLAGS = ("fast_repeat", "count_contradicts_cpu")
+_FLAG_REASONS = {"fast_repeat": "its repeats were not the same work measured twice",
+                 "count_contradicts_cpu": "faster only under the count: the CPU time beside it says slower"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def sandbox_outcome(verdict: str, *, control_verdict: str | None = None,
 def flag_outcome(flags) -> Outcome | None:
     """The penalty of a correct program whose measurement carries a penalized flag, else None."""
     bad = [f for f in flags if f in PENALIZED_FLAGS]
-    return judge(bad[0], f"{bad[0]}: its repeats were not the same work measured twice") if bad else None
+    return judge(bad[0], f"{bad[0]}: {_FLAG_REASONS[bad[0]]}") if bad else None
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Protocol
 from perfalign.common.plausibility import speedup_ratio
 from perfalign.common.progress import report as report_progress
 from perfalign.sandbox import Job, RunResult, Sandbox, Verdict
+from perfalign.sandbox.clock import CONTRADICTED, count_contradicts_cpu
 
 from .tasks.base import (
     BaselineResult,
@@ -42,6 +43,9 @@ class Measurement:
     verdict: str
     message: str = ""
     times_s: list[float] = field(default_factory=list)  # every timed repeat (the chosen clock)
+    # a deterministic clock: the native CPU time run beside the count, and its relative noise
+    native_cpu_s: float | None = None
+    native_noise: float = 0.0
 
 
 class JobSpec(Protocol):
@@ -131,10 +135,12 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
     results = run_jobs(sandbox, jobs, parallel, cfg.workers) if jobs else []
 
     baselines: dict[str, BaselineResult] = {}
+    base_native: dict[str, tuple[float | None, float]] = {}
     by_id = {p.prompt_id: p for p in prompts}
     for p in prompts:
         runs = [p.spec.measure(results[index[("baseline", p.prompt_id, n)]]) for n in range(cfg.baseline_runs)]
         ok = [x.runtime_s for x in runs if x.correct]
+        base_native[p.prompt_id] = next(((x.native_cpu_s, x.native_noise) for x in runs if x.correct), (None, 0.0))
         first = runs[0]
         baselines[p.prompt_id] = BaselineResult(p.prompt_id, p.task, p.timing, statistics.median(ok) if ok else None,
                                                 first.verdict if not ok else "OK", p.spec.baseline_source,
@@ -154,6 +160,13 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
             checked = speedup_ratio(r.baseline_s, r.runtime_s)
             r.speedup = checked.value if checked.value is not None else 0.0
             r.flags = sorted(set(r.flags) | set(checked.flags))
+            base_cpu, base_noise = base_native.get(p.prompt_id, (None, 0.0))
+            if base_cpu and m.native_cpu_s and count_contradicts_cpu(
+                    r.speedup, base_cpu / m.native_cpu_s, base_noise + m.native_noise):
+                r.flags = sorted(set(r.flags) | {CONTRADICTED})  # faster only under the count: no credit
+                r.speedup = 0.0
+                r.message = (f"the count says {checked.value:.2f}x, the CPU time beside it "
+                             f"{base_cpu / m.native_cpu_s:.2f}x: not credited")
         elif r.correct:
             r.message = f"correct, but no {r.language} baseline: contributes no speedup"
 

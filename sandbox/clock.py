@@ -10,8 +10,10 @@ counts from valgrind's log, which reaches it over a socket the program cannot wr
 - the log fd is one end of a ``socketpair``: valgrind moves it into its reserved fd range, where
   the program's own system calls on it fail (EBADF); a socket cannot be reopened through
   ``/proc/self/fd`` (ENXIO) and the seccomp filter denies pidfd_getfd and ptrace;
-- bytes the kernel moves for the program (``read``/``write`` and the like) are charged one
-  instruction each, as the C library's copy costs under the count: a copy through a pipe gains nothing;
+- what the machine pays beyond plain instructions is priced: bytes the kernel moves for the program
+  (any call that reads or fills its memory) one instruction each, as the C library's copy, and
+  through the cache model under cycles; page faults; costly instruction classes by weight
+  (``INSTRUCTION_WEIGHTS``, ``FAULT_PAGES``);
 - client requests do nothing (``VALGRIND_NON_SIMD_CALL``, which would run a function on the real
   CPU uncounted; ``VALGRIND_PRINTF``; ``RUNNING_ON_VALGRIND`` answers 0 as natively), whether the
   program was compiled with them or builds them at run time: the capability is gone, not detected.
@@ -62,6 +64,26 @@ CACHE_GEOMETRY = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16
 # instructions alone (docs/sandbox.md). A weak fit on a small sample: refit on a bigger one.
 CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0}
 
+# What the machine pays that no plain instruction count shows (perfcount.c prices it, with these),
+# measured natively on this machine by benchmarks/clock_weights.py (docs/sandbox.md, "Priced work"):
+# - an instruction whose class costs an order of magnitude more than a plain one counts as the
+#   ordinary instructions it costs in time (x87 transcendental, divide, square root); a rep-string
+#   iteration counts the bytes it moves;
+# - a page fault (zero-fill, copy-on-write copy, file page) counts as FAULT_PAGES pages written by
+#   the C library (4096 instructions each; under cycles 64 data-cache write misses each): a fault
+#   costs ~4 pages of ordinary instructions (3.8 measured), never less than 2 (the memset page it
+#   replaces, with a margin).
+INSTRUCTION_WEIGHTS = {"transcendental": 347, "div": 46, "sqrt": 40}
+FAULT_PAGES = 4
+
+# The second line of defence, which needs no list: the same build runs natively beside the count
+# (at least NATIVE_REPEATS times, in the same job), and a count that calls a program faster than
+# its baseline while the CPU time beside it says slower, beyond the CPU time's own noise, is not a
+# label: the flag CONTRADICTED, penalized like every flag the program could have caused
+# (common.outcomes.PENALIZED_FLAGS).
+NATIVE_REPEATS = 3
+CONTRADICTED = "count_contradicts_cpu"
+
 # Time limits under valgrind: limit * SLOWDOWN[clock] + STARTUP_S (valgrind's own start-up,
 # 0.4 s for C++, 2.9-4.5 s for Python 3's start-up under it, more on a loaded host). The slowdowns are above
 # benchmarks/clock_bench.py's "slowdown vs native" figures (C++ work 32x, Python 20x under
@@ -85,7 +107,7 @@ MAX_LOG_BYTES = 1 << 20
 _LINE = re.compile(r"^==(\d+)== (.*)$")
 # perfcount's summary (perfcount.c): one per process
 _SUMMARY = re.compile(r"^perfcount: Ir (\d+) I1mr (\d+) ILmr (\d+) D1mr (\d+) D1mw (\d+) DLmr (\d+) DLmw (\d+) "
-                      r"clreq (\d+) kbytes (\d+)$")
+                      r"clreq (\d+) kbytes (\d+) wextra (\d+) faults (\d+)$")
 
 
 class ClockMismatch(ValueError):
@@ -138,7 +160,8 @@ def valgrind_prefix(clock: str) -> list[str]:
             "--trace-children=yes", "--error-exitcode=0",
             # valgrind's exit hooks run guest code that ends in a client request, which perfcount drops
             "--run-libc-freeres=no", "--run-cxx-freeres=no",
-            f"--cache-sim={'yes' if clock == 'cycles' else 'no'}"]
+            f"--cache-sim={'yes' if clock == 'cycles' else 'no'}", f"--fault-pages={FAULT_PAGES}",
+            *(f"--w-{k}={w}" for k, w in INSTRUCTION_WEIGHTS.items())]
     if clock == "cycles":
         opts += [f"--{k}={','.join(map(str, v))}" for k, v in CACHE_GEOMETRY.items()]
     return opts
@@ -162,11 +185,33 @@ class Counts:
     l1_misses: int = 0
     ll_misses: int = 0
     client_requests: int = 0  # attempted, and dropped (perfcount.c)
+    faults: int = 0  # page faults, priced in ``instructions``
 
 
 def cycles(c: Counts) -> float:
     """The cycles model (CYCLE_WEIGHTS)."""
     return c.instructions + CYCLE_WEIGHTS["L1"] * c.l1_misses + CYCLE_WEIGHTS["LL"] * c.ll_misses
+
+
+def native_cpu_s(tests) -> tuple[float | None, float]:
+    """(the summed median native CPU time of the tests run beside a count, its relative noise: the
+    largest (max - min) / median of a test's repeats), or (None, 0) when any test has none."""
+    total, noise = 0.0, 0.0
+    for t in tests:
+        runs = sorted(t.native_cpu_times_s)
+        if not runs:
+            return None, 0.0
+        med = runs[len(runs) // 2]
+        total += med
+        noise = max(noise, (runs[-1] - runs[0]) / med if med > 0 else 0.0)
+    return total, noise
+
+
+def count_contradicts_cpu(count_speedup: float, cpu_speedup: float, cpu_noise: float) -> bool:
+    """The count says the candidate is faster than its baseline, the CPU time measured beside it
+    says slower, beyond the CPU times' noise (each side's relative spread, added): the program is
+    faster only under the count."""
+    return count_speedup > 1.0 and cpu_speedup * (1.0 + cpu_noise) < 1.0
 
 
 def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
@@ -187,8 +232,9 @@ def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
         if f:
             if p in summaries:
                 return None, "two instruction-count summaries for one process"
-            ir, i1, il, d1r, d1w, dlr, dlw, clreq, _kbytes = map(int, f.groups())  # Ir includes kbytes
-            summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq)
+            # Ir includes the priced work (kbytes, wextra, faults)
+            ir, i1, il, d1r, d1w, dlr, dlw, clreq, _kbytes, _wextra, faults = map(int, f.groups())
+            summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq, faults)
     if len(starts) > 1:
         return None, (f"the program started {len(starts)} programs under valgrind (it may not exec: "
                       "the count of a replaced program is lost)")

@@ -439,16 +439,7 @@ class Sandbox:
         os.chmod(inputs, 0o111)
         program = languages.run_program(lang, job.source, lim.memory_mb, job.toolchain)
         use_as = slot.cgroup is None and not program.java  # RLIMIT_AS breaks the JVM
-        rl = {
-            "time_s": lim.time_s,
-            "wall_s": lim.wall_guard,
-            "cpu_s": math.ceil(lim.time_s) + 1,
-            "as_bytes": (lim.memory_mb + _CGROUP_HEADROOM_MB) * MB if use_as else None,
-            "fsize_bytes": lim.output_mb * MB,
-            "nproc": lim.processes + _INFRA_PROCESSES,
-            "stack_bytes": lim.memory_mb * MB,
-            "nofile": 256,
-        }
+        rl = _runner_limits(lim, use_as)
         # + the judge environment (Python 3 libraries / Python 2 root), read-only
         env_mounts, env = environments.program_setup(lang, job.toolchain)
         mounts = [Mount("/box/prog", prog_dir), Mount("/box/in", inputs), *env_mounts]
@@ -478,6 +469,18 @@ class Sandbox:
             # The runner could not finish because of what the program did (it exhausted the
             # sandbox's memory, or outlived the host's guard): the test in flight gets the verdict.
             judges[fault.test].fail(fault.verdict, fault.message)
+        if clock_spec and not any(j.failed for j in judges):
+            # the same build, natively, in the same job: the CPU time a count must not contradict
+            # (sandbox.clock.count_contradicts_cpu), and the answer checked outside valgrind too
+            try:
+                self._launch(list(program.argv), [f"/box/in/{n}" for n in names], _runner_limits(job.limits, use_as),
+                             [m for m in mounts if m.guest != clock_env["VALGRIND_LIB"]], slot,
+                             lambda head, out, err: judges[head["test"]].add_native(head, out, err),
+                             env={**env, **job.env, **_clock.PROGRAM_ENV},
+                             repeats=max(job.repeats, _clock.NATIVE_REPEATS), stop_on_failure=job.stop_on_failure,
+                             memory_mb=job.limits.memory_mb)
+            except _ProgramFault as fault:
+                judges[fault.test].fail(fault.verdict, f"run natively: {fault.message}")
         return [j.result() for j in judges if j.cpu or j.failed], sorted(how)  # cpu: one per frame
 
     def _launch(self, argv: list[str], tests: list[str], limits: dict, mounts: list[Mount], slot: Slot,
@@ -631,6 +634,7 @@ class _TestJudge:
         self.cycles: list[float] = []
         self.misses: tuple[int, int] | None = None
         self.client_requests = 0  # valgrind client requests the program attempted (dropped by perfcount)
+        self.native_cpu: list[float] = []  # the same build run natively beside the count
         self.cpu: list[float] = []
         self.wall: list[float] = []
         self.rss: list[int] = []
@@ -675,11 +679,25 @@ class _TestJudge:
         if verdict is not Verdict.OK:
             self.fail(verdict, message)
 
+    def add_native(self, head: dict, out: bytes, err: bytes) -> None:
+        """A native run of a counted program: its CPU time, and the same verdict and answer checks."""
+        if self.verdict is not Verdict.OK:
+            return
+        verdict, message = _classify(head, err.decode("utf-8", "replace"), self.job.limits)
+        if verdict is Verdict.OK and not head.get("same_as_first") and self.test.expected is not None and \
+                not outputs_match(self.test.expected, out.decode("utf-8", "replace"), self.job.tolerance):
+            verdict, message = Verdict.WRONG_ANSWER, "output differs from the expected output"
+        if verdict is not Verdict.OK:
+            self.fail(verdict, f"run natively beside the count: {message}")
+        else:
+            self.native_cpu.append(head["cpu_s"])
+
     def result(self) -> TestResult:
         return TestResult.from_repeats(self.verdict, self.cpu, self.wall, self.rss, self.instructions, self.cycles,
                                        l1_misses=self.misses[0] if self.misses else None,
                                        ll_misses=self.misses[1] if self.misses else None, exit_code=self.exit_code,
-                                       signal=self.signal, message=self.message, output=self.output)
+                                       signal=self.signal, message=self.message, output=self.output,
+                                       native_cpu_times_s=self.native_cpu)
 
 
 def _compiler_mounts(src: Path, files: dict[str, str], out: Path, slot: Slot, pch: Path | None) -> list[Mount]:
@@ -718,6 +736,19 @@ def _check_flags(flags: tuple[str, ...]) -> None:
     for f in flags:
         if not _FLAG_OK.match(f) or f.startswith(("-fplugin", "-fprofile", "-fdump")):
             raise ValueError(f"compiler flag {f!r} is not allowed")
+
+
+def _runner_limits(lim: Limits, use_as: bool) -> dict:
+    return {
+        "time_s": lim.time_s,
+        "wall_s": lim.wall_guard,
+        "cpu_s": math.ceil(lim.time_s) + 1,
+        "as_bytes": (lim.memory_mb + _CGROUP_HEADROOM_MB) * MB if use_as else None,
+        "fsize_bytes": lim.output_mb * MB,
+        "nproc": lim.processes + _INFRA_PROCESSES,
+        "stack_bytes": lim.memory_mb * MB,
+        "nofile": 256,
+    }
 
 
 def _classify(head: dict, stderr: str, lim: Limits) -> tuple[Verdict, str]:

@@ -18,27 +18,37 @@
  * returns its default value (as on the real CPU) and the program behaves as it does natively.
  * The number of requests it attempted is reported beside the counts (an audit flag).
  *
- * Sealed mappings: see pc_pre_syscall.
+ * Sealed mappings: see seal_check.
  *
- * Summary line, one per process, on valgrind's log (Ir includes kbytes, see pc_post_syscall):
- *   ==pid== perfcount: Ir N I1mr N ILmr N D1mr N D1mw N DLmr N DLmw N clreq N kbytes N
+ * What it prices beyond that (the machine pays it, no instruction shows it): instruction classes
+ * whose cost is an order of magnitude above a plain one (weights), bytes the kernel moves for the
+ * program, and page faults (see those sections).
+ *
+ * Summary line, one per process, on valgrind's log (Ir includes wextra, kbytes and the faults' price):
+ *   ==pid== perfcount: Ir N I1mr N ILmr N D1mr N D1mw N DLmr N DLmw N clreq N kbytes N wextra N faults N
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_vkiscnums.h"
 
-static ULong n_ir = 0, n_clreq = 0, n_kbytes = 0;
+static ULong n_ir = 0, n_clreq = 0, n_kbytes = 0, n_weighted = 0;
+static ULong tc_pending = 0;  /* a translation was made and has not run yet (see "Page faults") */
+static void faults_close(Bool count);
 static ULong i1mr = 0, ilmr = 0, d1mr = 0, d1mw = 0, dlmr = 0, dlmw = 0;
 
 /* ---------------------------------------------------------------- options */
 static Bool clo_cache_sim = False;
 static const HChar* clo_geom[3] = {"32768,8,64", "32768,8,64", "8388608,16,64"};  /* I1, D1, LL */
+/* instruction-class weights (sandbox/clock.py INSTRUCTION_WEIGHTS): x87 transcendental, divide, square
+   root; a page fault is charged as --fault-pages pages written by the C library */
+static Long clo_w_transc = 1, clo_w_div = 1, clo_w_sqrt = 1, clo_fault_pages = 0;
 
 static Bool pc_process_cmd_line_option(const HChar* arg)
 {
@@ -46,6 +56,10 @@ static Bool pc_process_cmd_line_option(const HChar* arg)
    else if VG_STR_CLO(arg, "--I1", clo_geom[0]) {}
    else if VG_STR_CLO(arg, "--D1", clo_geom[1]) {}
    else if VG_STR_CLO(arg, "--LL", clo_geom[2]) {}
+   else if VG_BINT_CLO(arg, "--w-transcendental", clo_w_transc, 1, 10000) {}
+   else if VG_BINT_CLO(arg, "--w-div", clo_w_div, 1, 10000) {}
+   else if VG_BINT_CLO(arg, "--w-sqrt", clo_w_sqrt, 1, 10000) {}
+   else if VG_BINT_CLO(arg, "--fault-pages", clo_fault_pages, 0, 10000) {}
    else return False;
    return True;
 }
@@ -55,7 +69,9 @@ static void pc_print_usage(void)
    VG_(printf)("    --cache-sim=no|yes        simulate the caches [no]\n"
                "    --I1=<size>,<assoc>,<line_size>  level-1 instruction cache [32768,8,64]\n"
                "    --D1=<size>,<assoc>,<line_size>  level-1 data cache [32768,8,64]\n"
-               "    --LL=<size>,<assoc>,<line_size>  last-level cache [8388608,16,64]\n");
+               "    --LL=<size>,<assoc>,<line_size>  last-level cache [8388608,16,64]\n"
+               "    --w-transcendental=N --w-div=N --w-sqrt=N  instruction-class weights [1]\n"
+               "    --fault-pages=N           price of a page fault, in pages written [0]\n");
 }
 
 static void pc_print_debug_usage(void) {}
@@ -193,23 +209,109 @@ static void data_accesses(IRSB* sb, IRStmt* st)
    }
 }
 
+/* ---------------------------------------------------------------- instruction weights */
+/* An instruction whose cost differs from a plain one by an order of magnitude counts as several, by
+   what it computes (its IR operations: any opcode that divides is a divide), not by a list of
+   opcodes. The weights are measured by benchmarks/clock_weights.py and set in sandbox/clock.py. */
+static Long op_weight(IROp op)
+{
+   switch (op) {
+   case Iop_SinF64: case Iop_CosF64: case Iop_TanF64: case Iop_AtanF64: case Iop_Yl2xF64: case Iop_Yl2xp1F64:
+   case Iop_2xm1F64: case Iop_PRemF64: case Iop_PRemC3210F64: case Iop_PRem1F64: case Iop_PRem1C3210F64:
+   case Iop_ScaleF64:
+      return clo_w_transc;
+   case Iop_DivU32: case Iop_DivS32: case Iop_DivU64: case Iop_DivS64: case Iop_DivU128: case Iop_DivS128:
+   case Iop_DivU32E: case Iop_DivS32E: case Iop_DivU64E: case Iop_DivS64E: case Iop_DivU128E: case Iop_DivS128E:
+   case Iop_DivModU64to32: case Iop_DivModS64to32: case Iop_DivModU128to64: case Iop_DivModS128to64:
+   case Iop_DivModU64to64: case Iop_DivModS64to64: case Iop_DivModU32to32: case Iop_DivModS32to32:
+   case Iop_DivF32: case Iop_DivF64: case Iop_DivF64r32: case Iop_DivF128: case Iop_DivD64: case Iop_DivD128:
+   case Iop_Div32F0x4: case Iop_Div64F0x2: case Iop_Div32Fx4: case Iop_Div64Fx2: case Iop_Div32Fx8:
+   case Iop_Div64Fx4:
+      return clo_w_div;
+   case Iop_SqrtF16: case Iop_SqrtF32: case Iop_SqrtF64: case Iop_SqrtF128: case Iop_Sqrt32F0x4:
+   case Iop_Sqrt64F0x2: case Iop_Sqrt16Fx8: case Iop_Sqrt32Fx4: case Iop_Sqrt64Fx2: case Iop_Sqrt32Fx8:
+   case Iop_Sqrt64Fx4:
+      return clo_w_sqrt;
+   default:
+      return 1;
+   }
+}
+
+static Long expr_weight(IRExpr* e)
+{
+   switch (e->tag) {
+   case Iex_Unop: return op_weight(e->Iex.Unop.op);
+   case Iex_Binop: return op_weight(e->Iex.Binop.op);
+   case Iex_Triop: return op_weight(e->Iex.Triop.details->op);
+   case Iex_Qop: return op_weight(e->Iex.Qop.details->op);
+   default: return 1;
+   }
+}
+
+/* The element size of a rep-prefixed string instruction (movs, stos, lods, cmps, scas), else 0.
+   Valgrind counts each iteration of one as an instruction, so `rep movsq` would move 8 bytes per
+   count where glibc's `rep movsb` moves 1: an iteration counts as many as the bytes it moves. */
+static Long rep_element(Addr a, UInt len)
+{
+   const UChar* p = (const UChar*)a;
+   const UChar* end = p + len;
+   Bool rep = False, w16 = False, w64 = False;
+   for (; p < end; p++) {
+      UChar b = *p;
+      if (b == 0xF2 || b == 0xF3) rep = True;
+      else if (b == 0x66) w16 = True;
+      else if (b == 0x67 || b == 0xF0 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x26 || b == 0x64 || b == 0x65) {}
+      else if ((b & 0xF0) == 0x40) w64 = (b & 8) != 0;  /* REX */
+      else break;
+   }
+   if (!rep || p >= end) return 0;
+   switch (*p) {
+   case 0xA4: case 0xA6: case 0xAA: case 0xAC: case 0xAE: return 1;
+   case 0xA5: case 0xA7: case 0xAB: case 0xAD: case 0xAF: return w64 ? 8 : w16 ? 2 : 4;
+   default: return 0;
+   }
+}
+
+static void pc_after_translation(void)
+{
+   faults_close(False);
+   tc_pending = 0;
+}
+
 static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
                            const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                            IRType gWordTy, IRType hWordTy)
 {
    Int i = 0;
    ULong pending = 0;   /* instructions entered since the counter was last updated */
+   ULong extra = 0;     /* their weight over one each (n_weighted) */
+   Long cur = 1;        /* the weight of the current instruction so far */
    Addr prev_line = ~(Addr)0;
    IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
+   IRTemp tp, tg;
+   IRDirty* after;
+   faults_close(!tc_pending);  /* the program's faults since the last mark; valgrind's translating from here */
+   tc_pending = 1;
    while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
       addStmtToIRSB(sbOut, sbIn->stmts[i]);
       i++;
    }
+   /* on entry, after a translation: its faults (valgrind writing its code cache) are not the program's */
+   tp = newIRTemp(sbOut->tyenv, Ity_I64);
+   tg = newIRTemp(sbOut->tyenv, Ity_I1);
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(tp, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&tc_pending))));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(tg, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(tp), IRExpr_Const(IRConst_U64(0)))));
+   after = unsafeIRDirty_0_N(0, "pc_after_translation", VG_(fnptr_to_fnentry)(&pc_after_translation), mkIRExprVec_0());
+   after->guard = IRExpr_RdTmp(tg);
+   addStmtToIRSB(sbOut, IRStmt_Dirty(after));
    for (; i < sbIn->stmts_used; i++) {
       IRStmt* st = sbIn->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
       if (st->tag == Ist_IMark) {
          pending++;
+         Long elem = rep_element(st->Ist.IMark.addr, st->Ist.IMark.len);
+         cur = elem > 1 ? elem : 1;
+         extra += cur - 1;
          Addr first = st->Ist.IMark.addr >> I1.line_bits, last = (st->Ist.IMark.addr + st->Ist.IMark.len - 1) >> I1.line_bits;
          /* a fetch from the line the previous instruction of this superblock ended in hits and leaves
             the LRU order as it is (that line is its set's most recent): no call, the same counts */
@@ -219,11 +321,16 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
             addStmtToIRSB(sbOut, IRStmt_Dirty(unsafeIRDirty_0_N(
                2, "pc_ifetch", VG_(fnptr_to_fnentry)(&pc_ifetch),
                mkIRExprVec_2(mkIRExpr_HWord((HWord)st->Ist.IMark.addr), mkIRExpr_HWord(st->Ist.IMark.len)))));
-      } else if (clo_cache_sim) {
-         data_accesses(sbOut, st);
+      } else {
+         if (st->tag == Ist_WrTmp) {
+            Long w = expr_weight(st->Ist.WrTmp.data);
+            if (w > cur) { extra += w - cur; cur = w; }
+         }
+         if (clo_cache_sim) data_accesses(sbOut, st);
       }
       if (st->tag == Ist_Exit) {  /* a side exit: count what ran before it leaves */
          if (pending) { add_to(sbOut, &n_ir, pending); pending = 0; }
+         if (extra) { add_to(sbOut, &n_weighted, extra); extra = 0; }
          if (st->Ist.Exit.jk == Ijk_ClientReq) {
             add_to(sbOut, &n_clreq, 1);
             st = IRStmt_Exit(st->Ist.Exit.guard, Ijk_Boring, st->Ist.Exit.dst, st->Ist.Exit.offsIP);
@@ -232,6 +339,7 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
       addStmtToIRSB(sbOut, st);
    }
    if (pending) add_to(sbOut, &n_ir, pending);
+   if (extra) add_to(sbOut, &n_weighted, extra);
    if (sbOut->jumpkind == Ijk_ClientReq) {  /* the request is dropped: execution goes on after it */
       add_to(sbOut, &n_clreq, 1);
       sbOut->jumpkind = Ijk_Boring;
@@ -270,7 +378,7 @@ static void refuse(const HChar* call)
    VG_(exit)(1);
 }
 
-static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs)
+static void seal_check(UInt syscallno, UWord* args)
 {
    switch (syscallno) {
    case PC_NR_MSEAL:
@@ -304,21 +412,106 @@ static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs
 }
 
 /* ---------------------------------------------------------------- work the kernel does */
-/* Bytes a system call moved for the program are work outside any guest instruction: a copy made
-   by writing into a pipe and reading it back would count a few instructions where memcpy counts one
-   per byte (glibc copies large blocks with `rep movsb`, one guest instruction per byte). Each byte a
-   data-moving call reports is charged one instruction, the C library's copy under this count; the
-   calls are those of the sandbox's seccomp allowlist whose result is a byte count. */
+/* Bytes a system call moves for the program are work outside any guest instruction: a copy made by
+   writing into a pipe and reading it back would count a few instructions where memcpy counts one per
+   byte (glibc copies large blocks with `rep movsb`). By capability, not by a list of calls: every
+   byte of the program's memory the kernel reads (valgrind's pre-syscall read check: the buffer of a
+   write, send, ...) or writes (its post-syscall write mark: the bytes a read, recv, getrandom, ...
+   filled) is charged one instruction, the C library's copy under this count, and with the cache
+   simulation goes through the data cache line by line as that copy would, with the kernel's own
+   buffer on the other side (a pipe's 64 KB, reused). Calls that move data
+   between two files without the program's memory have no such check: their byte count is priced. */
+#define KBUF_BASE ((Addr)0xffff800000000000ULL)  /* the kernel's side of its copies: outside user space */
+#define KBUF_SIZE ((Addr)65536)                   /* a pipe's buffer */
+static Addr kbuf_off = 0;
+
+static void kernel_touch(Addr a, SizeT size, Bool write)
+{
+   Addr line, end = a + size, step;
+   n_kbytes += size;
+   if (!clo_cache_sim || size == 0) return;
+   step = (Addr)1 << D1.line_bits;
+   for (line = a & ~(step - 1); line < end; line += step) {
+      /* the user's line, and the line of the kernel's buffer on the other side of the copy */
+      sim_access(&D1, line, 1, write ? &d1mw : &d1mr, write ? &dlmw : &dlmr);
+      sim_access(&D1, KBUF_BASE + kbuf_off, 1, write ? &d1mr : &d1mw, write ? &dlmr : &dlmw);
+      kbuf_off = (kbuf_off + step) % KBUF_SIZE;
+   }
+}
+
+static void pc_pre_mem_read(CorePart part, ThreadId tid, const HChar* s, Addr a, SizeT size)
+{
+   if (part == Vg_CoreSysCall) kernel_touch(a, size, False);
+}
+
+
+/* Page faults: a fresh zero page, a copy-on-write copy, a page of a file mapped in are the kernel's
+   work for the program (MADV_DONTNEED "zeroes" memory with no instruction). Counted by the process's
+   fault count (all its threads) while the program runs between its system calls and valgrind's
+   translations: valgrind's own start-up, its work inside a call (reading the symbols of a library
+   just mapped: thousands of faults) and its translating (writing its code cache: from the start
+   of a translation to the first run of its code) are left out, so the count stays exact run to run
+   and close to the program's native faults; a call's faults up to the moment it
+   filled the program's memory (a read into a fresh buffer) are the program's. Each fault is
+   charged as --fault-pages pages written by the C library: 4096 instructions a page, and under the
+   cache simulation 64 data-cache write misses a page. */
+extern SysRes VG_(do_syscall)(UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord, UWord);
+
+static ULong fault_count(void)
+{
+   Long ru[18];  /* struct rusage: two timevals, then maxrss, ixrss, idrss, isrss, minflt, majflt, ... */
+   SysRes r = VG_(do_syscall)(__NR_getrusage, 0 /* RUSAGE_SELF */, (UWord)ru, 0, 0, 0, 0, 0, 0);
+   return sr_isError(r) ? 0 : (ULong)(ru[8] + ru[9]);
+}
+
+static ULong n_faults = 0, faults_mark = 0;
+static Bool started = False;  /* the program has made its first system call */
+
+/* Close the interval since the last mark (counting its faults as the program's or not) and open
+   the next one. */
+static void faults_close(Bool count)
+{
+   ULong now;
+   if (!started) return;
+   now = fault_count();
+   if (count) n_faults += now - faults_mark;
+   faults_mark = now;
+}
+static ULong ir_at_call[1024];  /* per thread: the instruction count when its call began */
+
+/* the kernel has just filled the program's memory (a read into a fresh buffer faults there): the
+   faults of the call so far are the program's */
+static void pc_post_mem_write(CorePart part, ThreadId tid, Addr a, SizeT size)
+{
+   if (part != Vg_CoreSysCall) return;
+   kernel_touch(a, size, True);
+   faults_close(True);
+}
+
+static Bool maps_code[1024];  /* per thread: its call maps a file, or makes memory executable */
+
+static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs)
+{
+   seal_check(syscallno, args);
+   faults_close(!tc_pending);
+   if (!started) faults_mark = fault_count();
+   started = True;
+   ir_at_call[tid % 1024] = n_ir;
+   /* valgrind reads the symbols of a file once its segments are mapped (or made executable):
+      thousands of its own faults */
+   maps_code[tid % 1024] = (syscallno == __NR_mmap && !(args[3] & VKI_MAP_ANONYMOUS))
+                           || (syscallno == __NR_mprotect && (args[2] & VKI_PROT_EXEC));
+}
+
 static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs, SysRes res)
 {
+   /* a call's faults are the program's (taken in the kernel: anonymous MAP_POPULATE, a read into a
+      fresh buffer), except where valgrind may read a mapped file's symbols, unless
+      another thread ran program code meanwhile */
+   faults_close((!maps_code[tid % 1024] || n_ir != ir_at_call[tid % 1024]) && !tc_pending);
    if (sr_isError(res)) return;
    switch (syscallno) {
-   case __NR_read: case __NR_write: case __NR_pread64: case __NR_pwrite64:
-   case __NR_readv: case __NR_writev: case __NR_preadv: case __NR_pwritev:
-   case __NR_preadv2: case __NR_pwritev2:
-   case __NR_recvfrom: case __NR_sendto: case __NR_recvmsg: case __NR_sendmsg:
-   case __NR_splice: case __NR_tee: case __NR_vmsplice: case __NR_sendfile: case __NR_copy_file_range:
-   case __NR_process_vm_readv: case __NR_process_vm_writev: case __NR_getrandom:
+   case __NR_splice: case __NR_tee: case __NR_sendfile: case __NR_copy_file_range:
       n_kbytes += (ULong)sr_Res(res);
       break;
    default:
@@ -338,9 +531,16 @@ static void pc_post_clo_init(void)
 
 static void pc_fini(Int exitcode)
 {
-   /* Ir: guest instructions plus one per byte the kernel moved (kbytes) */
+   /* Ir: guest instructions, their weights over one (wextra), one per byte the kernel moved (kbytes)
+      and the price of the page faults (faults x fault-pages x 4096) */
+   ULong faults;
+   faults_close(!tc_pending);
+   faults = n_faults;
+   ULong fault_bytes = faults * (ULong)clo_fault_pages * 4096;
+   if (clo_cache_sim) d1mw += fault_bytes / 64;
    VG_(umsg)("perfcount: Ir %llu I1mr %llu ILmr %llu D1mr %llu D1mw %llu DLmr %llu DLmw %llu clreq %llu "
-             "kbytes %llu\n", n_ir + n_kbytes, i1mr, ilmr, d1mr, d1mw, dlmr, dlmw, n_clreq, n_kbytes);
+             "kbytes %llu wextra %llu faults %llu\n", n_ir + n_weighted + n_kbytes + fault_bytes, i1mr, ilmr,
+             d1mr, d1mw, dlmr, dlmw, n_clreq, n_kbytes, n_weighted, faults);
 }
 
 static void pc_pre_clo_init(void)
@@ -354,6 +554,8 @@ static void pc_pre_clo_init(void)
    VG_(basic_tool_funcs)(pc_post_clo_init, pc_instrument, pc_fini);
    VG_(needs_command_line_options)(pc_process_cmd_line_option, pc_print_usage, pc_print_debug_usage);
    VG_(needs_syscall_wrapper)(pc_pre_syscall, pc_post_syscall);
+   VG_(track_pre_mem_read)(pc_pre_mem_read);
+   VG_(track_post_mem_write)(pc_post_mem_write);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pc_pre_clo_init)

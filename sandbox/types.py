@@ -103,6 +103,9 @@ class TestResult:
     # last level), the inputs of the cycles model (clock.cycles) and of its weight fit
     l1_misses: int | None = None
     ll_misses: int | None = None
+    # a deterministic clock only: the same build run natively in the same job, after the counted
+    # runs (every repeat's CPU time; the answer checked too): what the count must not contradict
+    native_cpu_times_s: list[float] = field(default_factory=list)
 
     @classmethod
     def from_repeats(cls, verdict: Verdict, cpu: list[float], wall: list[float], rss: list[int],

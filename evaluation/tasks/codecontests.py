@@ -25,7 +25,7 @@ from perfalign.measure.contest import ContestProblem, ContestSettings, score_con
 from perfalign.perfdata.shards import read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
 
 from ..sandbox_jobs import Measurement, score_jobs
 from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
@@ -65,7 +65,8 @@ class ContestSpec:
             return Measurement(False, None, result.verdict.value, (msg or "")[:2000])
         if result.clock in DETERMINISTIC:  # the count (mean over tests), like the re-run baseline beside it
             counts = [float(t.cycles if result.clock == "cycles" else t.instructions) for t in result.tests]
-            return Measurement(True, sum(counts) / len(counts), Verdict.OK.value, "", counts)
+            native, noise = native_cpu_s(result.tests)
+            return Measurement(True, sum(counts) / len(counts), Verdict.OK.value, "", counts, native, noise)
         return Measurement(True, result.mean_cpu_time_s, Verdict.OK.value, "",
                            [t.cpu_time_s for t in result.tests if t.cpu_time_s is not None])
 

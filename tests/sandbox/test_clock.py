@@ -121,7 +121,10 @@ def test_cycles_add_cache_misses(sb, honest):
     r = run(sb, HONEST_CPP, clock="cycles", repeats=2)
     assert r.ok and "clock:cycles" in r.flags
     t = r.tests[0]
-    assert t.instructions == honest and len(set(t.cycles_runs)) == 1
+    assert len(set(t.instructions_runs)) == 1 and len(set(t.cycles_runs)) == 1
+    # the same instructions; the priced page faults differ by a few (the cache simulation's
+    # larger translations move what valgrind's code cache shares a page with)
+    assert abs(t.instructions - honest) < 0.02 * honest
     assert t.cycles > t.instructions  # start-up misses at least
 
 
@@ -203,7 +206,7 @@ def test_client_requests_that_forge_or_discard_do_nothing(sb, honest):
     # natively every request answers 0: the program then does the work itself
     body = ('VALGRIND_DISCARD_TRANSLATIONS((void*)&work, 4096); '
             'VALGRIND_PRINTF("\\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0 "'
-            '"kbytes 0\\n", (int)getpid()); '
+            '"kbytes 0 wextra 0 faults 0\\n", (int)getpid()); '
             'unsigned long s = RUNNING_ON_VALGRIND ? VALGRIND_NON_SIMD_CALL2(native_work, 0, n) : work(0, n); '
             'printf("%lu\\n", s); return 0;')
     headers = ("#include <valgrind/valgrind.h>\n"
@@ -269,7 +272,7 @@ m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 m.write(code)
 fn = ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
 fmt = ctypes.create_string_buffer(b"\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0 "
-                                 b"kbytes 0\n==%d== Command: x\n" % (os.getpid(), os.getpid()))
+                                 b"kbytes 0 wextra 0 faults 0\n==%d== Command: x\n" % (os.getpid(), os.getpid()))
 args = (ctypes.c_ulong * 6)(0x1403, ctypes.addressof(fmt), 0, 0, 0, 0)
 fn(ctypes.addressof(args), 0)
 n=int(input())
@@ -319,7 +322,7 @@ def test_python_client_call_from_run_time_code_gains_nothing(sb):
 def test_program_output_cannot_forge_the_count(sb, honest):
     body = 'fprintf(stderr, "==%d== I   refs:      5\\n", (int)getpid()); printf("%lu\\n", work(0, n)); return 0;'
     r = run(sb, cpp(body=body))
-    assert r.ok and r.tests[0].instructions >= honest
+    assert r.ok and r.tests[0].instructions >= 0.99 * honest  # another binary: a page fault more or less
 
 
 # ---------------------------------------------------------------------------- hiding work elsewhere
@@ -383,7 +386,8 @@ def test_python_subprocess_is_refused(sb, honest_py):
 # ---------------------------------------------------------------------------- the log parser
 
 def _summary(pid, ir, clreq=0):
-    return f"=={pid}== perfcount: Ir {ir} I1mr 3 ILmr 1 D1mr 4 D1mw 5 DLmr 2 DLmw 0 clreq {clreq} kbytes 7"
+    return (f"=={pid}== perfcount: Ir {ir} I1mr 3 ILmr 1 D1mr 4 D1mw 5 DLmr 2 DLmw 0 clreq {clreq} kbytes 7 "
+            "wextra 0 faults 0")
 
 
 def _log(pid, ir, commands=1, extra=""):
@@ -486,21 +490,20 @@ def test_copies_made_by_the_kernel_gain_nothing(sb):
 
 
 def test_every_allowed_call_that_moves_data_is_priced():
-    """The seccomp allowlist decides which system calls exist; each of them that returns a byte count
-    of data moved must be on perfcount's price list (sendmmsg returns a message count: its data is
-    priced when the other end reads it)."""
+    """By capability: every byte of the program's memory a call reads or fills is priced through
+    valgrind's own pre-call read checks and post-call write marks (no list of calls). Calls that move
+    data between two files without touching the program's memory must be on perfcount's short list."""
     import re
 
     from perfalign.sandbox import perfcount, seccomp
 
     src = perfcount.SOURCE.read_text()
+    assert "VG_(track_pre_mem_read)(pc_pre_mem_read)" in src and "VG_(track_post_mem_write)(pc_post_mem_write)" in src
     hook = src[src.index("static void pc_post_syscall"):]
     priced = set(re.findall(r"case __NR_(\w+):", hook[:hook.index("default:")]))
     allowed = seccomp.allowed_names() | set(seccomp.ARGUMENTS)
-    movers = {n for n in allowed
-              if re.fullmatch(r"p?(read|write)v?2?(64)?|send(to|msg|file)|recv(from|msg)|copy_file_range|getrandom", n)}
-    assert {"read", "write", "preadv2", "sendfile", "recvmsg", "getrandom"} <= movers  # the pattern finds them
-    assert movers <= priced, movers - priced
+    file_to_file = {n for n in allowed if n in ("splice", "tee", "sendfile", "copy_file_range")}
+    assert file_to_file <= priced, file_to_file - priced
 
 
 # ---------------------------------------------------------------------------- sealed memory
