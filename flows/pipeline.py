@@ -19,7 +19,7 @@ from prefect import flow  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
-from .runstate import RunState, fingerprint  # noqa: E402
+from .runstate import RunState, check_run_dir, default_run_dir, fingerprint  # noqa: E402
 from .summaries import flow_run_name  # noqa: E402
 
 
@@ -136,14 +136,17 @@ STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
 
 
 @flow(name="pipeline", flow_run_name=flow_run_name("pipeline"))
-def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
-             config_path: str | None = None, overrides: list[str] | None = None) -> dict:
-    """Run every stage in ``out`` (the run directory), skipping the unchanged ones.
+def pipeline(out: str | None = None, config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
+             config_path: str | None = None, overrides: list[str] | None = None, reuse_run_dir: bool = False) -> dict:
+    """Run every stage in ``out`` (the run directory; None: ``runs/<profile>``), skipping the
+    unchanged ones. A directory made by another profile is refused unless ``reuse_run_dir``.
 
     ``config``: the typed configuration the CLI built; without it (a scheduled deployment) it is
     built here from ``profile``, ``config_path`` and ``overrides`` (``table.key=value``)."""
     if config is None:
         config = load_config(config_path, profile, list(overrides or []))
+    out = out or default_run_dir(config.profile)
+    check_run_dir(out, config.profile, reuse_run_dir)
     t0 = time.monotonic()
     run = RunState(out)
     run.data["config"] = config.to_dict()
