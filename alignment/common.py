@@ -263,6 +263,18 @@ def resume_point(cfg: StageConfig) -> str | None:
     return last
 
 
+def finished_run(cfg: StageConfig) -> StageResult | None:
+    """The finished run of this very config in ``cfg.output_dir``, if there is one."""
+    out = Path(cfg.output_dir)
+    try:
+        saved = json.loads((out / STAGE_CONFIG_FILE).read_text())
+        metrics = json.loads((out / METRICS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    same = {k: v for k, v in saved.items() if k not in RESUME_IGNORES} == _resume_config(cfg)
+    return StageResult(out, metrics) if same else None
+
+
 def drop_checkpoints(cfg: StageConfig) -> None:
     for d in (Path(cfg.output_dir) / TRAINER_DIR).glob("checkpoint-*"):
         shutil.rmtree(d, ignore_errors=True)

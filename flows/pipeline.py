@@ -8,6 +8,7 @@ run resumes where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import time
 from typing import Callable
 
@@ -73,13 +74,20 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
+    from perfalign.alignment.common import TRAINER_DIR
+
     from .align import align
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
     h = fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets"))
-    # a changed input re-trains: the stage directories of the earlier inputs are replaced
+    # an unfinished run of these inputs resumes (its finished trainers kept, the others continue
+    # from their checkpoints); changed inputs re-train: the earlier stage directories are replaced
+    resume = (run.data["stages"].get("align") or {}).get("input_hash") == h
+    if not resume:
+        for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
+            shutil.rmtree(stale, ignore_errors=True)
     return run.run_stage("align", h, str(tri), lambda: align(
-        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True))
+        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
 
 
 def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str | None, tasks: list[str] | None = None,

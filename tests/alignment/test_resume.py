@@ -78,3 +78,18 @@ def test_a_checkpoint_of_another_config_is_not_resumed(toy, tmp_path, monkeypatc
     res = sft.run_sft(changed)
     assert res.metrics["resumed_from_step"] == 0 and res.metrics["train_steps"] == 3
     assert res.metrics["checkpointing"] is None  # checkpoint_every_s = 0: none taken
+
+
+def test_an_unfinished_align_stage_keeps_its_finished_trainers(toy, tmp_path):
+    """A rerun of an interrupted align stage (the pipeline's ``resume``) retrains none of the
+    trainers that finished with the same config; a changed config retrains."""
+    from perfalign.flows.align import _finished
+
+    base = str(models.embedded_base_model())
+    cfg = preset("sft", model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"),
+                 max_steps=1, per_device_train_batch_size=1, gradient_accumulation_steps=1)
+    assert _finished({"sft": cfg}, ["sft"]) == {}
+    res = sft.run_sft(cfg)
+    kept = _finished({"sft": cfg.__class__(**{**cfg.__dict__, "checkpoint_every_s": 5.0})}, ["sft"])
+    assert kept["sft"]["metrics"] == res.metrics and kept["sft"]["kept"]  # the interval is not the config
+    assert _finished({"sft": cfg.__class__(**{**cfg.__dict__, "seed": 7})}, ["sft"]) == {}
