@@ -9,7 +9,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.alignment import dpa, models, reward_model, sft
+from perfalign.alignment import dpa, models, reward_model, rlpf, sft
 from perfalign.alignment.common import TRAINER_DIR
 from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.flows.config import preset
@@ -63,6 +63,26 @@ def test_a_rerun_continues_from_the_last_checkpoint(stage, toy, tmp_path, monkey
     assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_steps"] == 4  # not from step 0
     assert res.metrics["checkpointing"]["checkpoints"] == 1  # step 3 (step 4 is the end: the model is saved)
     assert not list(trainer_dir.glob("checkpoint-*"))  # finished: nothing left to resume
+
+
+def test_ppo_resumes_its_updates_and_kl_coefficient(toy, tmp_path, monkeypatch):
+    """TRL's PPO loop has no resume: the checkpoint holds the policy and value weights, the
+    optimizer, scheduler, RNG and trainer state and the adaptive KL coefficient."""
+    base = str(models.embedded_base_model())
+    cfg = preset("rlpf", model_name_or_path=base, data_path=str(toy.data_dir),
+                 codecontests_dir=str(toy.codecontests_dir), output_dir=str(tmp_path / "rlpf"),
+                 per_device_train_batch_size=1, num_mini_batches=1, total_episodes=4, num_ppo_epochs=1,
+                 response_length=16, eval_before=False, kl_horizon=10, max_eval_samples=1, checkpoint_every_s=1e-6)
+    with monkeypatch.context() as m:
+        _interrupt_at(m, rlpf, 3)
+        with pytest.raises(_Interrupt):
+            rlpf.run_rlpf(cfg)
+    res = rlpf.run_rlpf(cfg)
+    assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_episodes"] == 4
+    # four updates with KL far under the target, two of them before the interrupt:
+    # gamma *= (1 - 0.2 * 1 / 10) four times (a fresh controller after the resume: twice)
+    assert res.metrics["kl_coef"] == pytest.approx(0.1 * 0.98 ** 4)
+    assert res.metrics["train_whitening"]["calls"] == 2  # only the two remaining updates ran
 
 
 def test_a_checkpoint_of_another_config_is_not_resumed(toy, tmp_path, monkeypatch):
