@@ -4,6 +4,7 @@ the step time, and the share of training time a checkpoint costs at the default 
 (``StageConfig.checkpoint_every_s``).
 
     nice -n 5 .venv/bin/python benchmarks/checkpoint_cost.py --models embedded,smollm2-135m --steps 4
+    nice -n 5 .venv/bin/python benchmarks/checkpoint_cost.py --profile small --models smollm2-135m --steps 4
 """
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def measure(model: str, data_dir: str, steps: int, work: Path) -> dict:
+def measure(model: str, data_dir: str, steps: int, work: Path, profile: str) -> dict:
     from perfalign.alignment import common, sft
     from perfalign.alignment.models import resolve_model
     from perfalign.flows.config import preset
 
-    base = preset("sft", model_name_or_path=resolve_model(model), data_path=data_dir, max_steps=steps,
-                  per_device_train_batch_size=1, gradient_accumulation_steps=1)
+    base = preset("sft", profile, model_name_or_path=resolve_model(model), data_path=data_dir, max_steps=steps,
+                  eval_before=False, max_eval_samples=4)
     sizes = []
     drop = common.drop_checkpoints
 
@@ -48,8 +49,9 @@ def measure(model: str, data_dir: str, steps: int, work: Path) -> dict:
         common.drop_checkpoints = drop
     ck = runs["every step"]["checkpointing"]
     per = ck["seconds"] / ck["checkpoints"]
-    interval = common.StageConfig.checkpoint_every_s
-    return {"model": model, "steps": steps, "runs": runs, "seconds_per_checkpoint": round(per, 3),
+    interval = preset("sft", profile).checkpoint_every_s
+    return {"model": model, "profile": profile, "lora_r": base.lora_r, "steps": steps, "runs": runs,
+            "seconds_per_checkpoint": round(per, 3),
             "checkpoint_mb": round(statistics.median(sizes) / 2**20, 1) if sizes else None,
             "default_interval_s": interval, "share_at_default_interval": round(per / (interval + per), 4),
             # a step's interval includes the checkpoint taken after it (the runtimes include loading)
@@ -61,6 +63,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="embedded,smollm2-135m", help="Comma-separated model names or paths.")
     ap.add_argument("--steps", type=int, default=4, help="Training steps per run.")
+    ap.add_argument("--profile", default="embedded", help="The profile whose [sft] settings are used.")
     args = ap.parse_args()
     from perfalign.alignment.controlled import build_controlled_task, quick_instances
 
@@ -68,7 +71,8 @@ def main() -> None:
         train, held = quick_instances()
         task = build_controlled_task(Path(tmp) / "task", copies=2, repeats=1, train=train, heldout=held)
         for model in args.models.split(","):
-            print(json.dumps(measure(model, str(task.data_dir), args.steps, Path(tmp)), indent=1), flush=True)
+            result = measure(model, str(task.data_dir), args.steps, Path(tmp), args.profile)
+            print(json.dumps(result, indent=1), flush=True)
 
 
 if __name__ == "__main__":

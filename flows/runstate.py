@@ -233,7 +233,7 @@ class RunState:
                 raise StageFailed(stage, input_desc, log, e) from e
             except BaseException as e:  # Ctrl-C, SIGTERM: recorded, and passed on as it is (the run crashes)
                 rec.update(state="interrupted", finished=_now(), seconds=round(time.monotonic() - t0, 1),
-                           error=type(e).__name__)
+                           error=f"{type(e).__name__}; {RESUME_HINT}")
                 self.save()
                 raise
             summary = _plain_summary(stage, summary)

@@ -11,6 +11,7 @@ import re
 import select
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -81,3 +82,38 @@ def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed_with_one_line(tmp_pat
     assert "Crash detected" not in text, text[-3000:]  # before: 2-6 red banners; the UI's run log keeps them
     assert text.count("interrupted; rerun the same command to resume") == 1, text[-3000:]
     assert "Traceback" not in text
+
+
+def test_kill_9_then_status_marks_the_flow_run_crashed(tmp_path):
+    """After kill -9 nothing reports the crash: the flow run stayed Running in the UI for good.
+    `perfalign status` finds it in the local database (owner tag, process gone) and marks it."""
+    out = tmp_path / "runs" / "demo" / "codecontests_perf"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="200")
+    cli = [sys.executable, "-m", "perfalign.flows.cli"]
+    p = subprocess.Popen([*cli, "perf", "build", "--out", str(out), "--repeats", "5", "--set", "perf.max_tests=null"],
+                         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = tmp_path / "home" / "prefect" / "prefect.db"
+    try:
+        deadline = time.monotonic() + 600
+        while _states(db) != [("demo/codecontests_perf", "RUNNING")]:
+            assert p.poll() is None and time.monotonic() < deadline, _states(db)
+            time.sleep(1)
+    finally:
+        p.kill()  # SIGKILL: no handler runs; its local server dies with it
+        p.wait()
+    time.sleep(2)
+    assert _states(db) == [("demo/codecontests_perf", "RUNNING")]  # what the UI showed for good
+    st = subprocess.run([*cli, "status", "--root", str(tmp_path / "runs")], cwd=ROOT, env=env, capture_output=True,
+                        text=True, timeout=600)
+    assert st.returncode == 0, st.stderr[-2000:]
+    assert _states(db) == [("demo/codecontests_perf", "CRASHED")], st.stdout + st.stderr
+    assert "1 flow run(s) of processes that are gone marked Crashed" in st.stdout
+
+
+def _states(db):
+    try:
+        with sqlite3.connect(db) as c:
+            return c.execute("select name, state_type from flow_run").fetchall()
+    except sqlite3.Error:
+        return []
