@@ -6,6 +6,7 @@ import importlib
 import json
 import logging
 import os
+import shutil
 import statistics
 import time
 import warnings
@@ -18,6 +19,9 @@ log = logging.getLogger("perfalign.alignment")
 # Files of a finished run directory (besides the model / tokenizer files of save_pretrained).
 STAGE_CONFIG_FILE = "stage_config.json"
 METRICS_FILE = "metrics.json"
+TRAINER_DIR = "trainer"  # TRL's output_dir in the run directory: the resumable checkpoints
+# Fields that may differ between a checkpoint's run and the run resuming from it.
+RESUME_IGNORES = ("overwrite", "checkpoint_every_s")
 
 
 @dataclass
@@ -58,6 +62,7 @@ class StageConfig:
     max_eval_samples: int | None = None      # only the first N evaluation rows; None: all
     overwrite: bool = False                  # refuse to overwrite a finished run directory
     torch_threads: int | None = None         # None: torch's default (on a shared 2-core box 1 is much faster)
+    checkpoint_every_s: float = 120.0        # a resumable checkpoint at most this often, in seconds (0: none)
     lora_r: int = 0                          # > 0: train LoRA adapters of this rank (peft), merged when saved
     lora_alpha: int = 16                     # LoRA scaling numerator (peft's lora_alpha)
     lora_dropout: float = 0.0                # dropout on the LoRA branch
@@ -87,6 +92,8 @@ class StageConfig:
             raise ValueError(f"{type(self).__name__}: set num_train_epochs > 0 or max_steps > 0")
         if self.max_length is not None and self.max_length < 16:
             raise ValueError(f"{type(self).__name__}.max_length must be >= 16 (or None)")
+        if self.checkpoint_every_s < 0:
+            raise ValueError(f"{type(self).__name__}.checkpoint_every_s must be >= 0 (0: no checkpoints)")
         if self.lora_r < 0 or self.lora_alpha < 1 or not 0 <= self.lora_dropout < 1:
             raise ValueError(f"{type(self).__name__}: lora_r >= 0 (0: full fine-tuning), lora_alpha >= 1, "
                              "0 <= lora_dropout < 1")
@@ -116,12 +123,14 @@ class StageConfig:
 
     def trl_args(self, **computed: Any):
         """The stage's TRL config: every field of ours it has, by name, then what every run asks of TRL
-        (no checkpoints, evaluation, reporters, bars), ``trl_fixed``, ``computed``, ``trl_overrides``."""
+        (checkpoints only when ``add_checkpoints`` asks, one kept; no evaluation, reporters, bars),
+        ``trl_fixed``, ``computed``, ``trl_overrides``."""
         cls = self.trl_class()
         theirs = {f.name for f in dataclasses.fields(cls) if f.init}
         shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in theirs}
-        run = {"output_dir": str(Path(self.output_dir) / "trainer"), "use_cpu": self.on_cpu, "data_seed": self.seed,
-               "report_to": "none", "save_strategy": "no", "eval_strategy": "no", "disable_tqdm": True,
+        run = {"output_dir": str(Path(self.output_dir) / TRAINER_DIR), "use_cpu": self.on_cpu, "data_seed": self.seed,
+               "report_to": "none", "save_strategy": "no", "save_total_limit": 1, "eval_strategy": "no",
+               "disable_tqdm": True,
                "dataloader_num_workers": 0}
         return cls(**{**shared, **run, **self.trl_fixed, **computed, **self.trl_overrides})
 
@@ -227,6 +236,102 @@ def step_times(trainer) -> dict[str, float]:
     return {"steps": len(s), "first_s": round(s[0], 3), "median_s": round(statistics.median_high(s[1:] or s), 3)}
 
 
+def _resume_config(cfg: StageConfig) -> dict:
+    fields = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in RESUME_IGNORES}
+    return json.loads(json.dumps({"stage": type(cfg).__name__, **fields}, default=str))
+
+
+def resume_point(cfg: StageConfig) -> str | None:
+    """The latest checkpoint of an earlier, unfinished run of this very config (None: start at
+    step 0). Checkpoints of another config are deleted; this config is recorded beside them."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    from perfalign.common.fileio import atomic_write_json
+
+    folder = Path(cfg.output_dir) / TRAINER_DIR
+    marker = folder / STAGE_CONFIG_FILE
+    try:
+        same = json.loads(marker.read_text()) == _resume_config(cfg)
+    except (OSError, ValueError):
+        same = False
+    last = get_last_checkpoint(str(folder)) if same and folder.is_dir() else None
+    if last is None:
+        drop_checkpoints(cfg)
+        atomic_write_json(marker, _resume_config(cfg))
+    else:
+        log.info("%s: resuming from %s", type(cfg).__name__, last)
+    return last
+
+
+def finished_run(cfg: StageConfig) -> StageResult | None:
+    """The finished run of this very config in ``cfg.output_dir``, if there is one."""
+    out = Path(cfg.output_dir)
+    try:
+        saved = json.loads((out / STAGE_CONFIG_FILE).read_text())
+        metrics = json.loads((out / METRICS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    same = {k: v for k, v in saved.items() if k not in RESUME_IGNORES} == _resume_config(cfg)
+    return StageResult(out, metrics) if same else None
+
+
+def drop_checkpoints(cfg: StageConfig) -> None:
+    for d in (Path(cfg.output_dir) / TRAINER_DIR).glob("checkpoint-*"):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def add_checkpoints(trainer, cfg: StageConfig) -> None:
+    """Checkpoints (transformers' own: weights, optimizer, scheduler, RNG, trainer state) at the
+    end of a step once ``checkpoint_every_s`` has passed since the last one; every process takes
+    rank 0's decision (saving is a collective under FSDP). Their cost is in ``trainer.perfalign_checkpoints``."""
+    if not cfg.checkpoint_every_s:
+        return
+    from transformers.trainer_callback import TrainerCallback
+
+    spent = {"checkpoints": 0, "seconds": 0.0}
+
+    class TimedCheckpoints(TrainerCallback):
+        last = started = 0.0
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.last = time.perf_counter()
+
+        def on_step_end(self, args, state, control, **kwargs):
+            due = time.perf_counter() - self.last >= cfg.checkpoint_every_s and state.global_step < state.max_steps
+            if _rank_zero_says(due):
+                control.should_save = True
+                self.started = time.perf_counter()
+
+        def on_save(self, args, state, control, **kwargs):
+            now = time.perf_counter()
+            spent["checkpoints"] += 1
+            spent["seconds"] = round(spent["seconds"] + now - self.started, 3)
+            self.last = now
+
+    trainer.add_callback(TimedCheckpoints())
+    trainer.perfalign_checkpoints = spent
+
+
+def train_resumable(trainer, cfg: StageConfig, **train_kwargs):
+    """``trainer.train`` with checkpoints, continued from the last checkpoint of an unfinished run
+    of the same config (``trainer.perfalign_resumed_from``: its step, 0 for a fresh start)."""
+    add_checkpoints(trainer, cfg)
+    ckpt = resume_point(cfg)
+    trainer.perfalign_resumed_from = int(ckpt.rsplit("-", 1)[1]) if ckpt else 0
+    return trainer.train(resume_from_checkpoint=ckpt, **train_kwargs)
+
+
+def _rank_zero_says(flag: bool) -> bool:
+    import torch
+
+    dist = torch.distributed
+    if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1):
+        return flag
+    box = [flag]
+    dist.broadcast_object_list(box, src=0)
+    return bool(box[0])
+
+
 def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], started: float) -> StageResult:
     """Save model (through the trainer: gathers FSDP shards; PPO keeps only the policy),
     tokenizer, the stage config and the metrics JSON into the run directory."""
@@ -241,10 +346,13 @@ def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], st
                                                     default=str))
     acc = trainer.accelerator
     metrics = {**metrics, "runtime_s": round(time.time() - started, 2), "step_seconds": step_times(trainer),
+               "checkpointing": getattr(trainer, "perfalign_checkpoints", None),
+               "resumed_from_step": getattr(trainer, "perfalign_resumed_from", 0),
                "launch": {"distributed_type": str(acc.distributed_type).rsplit(".", 1)[-1],
                           "num_processes": acc.num_processes, "device": str(acc.device),
                           "backend": getattr(acc.state, "backend", None)}}
     (out / METRICS_FILE).write_text(json.dumps(metrics, indent=2, sort_keys=True, default=float))
+    drop_checkpoints(cfg)  # finished: nothing to resume
     log.info("%s -> %s: %s", type(cfg).__name__, out, metrics)
     return StageResult(out, metrics)
 

@@ -24,7 +24,7 @@ import torch
 
 from perfalign.common.equations import dpa_accuracy
 
-from .common import StageResult, group_pairs_by_length, last_logged, report_steps, save_stage
+from .common import StageResult, group_pairs_by_length, last_logged, report_steps, save_stage, train_resumable
 from .models import load_causal_lm
 from .reward_model import PreferenceStageConfig, preference_inputs
 
@@ -212,7 +212,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
     report_steps(trainer, "dpa")
     ref_cols = {f"eval_ref_{k}_logps_mean": statistics.fmean(trainer.eval_dataset[c])
                 for k, c in (("fast", "ref_chosen_logps"), ("slow", "ref_rejected_logps"))}
-    out = trainer.train()
+    out = train_resumable(trainer, cfg)
     seen = trainer.pair_metrics("train")
     trainer.reset_pair_metrics("eval")
     trl_eval = trainer.evaluate()

@@ -10,18 +10,28 @@ way, added around it without copying its training loop:
 * the reward module (``RewardAdapter``, which carries the trained reward model) checked to be on
   the policy's device once the trainer has placed it;
 * the **withheld share** of each update's rollouts (common.outcomes: rewards withheld, not
-  penalized) logged beside TRL's metrics as ``objective/withheld_share``, over every rank.
+  penalized) logged beside TRL's metrics as ``objective/withheld_share``, over every rank;
+* **checkpoints and resume** (TRL's PPO loop saves the policy only and always starts at update
+  1): a checkpoint holds the policy and value weights, transformers' optimizer, scheduler, RNG
+  and trainer state, and the KL coefficient; ``train(resume_from_checkpoint=...)`` loads them and
+  runs the remaining updates, the data loader past the batches already trained on. One process
+  only (a sharded policy is not checkpointed).
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
 log = logging.getLogger(__name__)
+WEIGHTS_FILE = "policy_and_value.pt"  # a PPO checkpoint's weights (the policy + value wrapper)
+KL_FILE = "kl_controller.json"
+OPTIMIZER_FILE = "optimizer_and_scheduler.pt"  # TRL's PPO trainer lacks parts of Trainer's own save/load
 
 # Ziegler et al. (2019) / TRL's AdaptiveKLController: target KL (nats per sequence) and horizon
 # (episodes over which the coefficient may change by e^{+-0.2}).
@@ -124,16 +134,62 @@ def make_rlpf_trainer_class():
             new, self._rewards_logged = history[self._rewards_logged:], len(history)
             return withheld_metrics([bool(getattr(d, "withheld", False)) for d in new], self.accelerator.device)
 
-        def train(self):
+        def train(self, resume_from_checkpoint: str | None = None):
             saved, trl_ppo.masked_whiten = trl_ppo.masked_whiten, self.whiten
             printed = io.StringIO()  # TRL prints "===training policy===" to stdout: to the log instead
+            total, loader = self.args.num_total_batches, self.dataloader
             try:
+                if resume_from_checkpoint:
+                    self._resume(resume_from_checkpoint)
                 with contextlib.redirect_stdout(printed):
                     return super().train()
             finally:
                 trl_ppo.masked_whiten = saved
+                self.args.num_total_batches, self.dataloader = total, loader
                 if printed.getvalue().strip():
                     log.info("PPO: %s", printed.getvalue().strip())
+
+        def _save_checkpoint(self, model, trial):
+            from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR, rotate_checkpoints
+
+            if self.accelerator.num_processes > 1:
+                return  # one process only (module docstring)
+            out = Path(self.args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{self.state.global_step}"
+            out.mkdir(parents=True, exist_ok=True)
+            torch.save(self.accelerator.unwrap_model(self.model).state_dict(), out / WEIGHTS_FILE)
+            controller = self.kl_controller
+            (out / KL_FILE).write_text(json.dumps({"kl_coef": self.args.kl_coef,
+                                                   "history": controller.history if controller else []}))
+            torch.save({"optimizer": self.optimizer.state_dict(), "scheduler": self.lr_scheduler.state_dict()},
+                       out / OPTIMIZER_FILE)
+            self._save_rng_state(str(out))
+            self.state.save_to_json(str(out / "trainer_state.json"))
+            rotate_checkpoints(self.args.output_dir, self.args.save_total_limit, use_mtime=True)
+
+        def _resume(self, ckpt: str) -> None:
+            from transformers.trainer_callback import TrainerCallback
+
+            self.accelerator.unwrap_model(self.model).load_state_dict(
+                torch.load(Path(ckpt) / WEIGHTS_FILE, map_location=self.accelerator.device, weights_only=True))
+            opt = torch.load(Path(ckpt) / OPTIMIZER_FILE, map_location=self.accelerator.device, weights_only=True)
+            self.optimizer.load_state_dict(opt["optimizer"])
+            self.lr_scheduler.load_state_dict(opt["scheduler"])
+            self._load_rng_state(ckpt)
+            kl = json.loads((Path(ckpt) / KL_FILE).read_text())
+            self.args.kl_coef = kl["kl_coef"]
+            if self.kl_controller is not None:
+                self.kl_controller.value, self.kl_controller.history = kl["kl_coef"], list(kl["history"])
+            done = type(self.state).load_from_json(str(Path(ckpt) / "trainer_state.json"))
+            total = self.args.num_total_batches
+            self.args.num_total_batches = total - done.global_step  # TRL's loop counts from update 1
+            self.dataloader = _SkipFirst(self.dataloader, done.global_step)
+
+            class Restore(TrainerCallback):  # TRL's train() zeroes the state before on_train_begin
+                def on_train_begin(self, args, state, control, **kwargs):
+                    state.global_step, state.episode, state.max_steps = done.global_step, done.episode, total
+
+            self.add_callback(Restore())
+            log.info("PPO: resuming from %s (update %d of %d)", ckpt, done.global_step, total)
 
         def save_model(self, output_dir: str | None = None, _internal_call: bool = False):
             """The policy only. TRL 1.12's PPO save fails once the policy+value wrapper is
@@ -148,6 +204,24 @@ def make_rlpf_trainer_class():
             self.accelerator.wait_for_everyone()
 
     return RLPFTrainer
+
+
+class _SkipFirst:
+    """A data loader whose first ``n`` batches (over every pass) are left out: the batches the
+    checkpoint's updates trained on."""
+
+    def __init__(self, loader, n: int):
+        self.loader, self.n = loader, n
+
+    def __len__(self) -> int:
+        return len(self.loader)
+
+    def __iter__(self):
+        for batch in self.loader:
+            if self.n:
+                self.n -= 1
+                continue
+            yield batch
 
 
 def withheld_metrics(withheld: list[bool], device="cpu") -> dict:

@@ -18,6 +18,7 @@ from .common import (
     prepare_process,
     report_steps,
     save_stage,
+    train_resumable,
 )
 from .data import preference_splits
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
@@ -92,7 +93,7 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     if trainer.accelerator.num_processes == 1:
         metrics["eval_accuracy_before"] = evaluate_reward_model(trainer.model, tokenizer, evals, bs,
                                                                 cfg.max_length)["accuracy"]
-    out = trainer.train()
+    out = train_resumable(trainer, cfg)
     metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step))
     metrics.update({f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "accuracy").items()})
     if trainer.accelerator.num_processes == 1:

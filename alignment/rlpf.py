@@ -25,7 +25,7 @@ from perfalign.common.outcomes import withheld_share
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage, train_resumable
 from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
@@ -250,7 +250,7 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
                                         value_model=value, eval_dataset=to_ds(evals), kl_controller=controller,
                                         peft_config=cfg.peft_config())
     report_steps(trainer, "rlpf")
-    trainer.train()
+    train_resumable(trainer, cfg)
     metrics["kl_coef"] = float(trainer.args.kl_coef)  # after the controller (= kl_coef_init when fixed)
     metrics["train_whitening"] = {"calls": trainer.whiten.calls, **trainer.whiten.last}
     logged = last_logged(trainer.state.log_history, "/")

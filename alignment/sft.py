@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from perfalign.common.equations import perplexity
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage
+from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage, train_resumable
 from .data import load_sft_rows
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import fit_rows
@@ -69,7 +69,7 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
     trainer = SFTTrainer(model=model, args=cfg.trl_args(), train_dataset=train_ds, processing_class=tokenizer,
                          peft_config=cfg.peft_config())
     report_steps(trainer, "sft")
-    out = trainer.train()
+    out = train_resumable(trainer, cfg)
     metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step))
     metrics.update({f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "mean_token_accuracy").items()})
     if trainer.accelerator.num_processes == 1:

@@ -128,10 +128,12 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
 
 @flow(name="align", flow_run_name=flow_run_name("align", "workdir"))
 def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None = None,
-          stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None) -> dict:
+          stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None,
+          resume: bool = False) -> dict:
     """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
     ``configs``: stage configs a caller already built and checked with ``preflight`` (the CLI,
-    which fails before Prefect starts), else built and checked here."""
+    which fails before Prefect starts), else built and checked here. ``resume`` (an unfinished
+    run of the same inputs): a stage already finished with the same config is kept, not retrained."""
     wanted = list(stages or STAGES)
     unknown = set(wanted) - set(STAGES)
     if unknown:
@@ -140,9 +142,19 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
         configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
     t0 = time.monotonic()
-    results = _train_in_dag_order(wanted, configs, cfg.align.parallel_stages)  # tasks: each shows in the UI
+    kept = _finished(configs, wanted) if resume else {}
+    trained = _train_in_dag_order([s for s in wanted if s not in kept], configs,
+                                  cfg.align.parallel_stages)  # tasks: each shows in the UI
+    results = {s: {**kept, **trained}[s] for s in STAGES if s in kept or s in trained}
     publish_stage(run_label(workdir), "align", results, time.monotonic() - t0)
     return results
+
+
+def _finished(configs: dict, wanted: list[str]) -> dict[str, dict]:
+    from perfalign.alignment.common import finished_run
+
+    done = {s: finished_run(configs[s]) for s in wanted}
+    return {s: {"run_dir": str(r.run_dir), "metrics": r.metrics, "kept": True} for s, r in done.items() if r}
 
 
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:

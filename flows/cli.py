@@ -19,7 +19,7 @@ from perfalign.sandbox.cli import app as sandbox_app
 
 from . import preflight
 from .options import DEFAULT_PROFILE, ConfigArgs, config_options
-from .runstate import StageFailed, list_runs
+from .runstate import RunDirConflict, StageFailed, check_run_dir, default_run_dir, list_runs, orphans_in_local_db
 from .status import closing_table, status_table
 
 
@@ -484,19 +484,25 @@ def eval_tasks_cmd(
 @app.command("pipeline")
 @config_options("perf.source", "perf.repeats", "sandbox.workers")
 def pipeline_cmd(
-    out: Path = typer.Option(Path("runs/embedded"), "--out",
-                             help="Run directory: every stage's output, logs and states."),
+    out: Optional[Path] = typer.Option(None, "--out", show_default="runs/<profile>",
+                                       help="Run directory: every stage's output, logs and states."),
     conf: ConfigArgs = None,
+    reuse_run_dir: bool = typer.Option(False, "--reuse-run-dir",
+                                       help="Run in an --out directory made by another profile (its stages rerun "
+                                            "under this one); refused without it."),
 ) -> None:
     """The main job: run the whole pipeline; unchanged stages are skipped, a crashed run resumes."""
     cfg = _load_config(conf)
+    out = out or default_run_dir(cfg.profile)
+    with _failing(RunDirConflict):
+        check_run_dir(out, cfg.profile, reuse_run_dir)
     _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
     _check_backend(cfg.sandbox.backend)
     from perfalign.flows.pipeline import pipeline
 
-    console.print(f"[bold]perfalign pipeline[/bold] profile={conf.profile} -> {out}")
+    console.print(f"[bold]perfalign pipeline[/bold] profile={cfg.profile} -> {out}")
     with _failing(StageFailed, what="pipeline failed", code=1), _session():
-        result = pipeline(out=str(out), config=cfg)
+        result = pipeline(out=str(out), config=cfg, reuse_run_dir=reuse_run_dir)
     print_pipeline_summary(result, out)
 
 
@@ -558,7 +564,10 @@ def status_cmd(
     root: Path = typer.Option(Path("runs"), "--root", help="Directory holding run directories."),
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
-    """List recent pipeline runs: profile, last update, and each stage's state, time and result."""
+    """List recent pipeline runs: profile, last update, and each stage's state, time and result.
+    A stage whose process is gone shows as interrupted; Prefect flow runs of such processes are
+    marked Crashed."""
+    _crash_orphaned_flow_runs()
     runs = list_runs(root)[:limit]
     if not runs:
         console.print(f"no runs under {root}")
@@ -569,6 +578,23 @@ def status_cmd(
             if v.get("state") == "failed":
                 console.print(f"[red]{r['run']}/{k} failed[/red] on {v.get('input')}: {v.get('error')} "
                               f"(log: {v.get('log')})")
+
+
+def _crash_orphaned_flow_runs() -> None:
+    """Flow runs of processes that are gone, marked Crashed: through PREFECT_API_URL when set, else
+    only when the local database holds some (checked without starting a server)."""
+    from .env import project_dir
+
+    home = Path(os.environ.get("PREFECT_HOME") or project_dir() / "prefect")
+    if not os.environ.get("PREFECT_API_URL") and not orphans_in_local_db(home / "prefect.db"):
+        return
+    from .server import local_api
+    from .session import crash_orphaned_runs
+
+    with local_api():
+        n = crash_orphaned_runs()
+    if n:
+        console.print(f"{n} flow run(s) of processes that are gone marked Crashed")
 
 
 @app.command("ui")

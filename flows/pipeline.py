@@ -8,6 +8,7 @@ run resumes where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import time
 from typing import Callable
 
@@ -19,7 +20,7 @@ from prefect import flow  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
-from .runstate import RunState, fingerprint  # noqa: E402
+from .runstate import RunState, check_run_dir, default_run_dir, fingerprint  # noqa: E402
 from .summaries import flow_run_name  # noqa: E402
 
 
@@ -74,13 +75,20 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
+    from perfalign.alignment.common import TRAINER_DIR
+
     from .align import align
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
     h = fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets"))
-    # a changed input re-trains: the stage directories of the earlier inputs are replaced
+    # an unfinished run of these inputs resumes (its finished trainers kept, the others continue
+    # from their checkpoints); changed inputs re-train: the earlier stage directories are replaced
+    resume = (run.data["stages"].get("align") or {}).get("input_hash") == h
+    if not resume:
+        for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
+            shutil.rmtree(stale, ignore_errors=True)
     return run.run_stage("align", h, str(tri), lambda: align(
-        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True))
+        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
 
 
 def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str | None, tasks: list[str] | None = None,
@@ -137,14 +145,17 @@ STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
 
 
 @flow(name="pipeline", flow_run_name=flow_run_name("pipeline"))
-def pipeline(out: str = "runs/embedded", config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
-             config_path: str | None = None, overrides: list[str] | None = None) -> dict:
-    """Run every stage in ``out`` (the run directory), skipping the unchanged ones.
+def pipeline(out: str | None = None, config: PerfalignConfig | None = None, profile: str = DEFAULT_PROFILE,
+             config_path: str | None = None, overrides: list[str] | None = None, reuse_run_dir: bool = False) -> dict:
+    """Run every stage in ``out`` (the run directory; None: ``runs/<profile>``), skipping the
+    unchanged ones. A directory made by another profile is refused unless ``reuse_run_dir``.
 
     ``config``: the typed configuration the CLI built; without it (a scheduled deployment) it is
     built here from ``profile``, ``config_path`` and ``overrides`` (``table.key=value``)."""
     if config is None:
         config = load_config(config_path, profile, list(overrides or []))
+    out = out or default_run_dir(config.profile)
+    check_run_dir(out, config.profile, reuse_run_dir)
     t0 = time.monotonic()
     run = RunState(out)
     run.data["config"] = config.to_dict()

@@ -7,6 +7,12 @@
 A stage whose input hash (settings + the content of its inputs) matches a completed record is
 skipped, so a rerun is incremental and a crashed run resumes at the stage that did not finish.
 
+A running stage records who runs it (``owner``: host, boot, PID and the process's start time,
+so a reused PID is not mistaken for it): a record whose process is gone (kill -9, out of memory,
+a reboot) reads as interrupted (``view``), and the next run of the directory stores it so.
+A run directory belongs to the profile that made it: another profile's run is refused there
+unless asked for (``check_run_dir``).
+
 Why not Prefect's task caching (``cache_key_fn`` + persisted results): a stage's result is a
 folder of Parquet shards and model weights in the run directory, not a picklable return value,
 and the skip must survive deleting Prefect's database and be visible to `perfalign status`
@@ -19,11 +25,14 @@ import datetime as _dt
 import hashlib
 import json
 import logging
+import os
+import socket
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from perfalign.common.fileio import atomic_write_json
+from perfalign.sandbox.calibration import boot_id
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
 from .status import last_update
@@ -38,6 +47,13 @@ class StageFailed(RuntimeError):
     def __init__(self, stage: str, input_desc: str, log: Path, cause: BaseException) -> None:
         super().__init__(f"stage {stage!r} failed on input {input_desc}: {type(cause).__name__}: {cause} (log: {log})")
         self.stage, self.input_desc, self.log = stage, input_desc, log
+
+
+class RunDirConflict(RuntimeError):
+    """The run directory holds another profile's run, or a live process runs a stage in it."""
+
+
+RESUME_HINT = "rerun the same command to resume"
 
 
 def _now() -> str:
@@ -61,6 +77,113 @@ def fingerprint(*paths: str | Path, extra: Any = None) -> str:
     return h.hexdigest()[:20]
 
 
+def _start_ticks(pid: int) -> int | None:
+    """The process's start time (clock ticks after boot, /proc/PID/stat field 22); None if gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return int(stat.rsplit(b")", 1)[1].split()[19])
+
+
+def process_owner(pid: int | None = None) -> dict:
+    """Who runs something: host, boot, PID and the process's start time."""
+    pid = pid or os.getpid()
+    return {"host": socket.gethostname(), "boot": boot_id(), "pid": pid, "start": _start_ticks(pid)}
+
+
+def owner_alive(owner: dict | None) -> bool | None:
+    """Whether the process ``owner`` names still runs; None when this host cannot tell (another
+    host, or no owner recorded)."""
+    if not owner or owner.get("host") != socket.gethostname():
+        return None
+    if not owner.get("boot") or not boot_id().startswith(owner["boot"]):  # a tag holds its first characters
+        return False
+    start = _start_ticks(int(owner["pid"]))
+    return start is not None and start == owner.get("start")
+
+
+def describe_owner(owner: dict) -> str:
+    return f"process {owner.get('pid')} on {owner.get('host')}"
+
+
+OWNER_TAG = "owner:"
+
+
+def owner_tag(owner: dict | None = None) -> str:
+    """The owner as a Prefect tag on the command's flow runs (flows.session)."""
+    o = owner or process_owner()
+    return f"{OWNER_TAG}{o['host']}:{o['boot'][:8]}:{o['pid']}:{o['start']}"
+
+
+def tag_owner(tags: list[str]) -> dict | None:
+    """The owner an owner tag names (the boot id's first characters), else None."""
+    for t in tags:
+        if t.startswith(OWNER_TAG):
+            try:
+                host, boot, pid, start = t[len(OWNER_TAG):].rsplit(":", 3)
+                return {"host": host, "boot": boot, "pid": int(pid), "start": int(start)}
+            except ValueError:
+                return None
+    return None
+
+
+def orphans_in_local_db(db: Path) -> int:
+    """How many unfinished flow runs of the local Prefect database (read directly: no server, no
+    Prefect import) belong to a process that is gone."""
+    if not db.is_file():
+        return 0
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as c:
+            rows = c.execute("select tags from flow_run where state_type in "
+                             "('RUNNING', 'PENDING', 'SCHEDULED', 'PAUSED')").fetchall()
+    except sqlite3.Error:
+        return 0
+    return sum(owner_alive(tag_owner(json.loads(t or "[]"))) is False for (t,) in rows)
+
+
+def view(rec: dict) -> dict:
+    """A stage record as it stands now: a running record whose process is gone reads interrupted,
+    with how to resume (and no result: it has none); one that runs says who runs it (``runner``)."""
+    if rec.get("state") != "running" or not rec.get("owner"):
+        return rec
+    alive = owner_alive(rec["owner"])
+    if alive is None:
+        return {**rec, "runner": f"{describe_owner(rec['owner'])} (another host: cannot tell whether it runs)"}
+    if alive:
+        return {**rec, "runner": describe_owner(rec["owner"])}
+    return {**rec, "state": "interrupted", "summary": None, "headline": None,
+            "error": f"{describe_owner(rec['owner'])} is gone; {RESUME_HINT}"}
+
+
+def run_profile(data: dict) -> str | None:
+    return ((data.get("config") or {}).get("_meta") or {}).get("profile")
+
+
+def default_run_dir(profile: str) -> Path:
+    """A run directory per profile: runs of two profiles never mix."""
+    return Path("runs", profile)
+
+
+def check_run_dir(run_dir: str | Path, profile: str, reuse: bool = False) -> None:
+    """Refuse a run directory made by another profile (unless ``reuse``) or in use by a live process."""
+    try:
+        data = json.loads((Path(run_dir) / "stages.json").read_text())
+    except (OSError, ValueError):
+        return
+    made_by = run_profile(data)
+    if made_by and made_by != profile and not reuse:
+        raise RunDirConflict(f"{run_dir} holds a run of profile {made_by!r}, not {profile!r}: leave out --out "
+                             f"(runs/<profile> is the default) or pass --reuse-run-dir to run {profile!r} there")
+    me = process_owner()
+    for stage, rec in data.get("stages", {}).items():
+        owner = rec.get("owner")
+        if rec.get("state") == "running" and owner_alive(owner) and owner.get("pid") != me["pid"]:
+            raise RunDirConflict(f"{run_dir}: stage {stage} is running there ({describe_owner(owner)})")
+
+
 class RunState:
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
@@ -71,6 +194,10 @@ class RunState:
             self.data = json.loads(self.path.read_text())
         except (OSError, ValueError):
             self.data = {"run": self.run_dir.name, "created": _now(), "stages": {}}
+        stages = self.data["stages"]
+        for name, rec in stages.items():  # a stage whose process died: interrupted, for good
+            if rec.get("state") == "running" and owner_alive(rec.get("owner")) is False:
+                stages[name] = view(rec)
 
     def save(self) -> None:
         self.data["updated"] = _now()
@@ -89,7 +216,7 @@ class RunState:
             return rec.get("summary") or {}
         log = self.run_dir / "logs" / f"{stage}.log"
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
-               "log": str(log)}
+               "log": str(log), "owner": process_owner()}
         self.data["stages"][stage] = rec
         self.save()
         t0 = time.monotonic()
@@ -106,7 +233,7 @@ class RunState:
                 raise StageFailed(stage, input_desc, log, e) from e
             except BaseException as e:  # Ctrl-C, SIGTERM: recorded, and passed on as it is (the run crashes)
                 rec.update(state="interrupted", finished=_now(), seconds=round(time.monotonic() - t0, 1),
-                           error=type(e).__name__)
+                           error=f"{type(e).__name__}; {RESUME_HINT}")
                 self.save()
                 raise
             summary = _plain_summary(stage, summary)
@@ -154,5 +281,6 @@ def list_runs(root: str | Path) -> list[dict]:
         except (OSError, ValueError):
             continue
         d["path"] = str(f.parent)
+        d["stages"] = {k: view(v) for k, v in d.get("stages", {}).items()}
         out.append(d)
     return sorted(out, key=lambda d: last_update(d) or _dt.datetime.min.replace(tzinfo=_dt.timezone.utc), reverse=True)

@@ -53,11 +53,16 @@ def _state(state: str | None) -> str:
 
 
 def stage_rows(run: dict) -> list[tuple[str, str, str, str]]:
-    """(stage, state, time, result) of every stage; a skipped stage shows the time it took when it ran."""
+    """(stage, state, time, result) of every stage; a skipped stage shows the time it took when it
+    ran; a running one who runs it (``runstate.list_runs`` gives the records as they stand now)."""
     rows = []
     for name, rec in run.get("stages", {}).items():
-        result = rec.get("error") if rec.get("state") in ("failed", "interrupted") else (
-            rec.get("headline") or headline(name, rec.get("summary") or {}))
+        if rec.get("state") == "running":
+            result = rec.get("runner") or "no process recorded (an older perfalign): if none runs it, rerun to resume"
+        elif rec.get("state") in ("failed", "interrupted"):
+            result = rec.get("error")
+        else:
+            result = rec.get("headline") or headline(name, rec.get("summary") or {})
         t = duration(rec.get("seconds"))
         rows.append((name, _state(rec.get("state")), f"{t} (earlier)" if rec.get("state") == "skipped" else t,
                      escape(str(result or ""))))

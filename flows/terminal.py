@@ -30,7 +30,11 @@ class ConsoleLogHandler(RichHandler):
                          rich_tracebacks=False, highlighter=None)
         self.setFormatter(_OneLineFormatter())
 
+    quiet_prefect = False  # set on Ctrl-C (flows.session): Prefect's run messages stay in the run logs
+
     def emit(self, record: logging.LogRecord) -> None:
+        if self.quiet_prefect and record.name.startswith("prefect"):
+            return
         if record.exc_info or record.exc_text:
             record = copy.copy(record)  # other handlers (the run log) keep the traceback
             exc = record.exc_info[1] if record.exc_info else None
@@ -95,3 +99,8 @@ def route_logging_to_console(level: int = logging.WARNING) -> ConsoleLogHandler:
                 logging.setLoggerClass(previous)
     logging.captureWarnings(True)
     return handler
+
+
+def quiet_prefect_on_console() -> None:
+    """Prefect's records off the terminal from now on (they still reach the run logs)."""
+    route_logging_to_console().quiet_prefect = True
