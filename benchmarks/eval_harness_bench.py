@@ -21,6 +21,7 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
     .venv/bin/python benchmarks/eval_harness_bench.py --replay runs/harness_sweep.json      # the paired what-if
     .venv/bin/python benchmarks/eval_harness_bench.py --ab target_s=0.3,1.0   # A/B: each session at each, side by side
+    .venv/bin/python benchmarks/eval_harness_bench.py --busy 2 ...           # two CPU-bound processes beside it
 """
 from __future__ import annotations
 
