@@ -213,7 +213,7 @@ def _send(stream, obj) -> None:
 
 
 ALIGN = 64
-MMAP_THRESHOLD = 32 << 20  # glibc's largest fixed mmap threshold (HEAP_MAX_SIZE / 2 on 64-bit)
+MMAP_THRESHOLD = 128 << 10  # glibc's default, held fixed in the model servers (_steady_heap)
 # Ops that move or allocate memory: never "the reference's computation".
 TRIVIAL_OPS = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::zeros", "aten::zeros_like",
                "aten::ones", "aten::ones_like", "aten::full", "aten::full_like", "aten::copy_", "aten::clone",
@@ -318,7 +318,7 @@ def _child() -> None:
     import torch
 
     msg = json.loads(proto_in.readline())
-    _steady_heap(int(msg.get("heap_reserve", 0)))
+    _steady_heap()
     torch.set_num_threads(int(msg["threads"]))
     device = torch.device(msg["device"])
     shm_fd = int(msg["shm_fd"])
@@ -375,28 +375,17 @@ def _child() -> None:
         _send(proto_out, reply)
 
 
-def _steady_heap(reserve: int) -> None:
-    """Put this server's allocator in one steady state, the same in every server, before any model
-    code runs. glibc's default moves its mmap threshold and trims the heap as the process's
-    history goes (sizes freed before, the varied-size correctness calls), so one server's output
-    buffers were fresh pages faulted in on every call (about half of a memory-bound op's CPU)
-    while the other's reused warm heap: equal ops scored up to 2x apart. Here blocks up to 32 MiB
-    always come from the heap, which is never trimmed and starts with ``reserve`` bytes touched
-    (freed to the top: warm, reused); larger blocks are mapped and faulted in on every call, in
-    every server alike."""
+def _steady_heap() -> None:
+    """Put this server's allocator in one state that its history cannot change, the same in every
+    server, before any model code runs. glibc's default raises its mmap threshold when a mapped
+    block is freed and trims the heap, and its memalign requests (torch's) fit freed blocks only
+    by chance: whether a call's output came from warm heap or from fresh pages faulted in (about
+    half of a memory-bound op's CPU) depended on the sizes the process freed before, so equal
+    ops scored up to 2x apart, and a warm reserve did not hold. Here every block from 128 KiB up
+    is mapped afresh and faulted in on every call, in every server alike."""
     libc = ctypes.CDLL(None)
-    if not hasattr(libc, "mallopt"):
-        return
-    libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD, fixed: no dynamic threshold
-    libc.mallopt(-1, 2**31 - 1)       # M_TRIM_THRESHOLD: freed memory stays
-    libc.malloc.restype = ctypes.c_void_p
-    libc.free.argtypes = [ctypes.c_void_p]
-    blocks = [libc.malloc(MMAP_THRESHOLD // 2) for _ in range(reserve // (MMAP_THRESHOLD // 2))]
-    for b in blocks:
-        if b:
-            ctypes.memset(b, 1, MMAP_THRESHOLD // 2)
-    for b in blocks:
-        libc.free(b)
+    if hasattr(libc, "mallopt"):
+        libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD, fixed: no dynamic threshold
 
 
 def _exec_module(name: str, source: str, path: str):
@@ -781,7 +770,7 @@ class _Driver:
         job = self.job
         server.send({"role": role, "source": source, "init_inputs": self.init_inputs,
                      "weight_seed": self.weight_seed, "threads": job["threads"], "device": job["device"],
-                     "shm_fd": server.shm_fd, "heap_reserve": job.get("heap_reserve_bytes", 0)})
+                     "shm_fd": server.shm_fd})
         return server.recv(float(job.get("load_timeout_s", 300)))
 
     def _checked(self, server, x, refs, timeout: float, what: str) -> float:

@@ -79,7 +79,6 @@ class ScoreConfig:
     time_limit_s: float = 600.0     # CPU seconds per sandboxed execution (both processes, everything)
     memory_mb: int = 4096           # memory limit (MB) of each sandboxed execution
     flush_bytes: int = 16 << 20     # buffer touched on every CPU before each call to evict L1/L2 (bytes)
-    heap_reserve_bytes: int = 256 << 20  # warm heap each model server starts with (same allocator state in both)
     policy: SpeedupPolicy = SpeedupPolicy()
 
     def __post_init__(self) -> None:
@@ -200,8 +199,7 @@ class Scorer:
                 "device": c.device, "threads": c.threads, "trials": c.trials, "min_trials": c.min_trials,
                 "time_budget_s": c.time_budget_s, "warmups": c.warmups, "correctness_trials": c.correctness_trials,
                 "revalidation_trials": c.revalidation_trials, "randomize_shapes": c.randomize_shapes,
-                "flush_bytes": c.flush_bytes, "heap_reserve_bytes": c.heap_reserve_bytes,
-                "call_timeout_s": c.call_timeout_s, "stats": self.stats,
+                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s, "stats": self.stats,
                 "gate": asdict(c.gate), "round_target_s": c.round_target_s,
                 **({"first_call_timeout_s": c.first_call_timeout_s} if role == "candidate" else {}), **extra}
 
