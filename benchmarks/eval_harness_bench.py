@@ -21,14 +21,17 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
     .venv/bin/python benchmarks/eval_harness_bench.py --replay runs/harness_sweep.json      # the paired what-if
     .venv/bin/python benchmarks/eval_harness_bench.py --ab target_s=0.3,1.0   # A/B: each session at each, side by side
+    .venv/bin/python benchmarks/eval_harness_bench.py --busy 2 ...           # two CPU-bound processes beside it
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -200,6 +203,9 @@ def main() -> int:
     ap.add_argument("--ab", default=None, metavar="FIELD=V1,V2",
                     help="an A/B of one ProbeSettings field (e.g. target_s=0.3,1.0): every session runs once "
                          "at each value, in a fresh random order per problem")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="start this many CPU-bound processes beside the sweep (a busy workstation); "
+                         "each record keeps the load average measured after its session")
     ap.add_argument("--json", default=None, help="also write every record here")
     ap.add_argument("--resume", action="store_true",
                     help="keep the records already in --json and run only the sessions it lacks")
@@ -226,7 +232,6 @@ def main() -> int:
         ap.error(f"--ab {args.ab}: give FIELD=V1,V2 with a ProbeSettings field")
     kind = type(getattr(ProbeSettings(), field)) if args.ab else str
     arms = [f"{field}={kind(v)}" for v in values.split(",")] if args.ab else [""]
-    order = random.Random(0)
     rows = []
     if args.resume:
         if not args.json:
@@ -240,6 +245,25 @@ def main() -> int:
     print(f"{'suite':9} {'problem':40} {'model':6} {'clock':5} {'calls':>5} {'ref':>6} {'slow':>6} "
           f"{'slow true':>9} {'err ref':>8} {'err slow':>8} {'s':>5}", flush=True)
     t_all = time.time()
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    print(f"load average at the start: {os.getloadavg()[0]:.1f} ({args.busy} busy processes started)", flush=True)
+    try:
+        _sweep(args, work, arms, field, kind, rows, done, pe, pb)
+    finally:
+        for proc in burners:
+            proc.kill()
+    print()
+    summarize(rows)
+    loads = [r["load"] for r in rows if "load" in r]
+    if loads:
+        print(f"load average after each session: min {min(loads):.1f} median {statistics.median(loads):.1f} "
+              f"max {max(loads):.1f} ({args.busy} busy processes of ours, {os.cpu_count()} CPUs)")
+    print(f"{time.time() - t_all:.0f} s")
+    return 0
+
+
+def _sweep(args, work, arms, field, kind, rows, done, pe, pb) -> None:
+    order = random.Random(0)
     with Sandbox(workers=1) as sb:
         for suite, name, model, arm in ((*w, a) for w in work for a in order.sample(arms, len(arms))):
             if (suite, name, model, arm) in done:
@@ -265,7 +289,7 @@ def main() -> int:
                    "reference": ref.to_dict(), "slow": slow.to_dict(), "slow_true": truth,
                    "err_reference": _err(ref.speedup, 1.0) if ref.verdict == "OK" else None,
                    "err_slow": _err(slow.speedup, truth) if slow.verdict == "OK" else None,
-                   "seconds": round(time.time() - t0, 1)}
+                   "seconds": round(time.time() - t0, 1), "load": round(os.getloadavg()[0], 2)}
             rows.append(row)
             _save(args.json, rows)
             def f(v, d=2):
@@ -278,10 +302,6 @@ def main() -> int:
                   f"{f(ref.speedup):>6} {f(slow.speedup):>6} "
                   f"{f(truth):>9} {f(row['err_reference'] and 100 * row['err_reference'], 1):>7}% "
                   f"{f(row['err_slow'] and 100 * row['err_slow'], 1):>7}% {row['seconds']:>5}{verdicts}", flush=True)
-    print()
-    summarize(rows)
-    print(f"{time.time() - t_all:.0f} s")
-    return 0
 
 
 if __name__ == "__main__":

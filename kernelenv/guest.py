@@ -213,6 +213,7 @@ def _send(stream, obj) -> None:
 
 
 ALIGN = 64
+MMAP_THRESHOLD = 128 << 10  # glibc's default, held fixed in the model servers (_steady_heap)
 # Ops that move or allocate memory: never "the reference's computation".
 TRIVIAL_OPS = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::zeros", "aten::zeros_like",
                "aten::ones", "aten::ones_like", "aten::full", "aten::full_like", "aten::copy_", "aten::clone",
@@ -317,6 +318,7 @@ def _child() -> None:
     import torch
 
     msg = json.loads(proto_in.readline())
+    _steady_heap()
     torch.set_num_threads(int(msg["threads"]))
     device = torch.device(msg["device"])
     shm_fd = int(msg["shm_fd"])
@@ -371,6 +373,19 @@ def _child() -> None:
         except BaseException as e:  # noqa: BLE001
             reply = {"ok": False, "error": f"{type(e).__name__}: {e}"[:4000]}
         _send(proto_out, reply)
+
+
+def _steady_heap() -> None:
+    """Put this server's allocator in one state that its history cannot change, the same in every
+    server, before any model code runs. glibc's default raises its mmap threshold when a mapped
+    block is freed and trims the heap, and its memalign requests (torch's) fit freed blocks only
+    by chance: whether a call's output came from warm heap or from fresh pages faulted in (about
+    half of a memory-bound op's CPU) depended on the sizes the process freed before, so equal
+    ops scored up to 2x apart, and a warm reserve did not hold. Here every block from 128 KiB up
+    is mapped afresh and faulted in on every call, in every server alike."""
+    libc = ctypes.CDLL(None)
+    if hasattr(libc, "mallopt"):
+        libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD, fixed: no dynamic threshold
 
 
 def _exec_module(name: str, source: str, path: str):
