@@ -103,16 +103,19 @@ def run(pipeline_args: list[str], work: Path, poll_s: float = 0.25) -> dict:
     marks = [("start-up", t0, 0.0, 0.0)]  # (segment that starts here, time, user, sys)
     seen: set[str] = set()
     try:
-        while proc.poll() is None:
-            states = _states(run_dir)
-            new = [s for s in STAGES if s not in seen and states.get(s) in STARTED]
-            if new:
-                now = cpu.sample()
-                for s in new:
-                    seen.add(s)
-                    marks.append((s, time.monotonic(), *now))
-            time.sleep(poll_s)
-            cpu.sample()  # slots are read often: one closes with its sandbox
+        try:
+            while proc.poll() is None:
+                states = _states(run_dir)
+                new = [s for s in STAGES if s not in seen and states.get(s) in STARTED]
+                if new:
+                    now = cpu.sample()
+                    for s in new:
+                        seen.add(s)
+                        marks.append((s, time.monotonic(), *now))
+                time.sleep(poll_s)
+                cpu.sample()  # slots are read often: one closes with its sandbox
+        except KeyboardInterrupt:  # Ctrl-C reached the job too: the figures so far, the last stage unfinished
+            proc.wait()
         wall = time.monotonic() - t0
         user, sys_ = cpu.sample()
     finally:
@@ -127,7 +130,7 @@ def run(pipeline_args: list[str], work: Path, poll_s: float = 0.25) -> dict:
     return {"command": " ".join(cmd), "returncode": proc.returncode, "wall_s": round(wall, 1),
             "user_s": round(user, 1), "sys_s": round(sys_, 1), "cpu_per_wall": round((user + sys_) / wall, 2),
             "rusage_cpu_s": round(ru.ru_utime + ru.ru_stime, 1), "stages": rows, "trainers": trainer_rates(run_dir),
-            "load_before": load}
+            "load_before": load, "load_after": os.getloadavg()}
 
 
 def print_table(res: dict) -> None:
@@ -138,7 +141,8 @@ def print_table(res: dict) -> None:
     for name, t in res["trainers"].items():
         rate = f"{t['steps_per_s']:.2f}" if t["steps_per_s"] else "?"
         print(f"  trainer {name:<10} steps {t['steps']!s:>5}  {t['seconds']!s:>7} s  {rate} steps/s")
-    print(f"exit {res['returncode']}; load before {res['load_before'][0]:.2f}; {res['command']}")
+    print(f"exit {res['returncode']}; load average (1, 5, 15 min) before {res['load_before']}, after "
+          f"{res['load_after']}; {res['command']}")
 
 
 def main() -> int:
