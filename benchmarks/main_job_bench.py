@@ -82,14 +82,14 @@ def _states(run_dir: Path) -> dict[str, str]:
 
 
 def trainer_rates(run_dir: Path) -> dict[str, dict]:
-    """Per trainer of the align stage: steps, seconds and steps/s from its metrics.json."""
+    """Per trainer of the align stage: steps, seconds (the stage's runtime_s, model loads
+    included) and steps/s from its metrics.json; the median step's seconds where recorded."""
     out = {}
     for m in sorted((run_dir / "align").glob("*/metrics.json")):
         d = json.loads(m.read_text())
-        flat = {**d, **(d.get("train") or {})} if isinstance(d.get("train"), dict) else d
-        steps, secs = flat.get("global_step") or flat.get("steps"), flat.get("train_runtime")
-        rate = flat.get("train_steps_per_second") or (steps / secs if steps and secs else None)
-        out[m.parent.name] = {"steps": steps, "seconds": secs, "steps_per_s": rate}
+        steps, secs = d.get("train_steps") or d.get("train_episodes"), d.get("runtime_s")
+        out[m.parent.name] = {"steps": steps, "seconds": secs, "steps_per_s": steps / secs if steps and secs else None,
+                              "median_step_s": (d.get("step_seconds") or {}).get("median_s")}
     return out
 
 
@@ -140,7 +140,8 @@ def print_table(res: dict) -> None:
     print(f"{'total':<18} {res['wall_s']:>8} {res['user_s']:>8} {res['sys_s']:>8} {res['cpu_per_wall']!s:>9}")
     for name, t in res["trainers"].items():
         rate = f"{t['steps_per_s']:.2f}" if t["steps_per_s"] else "?"
-        print(f"  trainer {name:<10} steps {t['steps']!s:>5}  {t['seconds']!s:>7} s  {rate} steps/s")
+        print(f"  trainer {name:<12} steps {t['steps']!s:>5}  {t['seconds']!s:>7} s  {rate} steps/s  "
+              f"median step {t['median_step_s']} s")
     print(f"exit {res['returncode']}; load average (1, 5, 15 min) before {res['load_before']}, after "
           f"{res['load_after']}; {res['command']}")
 
