@@ -87,7 +87,7 @@ def trainer_rates(run_dir: Path) -> dict[str, dict]:
     out = {}
     for m in sorted((run_dir / "align").glob("*/metrics.json")):
         d = json.loads(m.read_text())
-        steps, secs = d.get("train_steps") or d.get("train_episodes"), d.get("runtime_s")
+        steps, secs = (d.get("step_seconds") or {}).get("steps") or d.get("train_steps"), d.get("runtime_s")
         out[m.parent.name] = {"steps": steps, "seconds": secs, "steps_per_s": steps / secs if steps and secs else None,
                               "median_step_s": (d.get("step_seconds") or {}).get("median_s")}
     return out
