@@ -67,11 +67,16 @@ class JobCPU:
         own = self._stat(self.group)
         return own[0] + sum(u for u, _ in self.slots.values()), own[1] + sum(s for _, s in self.slots.values())
 
-    def close(self) -> None:
-        try:
-            self.group.rmdir()
-        except OSError as e:  # a process of the job outlived it
-            print(f"main_job_bench: {self.group} not removed: {e}", file=sys.stderr)
+    def close(self, wait_s: float = 30.0) -> None:
+        deadline = time.monotonic() + wait_s  # the job's children (its Prefect server) may end after it
+        while True:
+            try:
+                return self.group.rmdir()
+            except OSError as e:
+                if time.monotonic() > deadline:
+                    print(f"main_job_bench: {self.group} not removed: {e}", file=sys.stderr)
+                    return
+                time.sleep(0.5)
 
 
 def _states(run_dir: Path) -> dict[str, str]:
