@@ -127,17 +127,27 @@ def _generate_all(config: EvalConfig, prompts: list[EvalPrompt]):
 
 def score_tasks(prompts: list[EvalPrompt], generations: Responses, run: ScoreRun,
                 notes: dict) -> tuple[list[SampleResult], dict[str, BaselineResult]]:
-    """Each task scores its own prompts (EvalTask.score), task after task; the tasks' notes for
-    the report go into ``notes``."""
-    samples: list[SampleResult] = []
-    baselines: dict[str, BaselineResult] = {}
+    """Each task scores its own prompts (EvalTask.score): the serial tasks side by side (their
+    programs share the sandbox's slots: one task's compiles and tail fill the other's gaps), then
+    the others one by one; results in task order. The tasks' notes for the report go into ``notes``."""
+    from perfalign.common.concurrency import bounded_map
+
     by_task: dict[str, list[int]] = {}
     for i, p in enumerate(prompts):
         by_task.setdefault(task_of(p).name, []).append(i)
-    for name, idx in by_task.items():
+
+    def one(name: str):
+        idx = by_task[name]
         answers = {model: [per[i] for i in idx] for model, per in generations.items()}
-        scored = TASKS[name].score([prompts[i] for i in idx], answers, run)
-        samples += scored.samples
-        baselines.update(scored.baselines)
-        notes.update(scored.notes or {})
+        return TASKS[name].score([prompts[i] for i in idx], answers, run)
+
+    serial = [n for n, idx in by_task.items() if TASKS[n].serial([prompts[i] for i in idx])]
+    scored = {n: fut.result() for n, fut in bounded_map(one, serial, max(1, len(serial)), name="score")}
+    scored.update({n: one(n) for n in by_task if n not in scored})
+    samples: list[SampleResult] = []
+    baselines: dict[str, BaselineResult] = {}
+    for name in by_task:
+        samples += scored[name].samples
+        baselines.update(scored[name].baselines)
+        notes.update(scored[name].notes or {})
     return samples, baselines

@@ -33,20 +33,31 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
     settings = ProbeSettings(repeats=c.timing_repeats, max_repeats=max(c.probe_max_repeats, c.timing_repeats),
                              target_s=c.probe_target_s, clock=c.clock)
     results: dict[int, tuple[list[SampleResult], BaselineResult]] = {}
-    alone = [i for i, p in enumerate(prompts) if p.spec.threads > 1 or p.spec.clock != "cpu"]
+    alone = [i for i, p in enumerate(prompts) if _alone(p)]
     side_by_side = sorted(set(range(len(prompts))) - set(alone))
 
     def one(pi: int) -> tuple[list[SampleResult], BaselineResult]:
         return _score_prompt(pi, prompts[pi], responses, run, settings)
 
+    what = f"evaluate: {prompts[0].task.split('-')[0]} problems scored" if prompts else "evaluate: problems scored"
+
     for pi, fut in bounded_map(one, side_by_side, c.workers, name="probe"):
         results[pi] = fut.result()
-        report_progress("evaluate: suite problems scored", len(results), len(prompts))
+        report_progress(what, len(results), len(prompts))
     for pi in alone:
         results[pi] = one(pi)
-        report_progress("evaluate: suite problems scored", len(results), len(prompts))
+        report_progress(what, len(results), len(prompts))
     samples = [r for pi in range(len(prompts)) for r in results[pi][0]]
     return Scored(samples, {prompts[pi].prompt_id: results[pi][1] for pi in range(len(prompts))})
+
+
+def _alone(p: EvalPrompt[ProbeProblem]) -> bool:
+    return p.spec.threads > 1 or p.spec.clock != "cpu"  # threaded, MPI: wall time, the machine to itself
+
+
+def probes_serial(prompts: list[EvalPrompt[ProbeProblem]]) -> bool:
+    """EvalTask.serial of the probe tasks: every session a serial one."""
+    return not any(_alone(p) for p in prompts)
 
 
 def _score_prompt(pi: int, p: EvalPrompt[ProbeProblem], responses: Responses, run: ScoreRun,

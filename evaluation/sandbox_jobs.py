@@ -90,6 +90,11 @@ def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: i
     return results  # type: ignore[return-value]
 
 
+def jobs_serial(prompts: list[EvalPrompt[JobSpec]]) -> bool:
+    """EvalTask.serial of the tasks scored by sandbox jobs: no threaded program among them."""
+    return not any(p.spec.parallel for p in prompts)
+
+
 def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: ScoreRun) -> Scored:
     """Run all samples of all models plus the baselines; return per-sample results and the
     baseline of every prompt. Baselines are measured in this run, with the same job (repeats,
@@ -132,7 +137,8 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
         for p in prompts:
             add(("baseline", p.prompt_id, n), lambda p=p: baseline_job(p), p.spec.parallel)
     log.info("executing %d distinct programs (%d samples)", len(jobs), len(pending))
-    results = run_jobs(sandbox, jobs, parallel, cfg.workers) if jobs else []
+    what = f"evaluate: {prompts[0].task} programs run" if prompts else "evaluate: programs run"
+    results = run_jobs(sandbox, jobs, parallel, cfg.workers, what) if jobs else []
 
     baselines: dict[str, BaselineResult] = {}
     base_native: dict[str, tuple[float | None, float]] = {}
@@ -182,7 +188,7 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
     if again:  # an implausible speedup is measured once more; the flag stays if it still is
         order = sorted(again)
         for job_i, res in zip(order, run_jobs(sandbox, [jobs[i] for i in order], [parallel[i] for i in order],
-                                              cfg.workers, "evaluate: implausible speedups re-measured")):
+                                              cfg.workers, f"{what}: implausible speedups re-measured")):
             for r in again[job_i]:
                 judge(r, by_id[r.prompt_id], res)
                 r.flags = sorted(set(r.flags) | {"remeasured"})

@@ -7,9 +7,12 @@ run resumes where it stopped.
 """
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import shutil
+import threading
 import time
+from concurrent.futures import Future
 from typing import Callable
 
 from .env import configure_prefect
@@ -53,7 +56,8 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     return summary
 
 
-def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
+def synth_work(cfg: PerfalignConfig, run: RunState) -> tuple[str, str, Callable[[], dict]]:
+    """The synthetic stage's input hash, its input's description and its work."""
     from perfalign.perfdata.synth.config import resolve_backend
 
     from .synth import generate_synthetic
@@ -62,8 +66,34 @@ def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
     # the key (or its absence) decides gemini vs the bundled sample: part of the input
     effective, _ = resolve_backend(cfg.synth)
     h = cfg.section_hash("synth") + fingerprint(extra=[effective.backend])
-    return run.run_stage("synthetic", h, f"{effective.backend} seeds={cfg.synth.seeds}",
-                         lambda: generate_synthetic(cfg.synth, str(out)))
+    return h, f"{effective.backend} seeds={cfg.synth.seeds}", lambda: generate_synthetic(cfg.synth, str(out))
+
+
+def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
+    return run.run_stage("synthetic", *synth_work(cfg, run))
+
+
+def start_beside(cfg: PerfalignConfig, run: RunState) -> dict[str, tuple[str, str, Callable[[], dict]]]:
+    """Stages whose work starts now, beside CodeContests-Perf: the synthetic pairs read nothing of
+    it, and the two stages, each a sandbox with idle time between its programs, share the two cores.
+    Returns stage -> (input hash, input, the work's result); {} when the run state skips the stage.
+    The stage is recorded in its turn (its time there: what was left to wait for)."""
+    h, desc, go = synth_work(cfg, run)
+    rec = run.data["stages"].get("synthetic") or {}
+    if rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == h:
+        return {}
+    result: Future = Future()
+    context = contextvars.copy_context()  # the pipeline's flow run: the stage's flow is its subflow
+
+    def work() -> None:
+        try:
+            result.set_result(context.run(go))
+        except BaseException as e:  # noqa: BLE001 - raised where the stage is recorded
+            result.set_exception(e)
+
+    # a daemon: an interrupted or failed run does not wait for it (its shards are written atomically)
+    threading.Thread(target=work, name="synthetic", daemon=True).start()
+    return {"synthetic": (h, desc, result.result)}
 
 
 def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -160,7 +190,8 @@ def pipeline(out: str | None = None, config: PerfalignConfig | None = None, prof
     run = RunState(out)
     run.data["config"] = config.to_dict()
     run.save()
-    done = {name: fn(config, run) for name, fn in STAGES}
+    early = start_beside(config, run)
+    done = {name: run.run_stage(name, *early[name]) if name in early else fn(config, run) for name, fn in STAGES}
     records = run.data["stages"]
     return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in records.items()},
             "seconds": {k: v.get("seconds") for k, v in records.items()},

@@ -147,6 +147,12 @@ class EvalTask(ABC, Generic[Spec]):
         """Run and judge every response of every model on ``prompts`` (``responses[model][i]``
         answers ``prompts[i]``); each prompt gets a baseline measured in the same run."""
 
+    def serial(self, prompts: list[EvalPrompt[Spec]]) -> bool:
+        """Whether every program of ``prompts`` runs on one core: then this task is scored beside
+        the other such tasks, their programs sharing the sandbox's slots (never more at once than
+        it has); otherwise it is scored alone, after them."""
+        return False
+
     # One candidate on one problem (`perfalign eval score`, RL rewards); a task that offers it
     # overrides both. SandboxFusion's ``evaluate_single``.
     scores_one_by_one: ClassVar[bool] = False

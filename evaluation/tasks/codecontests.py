@@ -27,7 +27,7 @@ from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, m
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
 
-from ..sandbox_jobs import Measurement, score_jobs
+from ..sandbox_jobs import Measurement, jobs_serial, score_jobs
 from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 
 if TYPE_CHECKING:
@@ -112,6 +112,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
                 {k: s["solution"] for k, s in picks.items()},
                 {k: median / max(s["runtime_s"], 1e-9) for k, s in picks.items()}))
         return prompts, skipped
+
+    serial = staticmethod(jobs_serial)
 
     def score(self, prompts: list[EvalPrompt[ContestSpec]], responses: Responses, run: ScoreRun) -> Scored:
         # the baselines are re-run; the rescaling only applies to samples in another language

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
 from perfalign.sandbox import Limits, TestCase
 
-from ..sandbox_jobs import score_jobs
+from ..sandbox_jobs import jobs_serial, score_jobs
 from .base import EvalPrompt, EvalTask, Skipped
 from .codecontests import ContestSpec
 
@@ -43,3 +43,4 @@ class ControlledTask(EvalTask[ContestSpec]):
         return prompts, []
 
     score = staticmethod(score_jobs)
+    serial = staticmethod(jobs_serial)

@@ -57,7 +57,7 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
-from ..probe_sessions import score_probe_candidate, score_probes
+from ..probe_sessions import probes_serial, score_probe_candidate, score_probes
 from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
 from .bundled import PAREVAL_SAMPLE, bundled_problem, read_task_dir, sample_rows, task_tolerance
 
@@ -239,6 +239,7 @@ class ParEvalTask(EvalTask[ProbeProblem]):
         return _load_checkout(config) if checkout else _load_sample(config)
 
     score = staticmethod(score_probes)
+    serial = staticmethod(probes_serial)
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:

@@ -49,7 +49,7 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
-from ..probe_sessions import score_probe_candidate, score_probes
+from ..probe_sessions import probes_serial, score_probe_candidate, score_probes
 from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
 from .bundled import POLYBENCH_SAMPLE, bundled_problem, read_task_dir, sample_rows
 
@@ -264,6 +264,7 @@ class PolyBenchTask(EvalTask[ProbeProblem]):
         return _load_checkout(config) if checkout else _load_sample(config)
 
     score = staticmethod(score_probes)
+    serial = staticmethod(probes_serial)
     scores_one_by_one = True
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
