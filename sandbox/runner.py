@@ -279,6 +279,7 @@ def _lower_all(lim, rlimits):
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
+PR_SET_THP_DISABLE = 41
 
 
 class _SockFprog(ctypes.Structure):
@@ -293,6 +294,15 @@ def _install_filter(bpf):
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
             libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "cannot install the clock's seccomp filter")
+
+
+def _no_huge_pages():
+    """No transparent huge pages for this process and what it execs, whatever the host's setting:
+    one fault would zero or copy 512 pages and a counted clock prices a fault by the page. The
+    clock's filter refuses PR_SET_THP_DISABLE to the program, so it cannot turn them back on."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "cannot disable transparent huge pages for the clock")
 
 
 def _child_limits(lim, hard):
@@ -358,6 +368,7 @@ def _spawn(job, fd_in, fd_out, fd_err, log_fd=None, at_start=lambda: None):
             _child_limits(job["limits"], job.get("hard_limits", True))
             if clock:
                 os.set_inheritable(log_fd, True)
+                _no_huge_pages()
                 _install_filter(bytes.fromhex(clock["no_fork_bpf"]))
             os.write(w, b"R")  # set up: park until the runner has read its clocks
             if os.read(go_r, 1) != b"G":

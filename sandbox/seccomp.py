@@ -167,9 +167,14 @@ def _cached_bpf(name: str, mode: str, trace: bool, what: str) -> Path:
 # The deterministic clock's second filter, stacked on this one by the runner for the measured
 # program only (sandbox/clock.py): no new processes (a forked child's count would hold a copy of
 # its parent's, a child killed before its summary none): fork, vfork and clone without
-# CLONE_THREAD fail with EPERM; threads pass. Default allow: the first filter still decides the rest.
+# CLONE_THREAD fail with EPERM; threads pass. And no huge pages: the runner disables transparent
+# huge pages for the program (one fault would zero 512 pages, priced as one), whatever the host's
+# setting, and no prctl(PR_SET_THP_DISABLE) may undo it; hugetlbfs mappings (MAP_HUGETLB, memfd
+# MFD_HUGETLB, SHM_HUGETLB) fail with EPERM. Default allow: the first filter still decides the rest.
 CLONE_THREAD = 0x00010000
 NO_FORK = ("fork", "vfork")
+PR_SET_THP_DISABLE = 41
+HUGETLB_FLAGS = {"mmap": (3, 0x40000), "memfd_create": (1, 0x4), "shmget": (2, 0x800)}  # (argument, bit)
 
 
 def no_fork_filter() -> bytes:
@@ -210,6 +215,9 @@ def _build(out: str, mode: str) -> None:
         for name in NO_FORK:
             f.add_rule(eperm, name)
         f.add_rule(eperm, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+        f.add_rule(eperm, "prctl", seccomp.Arg(0, seccomp.EQ, PR_SET_THP_DISABLE))
+        for name, (index, bit) in HUGETLB_FLAGS.items():
+            f.add_rule(eperm, name, seccomp.Arg(index, seccomp.MASKED_EQ, bit, bit))
     else:
         trace = mode == "trace"
         f = seccomp.SyscallFilter(defaction=seccomp.LOG if trace else enosys)
