@@ -62,7 +62,7 @@ class StageConfig:
     max_eval_samples: int | None = None      # only the first N evaluation rows; None: all
     overwrite: bool = False                  # refuse to overwrite a finished run directory
     torch_threads: int | None = None         # None: torch's default (on a shared 2-core box 1 is much faster)
-    checkpoint_every_s: float = 1800.0       # a resumable checkpoint at most this often, in seconds (0: none); a 6.7B one is tens of GB
+    checkpoint_every_s: float = 1800.0       # a resumable checkpoint at most this often, in s (0: none)
     lora_r: int = 0                          # > 0: train LoRA adapters of this rank (peft), merged when saved
     lora_alpha: int = 16                     # LoRA scaling numerator (peft's lora_alpha)
     lora_dropout: float = 0.0                # dropout on the LoRA branch
