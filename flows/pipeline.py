@@ -21,8 +21,16 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
-from .stagekeys import (NOT_PUBLISHED, align_key, evaluate_key, perf_key, pipeline_result,  # noqa: E402
-                        publish_key, synth_key, triplets_key)
+from .stagekeys import (  # noqa: E402
+    NOT_PUBLISHED,
+    align_key,
+    evaluate_key,
+    perf_key,
+    pipeline_result,
+    publish_key,
+    synth_key,
+    triplets_key,
+)
 from .summaries import flow_run_name  # noqa: E402
 
 
@@ -39,8 +47,7 @@ def perf_parameters(cfg: PerfalignConfig) -> dict:
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     from .perf import build_codecontests_perf
 
-    p, workers = cfg.perf, cfg.sandbox.worker_count()
-    out = run.run_dir / "codecontests_perf"
+    workers, out = cfg.sandbox.worker_count(), run.run_dir / "codecontests_perf"
     h, desc = perf_key(cfg, run.run_dir)
 
     def go() -> dict:
@@ -64,7 +71,8 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import build_triplets_flow as triplets  # a flow of its own in the UI
 
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
-    return run.run_stage("triplets", *triplets_key(cfg, run.run_dir), lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
+    return run.run_stage("triplets", *triplets_key(cfg, run.run_dir),
+                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
