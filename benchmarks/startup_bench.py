@@ -4,7 +4,7 @@ with --pipeline, a real and a no-op `perfalign pipeline` (embedded profile), one
 directory per run. A no-op rerun should cost at most a quarter of the real job.
 
     .venv/bin/python benchmarks/startup_bench.py [--pipeline] [--code DIR] [--repeats 3]
-        [--run DIR] [--set table.key=value ...]
+        [--skip-build] [--run DIR] [--set table.key=value ...]
 
 --code DIR times another checkout of the package (a folder holding `perfalign/`), e.g. the code
 before a change exported with `git archive`. --run DIR times the no-op pipeline against a run
@@ -51,6 +51,7 @@ def main() -> None:
     ap.add_argument("--pipeline", action="store_true", help="Also a real and a no-op `perfalign pipeline` (minutes).")
     ap.add_argument("--code", type=Path, help="A folder holding the `perfalign` package to time (default: this one).")
     ap.add_argument("--repeats", type=int, default=3, help="Runs of each no-op command (the median is reported).")
+    ap.add_argument("--skip-build", action="store_true", help="Leave out the `perf build` rows.")
     ap.add_argument("--run", type=Path, help="A finished pipeline run directory to time the no-op pipeline against.")
     ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
                     help="A setting for the pipeline runs (repeatable), as `perfalign pipeline --set` takes it.")
@@ -70,9 +71,10 @@ def main() -> None:
             return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
         rows["perfalign --help"] = median(cli + ["--help"])
-        build = cli + ["perf", "build", "--out", "cc", "--limit-problems", "2", "--json"]
-        rows["perf build (real, 2 problems)"] = timed(build, cwd, env)
-        rows["perf build (no-op rerun)"] = median(build)
+        if not args.skip_build:
+            build = cli + ["perf", "build", "--out", "cc", "--limit-problems", "2", "--json"]
+            rows["perf build (real, 2 problems)"] = timed(build, cwd, env)
+            rows["perf build (no-op rerun)"] = median(build)
         sets = [a for kv in args.sets for a in ("--set", kv)]
         if args.run:
             pipe = cli + ["pipeline", "--out", str(args.run.resolve()), *sets]
