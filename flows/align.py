@@ -2,6 +2,7 @@
 alignment/ (triplets -> SFT -> RM -> RLPF, and SFT -> DPA)."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import threading
@@ -15,7 +16,7 @@ configure_prefect()
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
-from perfalign.common.progress import report  # noqa: E402
+from perfalign.common.progress import listening, report  # noqa: E402
 
 from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
@@ -88,13 +89,30 @@ def train_stage(stage: str, config, own_process: bool = False, stop: "threading.
     here; setting ``stop`` ends it), so that two stages train on two cores at once."""
     from perfalign.alignment.stages import STAGE_FUNCTIONS
 
-    if own_process:
-        from perfalign.common.child_process import call_in_child
+    with _setup_progress(stage):
+        if own_process:
+            from perfalign.common.child_process import call_in_child
 
-        res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
-    else:
-        res = STAGE_FUNCTIONS[stage](config)
+            res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
+        else:
+            res = STAGE_FUNCTIONS[stage](config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
+
+
+@contextlib.contextmanager
+def _setup_progress(stage: str):
+    """A trainer's set-up (its libraries, model, data; a minute on a loaded CPU) as a progress
+    report of its own, done when the trainer reports its first step."""
+    what, steps, done = f"align: {stage} set-up (model, data)", f"align: {stage} steps", threading.Event()
+
+    def first_step(w: str, _done: int, _total: int) -> None:
+        if w == steps and not done.is_set():
+            done.set()
+            report(what, 1, 1)
+
+    report(what, 0, 1)
+    with listening(first_step):
+        yield
 
 
 def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict[str, dict]:
