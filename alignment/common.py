@@ -215,6 +215,8 @@ def report_steps(trainer, stage: str) -> None:
 
         def on_train_begin(self, args, state, control, **kwargs):
             self.last = time.perf_counter()
+            if state.is_world_process_zero and state.max_steps:  # the bar from the start, not the first step
+                report(f"align: {stage} steps", state.global_step, state.max_steps)
 
         def on_step_end(self, args, state, control, **kwargs):
             now = time.perf_counter()

@@ -4,9 +4,13 @@ with --pipeline, a real and a no-op `perfalign pipeline` (embedded profile), one
 directory per run. A no-op rerun should cost at most a quarter of the real job.
 
     .venv/bin/python benchmarks/startup_bench.py [--pipeline] [--code DIR] [--repeats 3]
+        [--skip-build] [--run DIR] [--set table.key=value ...]
 
 --code DIR times another checkout of the package (a folder holding `perfalign/`), e.g. the code
-before a change exported with `git archive`.
+before a change exported with `git archive`. --run DIR times the no-op pipeline against a run
+that finished already (made by `perfalign pipeline --out DIR` with the same --set values)
+instead of a real run here; the real job's time is then the sum of its stages' recorded seconds
+(the flows' work without their start-up: a lower bound, so the ratio errs high).
 """
 from __future__ import annotations
 
@@ -34,11 +38,23 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def recorded_seconds(run: Path) -> float:
+    """The sum of a finished run's stage times (its stages.json)."""
+    stages = json.loads((run / "stages.json").read_text())["stages"]
+    if any(r.get("state") not in ("completed", "skipped") for r in stages.values()):
+        sys.exit(f"{run} is not a finished run: {({k: r.get('state') for k, r in stages.items()})}")
+    return sum(r.get("seconds") or 0.0 for r in stages.values())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pipeline", action="store_true", help="Also a real and a no-op `perfalign pipeline` (minutes).")
     ap.add_argument("--code", type=Path, help="A folder holding the `perfalign` package to time (default: this one).")
     ap.add_argument("--repeats", type=int, default=3, help="Runs of each no-op command (the median is reported).")
+    ap.add_argument("--skip-build", action="store_true", help="Leave out the `perf build` rows.")
+    ap.add_argument("--run", type=Path, help="A finished pipeline run directory to time the no-op pipeline against.")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="A setting for the pipeline runs (repeatable), as `perfalign pipeline --set` takes it.")
     args = ap.parse_args()
     env = dict(os.environ, DO_NOT_TRACK="1")
     if args.code:
@@ -55,11 +71,17 @@ def main() -> None:
             return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
         rows["perfalign --help"] = median(cli + ["--help"])
-        build = cli + ["perf", "build", "--out", "cc", "--limit-problems", "2", "--json"]
-        rows["perf build (real, 2 problems)"] = timed(build, cwd, env)
-        rows["perf build (no-op rerun)"] = median(build)
-        if args.pipeline:
-            pipe = cli + ["pipeline", "--out", "run"]
+        if not args.skip_build:
+            build = cli + ["perf", "build", "--out", "cc", "--limit-problems", "2", "--json"]
+            rows["perf build (real, 2 problems)"] = timed(build, cwd, env)
+            rows["perf build (no-op rerun)"] = median(build)
+        sets = [a for kv in args.sets for a in ("--set", kv)]
+        if args.run:
+            pipe = cli + ["pipeline", "--out", str(args.run.resolve()), *sets]
+            rows["pipeline (real, embedded)"] = (recorded_seconds(args.run), float("nan"))
+            rows["pipeline (no-op rerun)"] = median(pipe)
+        elif args.pipeline:
+            pipe = cli + ["pipeline", "--out", "run", *sets]
             rows["pipeline (real, embedded)"] = timed(pipe, cwd, env)
             rows["pipeline (no-op rerun)"] = median(pipe)
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "

@@ -2,6 +2,7 @@
 alignment/ (triplets -> SFT -> RM -> RLPF, and SFT -> DPA)."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import threading
@@ -15,10 +16,13 @@ configure_prefect()
 from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
+from perfalign.common.progress import listening, report  # noqa: E402
+
 from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
 
 STAGES = ("sft", "reward", "rlpf", "dpa")
+SETUP = "align: set-up (libraries, inputs)"
 # What each stage starts from (the DAG): RLPF needs the SFT policy and the reward model.
 NEEDS = {"sft": (), "reward": (), "rlpf": ("sft", "reward"), "dpa": ("sft",)}
 
@@ -85,13 +89,30 @@ def train_stage(stage: str, config, own_process: bool = False, stop: "threading.
     here; setting ``stop`` ends it), so that two stages train on two cores at once."""
     from perfalign.alignment.stages import STAGE_FUNCTIONS
 
-    if own_process:
-        from perfalign.common.child_process import call_in_child
+    with _setup_progress(stage):
+        if own_process:
+            from perfalign.common.child_process import call_in_child
 
-        res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
-    else:
-        res = STAGE_FUNCTIONS[stage](config)
+            res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
+        else:
+            res = STAGE_FUNCTIONS[stage](config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
+
+
+@contextlib.contextmanager
+def _setup_progress(stage: str):
+    """A trainer's set-up (its libraries, model, data; a minute on a loaded CPU) as a progress
+    report of its own, done when the trainer reports its first step."""
+    what, steps, done = f"align: {stage} set-up (model, data)", f"align: {stage} steps", threading.Event()
+
+    def first_step(w: str, _done: int, _total: int) -> None:
+        if w == steps and not done.is_set():
+            done.set()
+            report(what, 1, 1)
+
+    report(what, 0, 1)
+    with listening(first_step):
+        yield
 
 
 def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict[str, dict]:
@@ -139,6 +160,7 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
     if unknown:
         raise ValueError(f"unknown stages {sorted(unknown)}; choose from {', '.join(STAGES)}")
     if configs is None:
+        report(SETUP, 0, 1 + len(wanted))  # the stage configs import the training libraries
         configs = stage_configs(cfg, triplets_dir, workdir, codecontests_dir, overwrite)
         preflight(configs, wanted, triplets_dir, codecontests_dir, workdir)
     t0 = time.monotonic()
@@ -159,24 +181,29 @@ def _finished(configs: dict, wanted: list[str]) -> dict[str, dict]:
 
 def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:
     """Bad inputs (empty splits, missing solutions, missing models or upstream stages) raise a
-    clear error here, before any model is loaded or trained."""
+    clear error here, before any model is loaded or trained. Reported as progress (``SETUP``):
+    the training libraries' import and the inputs' reads take about a minute on a loaded CPU."""
+    steps = 1 + len(wanted)  # the libraries, then each stage's checks
+    report(SETUP, 0, steps)
     from perfalign.alignment.data import load_sft_rows, load_triplet_rows
     from perfalign.alignment.models import check_model_reference
     from perfalign.alignment.stages import STAGE_DIRS
 
-    for s in wanted:
+    report(SETUP, 1, steps)
+    for i, s in enumerate(wanted, start=2):
         configs[s].validate()
         for dep in NEEDS[s]:
             if dep not in wanted and not (Path(workdir) / STAGE_DIRS[dep] / "metrics.json").exists():
                 raise ValueError(f"stage {s!r} needs {dep!r}: run it too or keep its output in {workdir}")
         if not NEEDS[s]:
             check_model_reference(configs[s].model_name_or_path, f"{s} base model")
-    if "sft" in wanted:
-        load_sft_rows(triplets_dir, "train")
-        load_sft_rows(triplets_dir, "eval")
-    for s in set(wanted) - {"sft"}:  # every stage reports its metric on its own eval split
-        load_triplet_rows(triplets_dir, tuple(configs[s].train_splits), what=f"{s} train")
-        load_triplet_rows(triplets_dir, tuple(configs[s].eval_splits), what=f"{s} eval")
+        if s == "sft":
+            load_sft_rows(triplets_dir, "train")
+            load_sft_rows(triplets_dir, "eval")
+        else:  # every stage reports its metric on its own eval split
+            load_triplet_rows(triplets_dir, tuple(configs[s].train_splits), what=f"{s} train")
+            load_triplet_rows(triplets_dir, tuple(configs[s].eval_splits), what=f"{s} eval")
+        report(SETUP, i, steps)
     if "rlpf" in wanted:
         cc = configs["rlpf"].codecontests_dir
         for d in ([cc] if isinstance(cc, str) else cc or []):

@@ -496,13 +496,17 @@ def pipeline_cmd(
     out = out or default_run_dir(cfg.profile)
     with _failing(RunDirConflict):
         check_run_dir(out, cfg.profile, reuse_run_dir)
-    _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
-    _check_backend(cfg.sandbox.backend)
-    from perfalign.flows.pipeline import pipeline
+    from perfalign.flows.stagekeys import unchanged_run
 
     console.print(f"[bold]perfalign pipeline[/bold] profile={cfg.profile} -> {out}")
-    with _failing(StageFailed, what="pipeline failed", code=1), _session():
-        result = pipeline(out=str(out), config=cfg, reuse_run_dir=reuse_run_dir)
+    result = unchanged_run(cfg, out)  # every stage done with these inputs: no flow, no server
+    if result is None:
+        _preflight("check_pipeline", cfg)  # the Hub, a GPU, the judge environments: one line each
+        _check_backend(cfg.sandbox.backend)
+        from perfalign.flows.pipeline import pipeline
+
+        with _failing(StageFailed, what="pipeline failed", code=1), _session():
+            result = pipeline(out=str(out), config=cfg, reuse_run_dir=reuse_run_dir)
     print_pipeline_summary(result, out)
 
 

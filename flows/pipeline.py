@@ -23,7 +23,17 @@ from prefect import flow  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
-from .runstate import RunState, check_run_dir, default_run_dir, fingerprint  # noqa: E402
+from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
+from .stagekeys import (  # noqa: E402
+    NOT_PUBLISHED,
+    align_key,
+    evaluate_key,
+    perf_key,
+    pipeline_result,
+    publish_key,
+    synth_key,
+    triplets_key,
+)
 from .summaries import flow_run_name  # noqa: E402
 
 
@@ -40,17 +50,14 @@ def perf_parameters(cfg: PerfalignConfig) -> dict:
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     from .perf import build_codecontests_perf
 
-    p, workers = cfg.perf, cfg.sandbox.worker_count()
-    out = run.run_dir / "codecontests_perf"
-    # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
-    source_key = p.source if p.source.startswith("hf:") else fingerprint(p.source)
-    h = cfg.section_hash("perf") + fingerprint(extra=[source_key])
+    workers, out = cfg.sandbox.worker_count(), run.run_dir / "codecontests_perf"
+    h, desc = perf_key(cfg, run.run_dir)
 
     def go() -> dict:
         return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
             out=str(out), **perf_parameters(cfg))
 
-    summary = run.run_stage("codecontests_perf", h, p.source, go)
+    summary = run.run_stage("codecontests_perf", h, desc, go)
     if summary.get("failed_batches"):
         raise RuntimeError(f"codecontests_perf: {summary['failed_batches']} batch(es) failed; rerun to retry them")
     return summary
@@ -58,15 +65,10 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
 
 def synth_work(cfg: PerfalignConfig, run: RunState) -> tuple[str, str, Callable[[], dict]]:
     """The synthetic stage's input hash, its input's description and its work."""
-    from perfalign.perfdata.synth.config import resolve_backend
-
     from .synth import generate_synthetic
 
     out = run.run_dir / "synthetic"
-    # the key (or its absence) decides gemini vs the bundled sample: part of the input
-    effective, _ = resolve_backend(cfg.synth)
-    h = cfg.section_hash("synth") + fingerprint(extra=[effective.backend])
-    return h, f"{effective.backend} seeds={cfg.synth.seeds}", lambda: generate_synthetic(cfg.synth, str(out))
+    return *synth_key(cfg, run.run_dir), lambda: generate_synthetic(cfg.synth, str(out))
 
 
 def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -79,8 +81,7 @@ def start_beside(cfg: PerfalignConfig, run: RunState) -> dict[str, tuple[str, st
     Returns stage -> (input hash, input, the work's result); {} when the run state skips the stage.
     The stage is recorded in its turn (its time there: what was left to wait for)."""
     h, desc, go = synth_work(cfg, run)
-    rec = run.data["stages"].get("synthetic") or {}
-    if rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == h:
+    if run.unchanged("synthetic", h):
         return {}
     result: Future = Future()
     context = contextvars.copy_context()  # the pipeline's flow run: the stage's flow is its subflow
@@ -100,8 +101,8 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import build_triplets_flow as triplets  # a flow of its own in the UI
 
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
-    h = fingerprint(cc / "data", syn / "data", extra=cfg.section_hash("triplets"))
-    return run.run_stage("triplets", h, f"{cc} + {syn}", lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
+    return run.run_stage("triplets", *triplets_key(cfg, run.run_dir),
+                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -110,14 +111,14 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import align
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
-    h = fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets"))
+    h, desc = align_key(cfg, run.run_dir)
     # an unfinished run of these inputs resumes (its finished trainers kept, the others continue
     # from their checkpoints); changed inputs re-train: the earlier stage directories are replaced
     resume = (run.data["stages"].get("align") or {}).get("input_hash") == h
     if not resume:
         for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
             shutil.rmtree(stale, ignore_errors=True)
-    return run.run_stage("align", h, str(tri), lambda: align(
+    return run.run_stage("align", h, desc, lambda: align(
         cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
 
 
@@ -141,26 +142,22 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
 
     e = cfg.eval
     work, cc, out = run.run_dir / "align", run.run_dir / "codecontests_perf", run.run_dir / "evaluate"
-    h = fingerprint(work, extra=[cfg.section_hash("eval"), fingerprint(cc / "data")])
-
     def go() -> dict:
         ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in e.tasks else None
         config = eval_config_from(cfg, models_from_run_dir(work, prefix="base"), str(cc), controlled_dir=ctl)
         return evaluate(config, str(out))
 
-    return run.run_stage("evaluate", h, str(work), go)
+    return run.run_stage("evaluate", *evaluate_key(cfg, run.run_dir), go)
 
 
 def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.perfdata.publish import publish_dataset
 
-    pub = cfg.publish
-    if not pub.repo_id:
-        return {"skipped": "no publish.repo_id configured"}
+    pub, key = cfg.publish, publish_key(cfg, run.run_dir)
+    if key is None:
+        return NOT_PUBLISHED
     src = run.run_dir / "codecontests_perf"
-    h = fingerprint(src, extra=dataclasses.asdict(pub))
-    return run.run_stage("publish", h, str(src), lambda: {
-        "url": publish_dataset(src, pub.repo_id, private=pub.private)})
+    return run.run_stage("publish", *key, lambda: {"url": publish_dataset(src, pub.repo_id, private=pub.private)})
 
 
 # A stage: (the config, the run state) -> its summary.
@@ -192,8 +189,4 @@ def pipeline(out: str | None = None, config: PerfalignConfig | None = None, prof
     run.save()
     early = start_beside(config, run)
     done = {name: run.run_stage(name, *early[name]) if name in early else fn(config, run) for name, fn in STAGES}
-    records = run.data["stages"]
-    return {"out": str(run.run_dir), "stages": done, "states": {k: v["state"] for k, v in records.items()},
-            "seconds": {k: v.get("seconds") for k, v in records.items()},
-            "headlines": {k: v.get("headline", "") for k, v in records.items()},
-            "wall_seconds": round(time.monotonic() - t0, 1)}
+    return pipeline_result(run, done, t0)

@@ -203,17 +203,28 @@ class RunState:
         self.data["updated"] = _now()
         atomic_write_json(self.path, self.data, indent=1)
 
-    def run_stage(self, stage: str, input_hash: str, input_desc: str, fn: Callable[[], dict]) -> dict:
-        """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
+    def unchanged(self, stage: str, input_hash: str) -> dict | None:
+        """The stage's record when it completed with this input hash (nothing to redo), else None."""
         rec = self.data["stages"].get(stage)
         if rec and rec.get("state") in ("completed", "skipped") and rec.get("input_hash") == input_hash:
-            rec.update(state="skipped", skipped_at=_now())
-            rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
-            self.save()
-            _log.info("stage %s skipped: inputs and settings unchanged since %s (%s)", stage, rec.get("finished"),
-                      rec["headline"])
-            publish_stage(self.run_dir.name, stage, rec.get("summary") or {}, rec.get("seconds"))  # no flow ran
-            return rec.get("summary") or {}
+            return rec
+        return None
+
+    def skip(self, stage: str) -> dict:
+        """Record an unchanged stage as skipped; returns its summary."""
+        rec = self.data["stages"][stage]
+        rec.update(state="skipped", skipped_at=_now())
+        rec.setdefault("headline", headline(stage, rec.get("summary") or {}))
+        self.save()
+        _log.info("stage %s skipped: inputs and settings unchanged since %s (%s)", stage, rec.get("finished"),
+                  rec["headline"])
+        publish_stage(self.run_dir.name, stage, rec.get("summary") or {}, rec.get("seconds"))  # inside a flow only
+        return rec.get("summary") or {}
+
+    def run_stage(self, stage: str, input_hash: str, input_desc: str, fn: Callable[[], dict]) -> dict:
+        """Run ``fn`` unless a completed record has the same input hash; returns its summary."""
+        if self.unchanged(stage, input_hash):
+            return self.skip(stage)
         log = self.run_dir / "logs" / f"{stage}.log"
         rec = {"state": "running", "input_hash": input_hash, "input": input_desc, "started": _now(),
                "log": str(log), "owner": process_owner()}

@@ -10,6 +10,7 @@ import datetime as _dt
 import enum
 import logging
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,8 @@ def artifact_key(*parts: str) -> str:
 
 
 def _in_run() -> bool:
+    if "prefect" not in sys.modules:  # no Prefect, no run (a no-op answered from the run state)
+        return False
     from prefect.context import FlowRunContext, TaskRunContext
 
     return bool(FlowRunContext.get() or TaskRunContext.get())
