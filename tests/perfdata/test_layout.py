@@ -54,8 +54,9 @@ def test_codecontests_perf_tables_do_not_mix(tmp_path):
 def test_synthetic_and_triplets_tables_do_not_mix(tmp_path):
     tables = SynthTables(tmp_path / "syn" / "data")
     for i in range(3):
-        tables.append("synthetic", dict(key=f"k{i}", sample_index=i, problem="p", language="python3", fast="f()", slow="s()",
-                                        fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0, config_hash="h"))
+        tables.append("synthetic", dict(key=f"k{i}", sample_index=i, problem="p", language="python3", fast="f()",
+                                        slow="s()", fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0,
+                                        config_hash="h"))
     tables.append("synthetic_rejects", dict(key="r0", sample_index=9, reason="not json", config_hash="h"))
     tables.close()
     write_card(tmp_path / "syn")
@@ -93,9 +94,9 @@ def test_flat_layout_is_read_then_migrated_losing_nothing(tmp_path):
 
     syn = tmp_path / "syn" / "data"
     syn.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist([dict(key="k", sample_index=0, problem="p", language="python3", fast="f", slow="s",
-                                              fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0,
-                                              config_hash="h")], schema=SCHEMAS["synthetic"]), syn / "synthetic.parquet")
+    row = dict(key="k", sample_index=0, problem="p", language="python3", fast="f", slow="s", fast_cpu_time_s=0.1,
+               slow_cpu_time_s=0.5, speedup=5.0, config_hash="h")
+    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMAS["synthetic"]), syn / "synthetic.parquet")
     assert len(shards.load_table(syn.parent, "synthetic")) == 1
     tables = SynthTables(syn)
     assert tables.keys() == {"k"} and (syn / "synthetic" / "synthetic.parquet").is_file()

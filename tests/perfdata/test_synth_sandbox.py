@@ -63,7 +63,8 @@ def test_real_verification_outcomes(tmp_path, sandbox_backend):
                           requests_per_minute=None, concurrency=1, repeats=1, min_speedup=3.0, time_limit_s=0.5,
                           cache_dir=tmp_path / "cache")
         s = generate_synthetic(cfg, tmp_path / "out")
-    rej = {r["sample_index"]: r for r in pq.read_table(tmp_path / "out/data/synthetic_rejects/synthetic_rejects.parquet").to_pylist()}
+    rej_path = tmp_path / "out/data/synthetic_rejects/synthetic_rejects.parquet"
+    rej = {r["sample_index"]: r for r in pq.read_table(rej_path).to_pylist()}
     assert {i: rej[i]["reason"] for i in CASES if i in rej} == {
         0: "compile_error", 3: "disagreement", 5: "not_faster", 7: "timeout", 9: "runtime_error"}
     assert "error" in rej[0]["detail"] and rej[0]["raw_response"]
