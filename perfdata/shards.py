@@ -140,16 +140,15 @@ def dataset_files(path: str | Path, name: str) -> list[Path]:
     p = Path(path)
     if p.is_file():
         return [p]
-    for folder in (p, p.parent):  # a dataset folder, or its data/ folder
+    for folder in (p, p.parent) if p.name == "data" else (p,):  # a dataset folder, or its data/ folder
         single = folder / "data" / f"{name}.parquet"
-        files = shard_files(folder, name) + ([single] if single.is_file() else [])
-        if files:
+        if files := shard_files(folder, name) + ([single] if single.is_file() else []):
             return files
-    if p.name == name and (files := sorted(p.glob("*.parquet"))):  # the table's directory
+    # a flat data/ folder under another name, or the table's directory itself
+    if files := sorted(p.glob(f"{name}-*.parquet")) or (sorted(p.glob("*.parquet")) if p.name == name else []):
         return files
     raise FileNotFoundError(f"no table {name!r} under {p} (no {p}/data/{name}/*.parquet: "
                             "a folder written by `perfalign perf build` or `perfalign triplets`)")
-    return files
 
 
 def load_table(path: str | Path, name: str, required: Iterable[str] = ()) -> pa.Table:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from perfalign.common.paths import bundled
 from perfalign.common.prompts import instruction_prompt
 from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
-from perfalign.perfdata.shards import read_rows, shard_files
+from perfalign.perfdata.shards import dataset_files, read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
@@ -164,7 +164,10 @@ def _source_root(source: str | Path | None) -> Path:
 
 
 def _is_perf_folder(root: Path) -> bool:
-    return bool(shard_files(root, "submissions") or shard_files(root.parent, "submissions"))
+    try:
+        return bool(dataset_files(root, "submissions"))
+    except FileNotFoundError:
+        return False
 
 
 def contest_names(source: str | Path | None = None) -> list[str]:
