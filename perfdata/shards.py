@@ -147,7 +147,7 @@ def dataset_files(path: str | Path, name: str) -> list[Path]:
     # a flat data/ folder under another name, or the table's directory itself
     if files := sorted(p.glob(f"{name}-*.parquet")) or (sorted(p.glob("*.parquet")) if p.name == name else []):
         return files
-    raise FileNotFoundError(f"no table {name!r} under {p} (no {p}/data/{name}/*.parquet: "
+    raise FileNotFoundError(f"no table {name!r} under {p} (no {name} table at {p}/data/{name}/: "
                             "a folder written by `perfalign perf build` or `perfalign triplets`)")
 
 
