@@ -43,7 +43,7 @@ from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.progress import report
 from perfalign.common.prompts import extract_code, format_response, instruction_prompt
 from perfalign.perfdata.perf import BuildSettings
-from perfalign.perfdata.shards import read_parquet, write_parquet
+from perfalign.perfdata.shards import read_parquet, table_dir, write_parquet
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
 
 from . import idioms
@@ -245,8 +245,8 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
                              is_correct=correct, runtime_s=runtimes[pid][kind] if correct else None,
                              verdict="OK" if correct else "NOT_RUN", status="measured" if correct else "not_run",
                              repeats=repeats, host=platform.node(), calibration_cpu_s=cal))
-    _write(out / "data" / "problems-00000-of-00001.parquet", problems)
-    _write(out / "data" / "submissions-00000-of-00001.parquet", subs)
+    _write(table_dir(out, "problems") / "controlled-00000.parquet", problems)
+    _write(table_dir(out, "submissions") / "controlled-00000.parquet", subs)
     return out
 
 
@@ -312,8 +312,8 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                                                                            ("fast", "slow")})
             triplets.append(dict(rl, split=f"rl_{split}", triplet_id=rl["triplet_id"] + "/rl"))
     data = root / "triplets"
-    _write(data / "data" / "sft_prompts-00000-of-00001.parquet", sft, SFT_SCHEMA)
-    _write(data / "data" / "triplets-00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
+    _write(table_dir(data, "sft_prompts") / "00000-of-00001.parquet", sft, SFT_SCHEMA)
+    _write(table_dir(data, "triplets") / "00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
     task = ControlledTask(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
         {"family_set": family_set, "train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout],
@@ -321,7 +321,9 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     return task
 
 
-CONTROLLED_SHARD = "controlled"  # <table>-controlled.parquet next to a triplets folder's own shards
+def controlled_shard(triplets_dir: str | Path, table: str) -> Path:
+    """The controlled task's shard of ``table`` beside a triplets folder's own (no card config names it)."""
+    return table_dir(triplets_dir, table) / "controlled.parquet"
 
 
 def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
@@ -331,16 +333,15 @@ def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
     the folder's own. The held-out instances stay out: they are the evaluation's
     (evaluation/tasks/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
     (flows.align.stage_configs adds it)."""
-    out = Path(triplets_dir) / "data"
     counts = {}
     for name, schema in (("sft_prompts", SFT_SCHEMA), ("triplets", TRIPLET_SCHEMA)):
-        rows = read_parquet(task.data_dir / "data" / f"{name}-00000-of-00001.parquet").to_pylist()
+        rows = read_parquet(table_dir(task.data_dir, name) / "00000-of-00001.parquet").to_pylist()
         if name == "sft_prompts":
             rows = [r for r in rows if r["split"] == "train"]
         else:
             rows = [r for r in rows if r["split"] == "rl_train"
                     or (r["split"] == "reward_train" and r["triplet_id"].rsplit("/", 1)[-1] in pairs)]
-        _write(out / f"{name}-{CONTROLLED_SHARD}.parquet", rows, schema)
+        _write(controlled_shard(triplets_dir, name), rows, schema)
         counts[name] = len(rows)
     return counts
 

@@ -33,8 +33,6 @@ def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, 
     prompts the evaluation scores."""
     from perfalign.perfdata.triplets import build_triplets
 
-    for stale in Path(out, "data").glob("*-controlled.parquet"):  # a rerun decides afresh
-        stale.unlink()
     if not settings.controlled_task:
         shutil.rmtree(controlled_dir(out), ignore_errors=True)
     res = build_triplets(out, codecontests_dir=codecontests_dir, synthetic_dir=synthetic_dir,
@@ -73,11 +71,12 @@ def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codec
                   overwrite: bool = False) -> dict:
     """The four stage configs of the configuration ([sft], [reward], [rlpf], [dpa]; the base
     model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths."""
+    from perfalign.alignment.controlled import controlled_shard
     from perfalign.alignment.stages import wire
 
     configs = wire({s: getattr(cfg, s) for s in STAGES}, triplets_dir, workdir, codecontests_dir)
     ctl = controlled_dir(triplets_dir) / "codecontests"
-    if Path(triplets_dir, "data", "triplets-controlled.parquet").exists():  # its RL prompts need its tests
+    if controlled_shard(triplets_dir, "triplets").exists():  # its RL prompts need its tests
         cc = [codecontests_dir] if codecontests_dir else []
         configs["rlpf"] = dataclasses.replace(configs["rlpf"], codecontests_dir=[*cc, str(ctl)])
     return {k: dataclasses.replace(v, overwrite=overwrite) for k, v in configs.items()}

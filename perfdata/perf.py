@@ -224,6 +224,7 @@ def repair(out_dir: Path) -> list[str]:
     in the current schema and split naming; rejects without their submission row (a batch that
     crashed between its two shards, or a quarantined submissions shard) are dropped."""
     out_dir = Path(out_dir)
+    shards.migrate_flat(out_dir)
     shards.clean_temp(out_dir)
     shutil.rmtree(out_dir / SPOOL, ignore_errors=True)
     msgs = []
@@ -269,7 +270,7 @@ def _upgrade_legacy(out_dir: Path) -> list[str]:
                 msgs.append(shards.quarantine(out_dir, f, e))
                 continue
             legacy = shards.split_of(f, table) is None
-            sid = f.stem[len(table) + 1:] if legacy else f.stem.rsplit("-", 1)[1]
+            sid = shards.shard_id(f, table)
             for split, parts in groups.items():  # an up-to-date name is rewritten in place
                 shards.write_shard(out_dir, table, sid, pa.concat_tables(parts), target, shards.clean_split(split))
             if legacy or not groups:
@@ -738,7 +739,7 @@ def _hub_revision(name: str) -> str | None:
 def _split_globs(out_dir: Path, table: str) -> dict[str, str]:
     splits = sorted({shards.split_of(f, table) for f in shards.shard_files(out_dir, table)} - {None},
                     key=lambda s: (SPLIT_ORDER.get(s, 9), s))
-    return {s: f"data/{table}-{s}-*.parquet" for s in splits}
+    return {s: f"data/{table}/{s}-*.parquet" for s in splits}
 
 
 SPLIT_ORDER = {"train": 0, "valid": 1, "test": 2}

@@ -1,6 +1,9 @@
 """The table I/O module: every Parquet file perfalign reads or writes goes through here.
 
-A table is the union of ``data/<table>-<split>-<id>.parquet`` files (shards) in a dataset folder.
+A table is the union of the Parquet files (shards) in its own directory of a dataset folder,
+``data/<table>/<split>-<id>.parquet``, so ``pandas.read_parquet(data/<table>)`` and the card's
+configs never mix tables. Folders written before that layout (``data/<table>-*.parquet``) are
+read as they are and moved into it by the next build (:func:`migrate_flat`).
 
 A shard is written to a hidden temp file and renamed into place, so a crash (kill -9 at any
 moment) leaves either the whole shard or nothing; readers ignore leftovers. A shard that is
@@ -31,10 +34,47 @@ def clean_split(split: str) -> str:
     return split if _SPLIT_OK.fullmatch(split or "") else (re.sub(r"\W+", "_", split or "").strip("_") or "train")
 
 
+def table_dir(out_dir: Path, table: str) -> Path:
+    """The directory of ``table``'s shards in a dataset folder."""
+    return Path(out_dir) / "data" / table
+
+
+def _flat_rest(path: Path, table: str) -> str | None:
+    """A flat-layout file's name after ``<table>-`` (``<table>.parquet``: the table's name)."""
+    if path.name == f"{table}.parquet":
+        return table
+    prefix = f"{table}-"
+    return path.name[len(prefix):-len(".parquet")] if path.name.startswith(prefix) else None
+
+
 def split_of(path: Path, table: str) -> str | None:
     """The split in a shard's name; None for a shard named before splits were (legacy)."""
-    parts = path.name[len(table) + 1:-len(".parquet")].split("-")
+    stem = path.name[:-len(".parquet")] if path.parent.name == table else _flat_rest(path, table) or ""
+    parts = stem.split("-")
     return parts[0] if len(parts) == 2 else None
+
+
+def shard_id(path: Path, table: str) -> str:
+    """The id in a shard's name (``<split>-<id>``, or ``<id>`` for a legacy shard)."""
+    stem = path.name[:-len(".parquet")] if path.parent.name == table else _flat_rest(path, table) or ""
+    return stem.rsplit("-", 1)[-1]
+
+
+def migrate_flat(out_dir: Path) -> list[Path]:
+    """Move a flat-layout folder's files (``data/<table>-<rest>.parquet``, ``data/<table>.parquet``)
+    into their table's directory (``data/<table>/<rest>.parquet``). Each move is one rename, so a
+    crash leaves every file whole in one place or the other (readers see both) and the next call
+    finishes; nothing is rewritten or dropped. Returns the new paths."""
+    data, moved = Path(out_dir) / "data", []
+    for f in sorted(data.glob("*.parquet")) if data.is_dir() else []:
+        table = f.name[:-len(".parquet")].split("-", 1)[0]
+        dest = table_dir(out_dir, table) / f"{_flat_rest(f, table)}.parquet"
+        if dest.exists():
+            raise FileExistsError(f"{f} and {dest} both exist: remove the one you do not want and rebuild")
+        dest.parent.mkdir(exist_ok=True)
+        os.replace(f, dest)
+        moved.append(dest)
+    return moved
 
 
 def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.Table, schema: pa.Schema,
@@ -46,14 +86,16 @@ def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.
     if not len(rows):
         return None
     data = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=schema)
-    final = Path(out_dir) / "data" / f"{table}-{split}-{shard_id}.parquet"
+    final = table_dir(out_dir, table) / f"{split}-{shard_id}.parquet"
     dictionary = [f"{f.name}.list.element" if pa.types.is_list(f.type) else f.name  # Parquet leaf paths
                   for f in schema if f.name not in plain] if plain else True
     return write_parquet(final, data, compression="zstd", use_dictionary=dictionary)
 
 
 def shard_files(out_dir: Path, table: str) -> list[Path]:
-    return sorted((Path(out_dir) / "data").glob(f"{table}-*.parquet"))
+    """``table``'s shards in a dataset folder, in its directory or (not yet migrated) flat."""
+    flat = sorted(Path(out_dir, "data").glob(f"{table}-*.parquet"))
+    return sorted(table_dir(out_dir, table).glob("*.parquet")) + flat
 
 
 def read_table(out_dir: Path, table: str, schema: pa.Schema, columns: Iterable[str] | None = None) -> pa.Table:
@@ -92,18 +134,21 @@ def read_parquet(path: Path, columns: Iterable[str] | None = None) -> pa.Table:
 
 # ------------------------------------------------------------------ dataset folders (any writer)
 def dataset_files(path: str | Path, name: str) -> list[Path]:
-    """Parquet files of table ``name`` in a dataset folder: ``DIR/data/<name>-*.parquet`` (shards)
-    and ``DIR/data/<name>.parquet`` (perfdata.synth's single file), else ``DIR/<name>-*.parquet``
-    (the data folder itself); ``path`` itself when it is a Parquet file."""
+    """Parquet files of table ``name``: ``path`` is a dataset folder (its ``data/<name>/*.parquet``,
+    or the flat layout's ``data/<name>-*.parquet`` and ``data/<name>.parquet``), its ``data/``
+    folder, the table's directory, or a Parquet file."""
     p = Path(path)
     if p.is_file():
         return [p]
-    single = p / "data" / f"{name}.parquet"
-    files = shard_files(p, name) + ([single] if single.is_file() else []) or sorted(p.glob(f"{name}-*.parquet"))
-    if not files:
-        raise FileNotFoundError(f"no table {name!r} under {p} (no {name} table at {p}/data/{name}-*.parquet: "
-                                "a folder written by `perfalign perf build` or `perfalign triplets`)")
-    return files
+    for folder in (p, p.parent) if p.name == "data" else (p,):  # a dataset folder, or its data/ folder
+        single = folder / "data" / f"{name}.parquet"
+        if files := shard_files(folder, name) + ([single] if single.is_file() else []):
+            return files
+    # a flat data/ folder under another name, or the table's directory itself
+    if files := sorted(p.glob(f"{name}-*.parquet")) or (sorted(p.glob("*.parquet")) if p.name == name else []):
+        return files
+    raise FileNotFoundError(f"no table {name!r} under {p} (no {name} table at {p}/data/{name}/: "
+                            "a folder written by `perfalign perf build` or `perfalign triplets`)")
 
 
 def load_table(path: str | Path, name: str, required: Iterable[str] = ()) -> pa.Table:
@@ -124,7 +169,7 @@ def read_rows(path: str | Path, name: str, columns: Iterable[str]) -> list[dict]
 
 def clean_temp(out_dir: Path) -> None:
     """Remove temp files left by a crashed writer."""
-    for p in (Path(out_dir) / "data").glob(".*.tmp"):
+    for p in (Path(out_dir) / "data").glob("**/.*.tmp"):
         p.unlink(missing_ok=True)
 
 
@@ -150,7 +195,8 @@ def quarantine(out_dir: Path, f: Path, error: BaseException) -> str:
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(f, dest)
     why = str(error).strip().splitlines()[0][:160] if str(error).strip() else type(error).__name__
-    return f"corrupt shard {f.name} moved to {dest.relative_to(out_dir)} ({why}); its rows will be rebuilt"
+    return (f"corrupt shard {f.relative_to(out_dir)} moved to {dest.relative_to(out_dir)} ({why}); "
+            "its rows will be rebuilt")
 
 
 def iter_row_groups(path: Path) -> Iterator[pa.Table]:

@@ -24,8 +24,8 @@ Recipe, from CodeContests-Perf (D_c) and the synthetic pairs (D_s):
   (problem + one of the slowest 33 % -> one of the 5 fastest); synthetic: from their pair.
 
 Deterministic for a seed: every random choice uses a generator seeded by (seed, purpose, unit).
-Outputs under OUT/data/: ``triplets-00000-of-00001.parquet`` (with ``split``),
-``sft_prompts-00000-of-00001.parquet`` (with ``split``), OUT/stats.json and OUT/README.md (the
+Outputs under OUT/data/: ``triplets/00000-of-00001.parquet`` (with ``split``),
+``sft_prompts/00000-of-00001.parquet`` (with ``split``), OUT/stats.json and OUT/README.md (the
 dataset card: one config per table, so ``datasets.load_dataset(OUT, "sft_prompts")`` works).
 """
 from __future__ import annotations
@@ -48,6 +48,7 @@ import pyarrow as pa
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.prompts import LANGUAGE_NAMES, format_response, instruction_prompt, optimization_prompt
+from perfalign.perfdata import shards
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.shards import load_table, write_parquet
 from perfalign.perfdata.submissions import CLOCK_COLUMNS, count_label, measured_correct
@@ -251,8 +252,13 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
 
     out = Path(out_dir)
     tables = {"triplets": (triplets, TRIPLET_SCHEMA), "sft_prompts": (sft, SFT_SCHEMA)}
-    paths = {name: write_parquet(out / "data" / f"{name}-00000-of-00001.parquet",
+    shards.migrate_flat(out)
+    paths = {name: write_parquet(shards.table_dir(out, name) / "00000-of-00001.parquet",
                                  pa.Table.from_pylist(rows, schema=schema)) for name, (rows, schema) in tables.items()}
+    for name, path in paths.items():  # a rebuild replaces the table: extra shards (controlled ones) go
+        for f in shards.shard_files(out, name):
+            if f != path:
+                f.unlink()
     stats.update(_stats(triplets, sft, units.split_of_unit, contest.heldout, dropped, cfg.max_margin))
     stats["small_groups"] = {"policy": cfg.small_groups, "min_solutions": cfg.min_group_solutions,
                              "triplets_flagged": sum(1 for t in triplets if t.get("group_solutions") is not None

@@ -12,7 +12,6 @@ protocol of measure/contest.py (its baseline re-run in the same rounds).
 """
 from __future__ import annotations
 
-import glob
 import platform
 import statistics
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 from perfalign.common.paths import bundled
 from perfalign.common.prompts import instruction_prompt
 from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
-from perfalign.perfdata.shards import read_rows
+from perfalign.perfdata.shards import dataset_files, read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
@@ -167,8 +166,10 @@ def _source_root(source: str | Path | None) -> Path:
 
 
 def _is_perf_folder(root: Path) -> bool:
-    return bool(glob.glob(str(root / "data" / "submissions-*.parquet"))
-                or glob.glob(str(root / "submissions-*.parquet")))
+    try:
+        return bool(dataset_files(root, "submissions"))
+    except FileNotFoundError:
+        return False
 
 
 def contest_names(source: str | Path | None = None) -> list[str]:

@@ -146,7 +146,7 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     assert len(ids) == 6 and ids <= set(load_contest_problems(cfg.codecontests_dir))
     # a rerun without the task drops its shards
     triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
-    assert not list((out / "data").glob("*-controlled.parquet")) and not controlled_dir(out).exists()
+    assert not list((out / "data").rglob("controlled*")) and not controlled_dir(out).exists()
     assert stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None
 
 

@@ -280,7 +280,7 @@ def test_shards_of_an_older_version_are_upgraded(tmp_path):
                    tmp_path / "data" / "rejects-0123456789abcdef0123.parquet")
     assert perf.repair(tmp_path) == []
     assert ([p.name for p in shards.shard_files(tmp_path, "submissions")]
-            == ["submissions-valid-0123456789abcdef0123.parquet"])
+            == ["valid-0123456789abcdef0123.parquet"])
     [r] = _table(tmp_path, "rejects")
     assert (r["split"], r["cause"]) == ("valid", "time")
     assert _table(tmp_path, "submissions")[0]["reject_cause"] == "time"

@@ -16,6 +16,7 @@ from hub_server import hub_server
 from huggingface_hub import HfApi
 from huggingface_hub import constants as hf_constants
 
+from perfalign.perfdata import shards
 from perfalign.perfdata.dataset_card import write_dataset_card
 from perfalign.perfdata.publish import PublishError, publish_dataset
 
@@ -241,7 +242,7 @@ def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
     assert hub.repos[("dataset", "perf-org/ccperf")].private
     loaded = load_rows("perf-org/ccperf", [None, "problems"], {**env, "HF_HOME": str(tmp_path / "hf_load")})
     assert len(loaded[None]) == summary.submissions
-    local = {r["submission_key"] for f in (out / "data").glob("submissions-*.parquet")
+    local = {r["submission_key"] for f in shards.shard_files(out, "submissions")
              for r in pq.read_table(f, columns=["submission_key"]).to_pylist()}
     assert {r["submission_key"] for r in loaded[None]} == local
     assert len(loaded["problems"]) == 1 and loaded["problems"][0]["problem_id"] == loaded[None][0]["problem_id"]
