@@ -152,17 +152,17 @@ def paired_speedup(pairs: list[tuple[float, float]]) -> Estimate:
     """The speedup from the rounds alone: each round's baseline / candidate cost shares the
     machine's state, so a drift of the whole machine (on a busy host ~20% within a session)
     cancels, where medians of runs count it as noise. Its error is the standard error of the mean
-    per-round log ratio, widened by Student's t for the rounds. The estimate is the lower of the
-    ratios' geometric mean and the ratio of summed costs: for an honest program they agree; an
-    erratic candidate's geometric mean exceeds its real (mean-cost) speedup, which the sum keeps.
+    per-round log ratio, widened by Student's t for the rounds. The estimate is the inverse of the
+    mean per-round cost ratio (candidate / baseline): for an honest program it is the ratios'
+    geometric mean within noise; an erratic candidate's geometric mean exceeds what its mean cost
+    earns (by half its log variance), the mean cost ratio does not.
     None with fewer than 3 rounds whose costs are both positive."""
     good = [(b, c) for b, c in pairs if b > 0 and c > 0]
     if len(good) < 3 or len(good) < len(pairs):
         return Estimate(None, None, 0.0, "paired")
     logs = [math.log(b / c) for b, c in good]
     se = statistics.stdev(logs) / math.sqrt(len(logs)) * T_WIDEN.get(len(logs) - 1, 1.1)
-    geo = math.exp(statistics.fmean(logs))
-    return Estimate(min(geo, sum(b for b, _ in good) / sum(c for _, c in good)), se, 0.0, "paired")
+    return Estimate(1 / statistics.fmean(c / b for b, c in good), se, 0.0, "paired")
 
 
 def hybrid(medians: Estimate, pairs: list[tuple[float, float]], gate: NoiseGate) -> Estimate:
