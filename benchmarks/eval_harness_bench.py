@@ -43,8 +43,10 @@ from perfalign.evaluation.tasks.polybench import PolyBenchCheckout  # noqa: E402
 from perfalign.measure.harness import ProbeScore, ProbeSettings, ProblemUnusable, score_problem  # noqa: E402
 from perfalign.measure.timing_stats import (  # noqa: E402
     MEDIAN_EFFICIENCY,
+    Estimate,
     NoiseGate,
     combined_rel_se,
+    hybrid,
     rel_se_of_cost,
     shift,
     spread,
@@ -137,10 +139,12 @@ def replay(rows: list[dict], gate: NoiseGate = NoiseGate()) -> None:
     recorded round clocks by the harness's rule (medians of runs, each minus the median null run;
     the shift check) and by a paired one (the median of the per-round ratios, its error from
     their log spread), both adding rounds from 3, two at a time, while an error is above the
-    target, as far as the recording goes. Prints the share withheld and the reported errors."""
+    target, as far as the recording goes; and by the harness's live rule (``hybrid``: the
+    medians' estimate where the gate takes it, else the paired mean of log ratios). Prints the
+    share withheld and the reported errors."""
     if _per_arm(rows, replay):
         return
-    for how in ("medians", "paired"):
+    for how in ("medians", "paired", "hybrid"):
         withheld, errors = 0, []
         for r in rows:
             rc = r.get("round_clocks")
@@ -177,6 +181,9 @@ def _judged(rounds: list[dict], label: str, how: str) -> tuple[float | None, flo
         if len(logs) < 2:
             return None, math.inf, 0.0
         return math.exp(statistics.median(logs)), MEDIAN_EFFICIENCY * spread(logs) / math.sqrt(len(logs)), 0.0
+    if how == "hybrid":
+        e = hybrid(Estimate(*_judged(rounds, label, "medians")), pairs, NoiseGate())
+        return e.speedup, e.rel_se if e.rel_se is not None else math.inf, e.gap
     null = statistics.median(clocks["__null__"])
     b, c = statistics.median(clocks["__reference__"]) - null, statistics.median(clocks[label]) - null
     se = combined_rel_se(rel_se_of_cost(clocks[label], clocks["__null__"]),

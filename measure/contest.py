@@ -6,7 +6,10 @@ the candidate (never a runtime stored at build time, which was measured under ot
 ``repeats`` rounds, each running the baseline and the candidate on all tests once, one after the
 other. runtime = median over rounds of the mean per-test CPU time (the sandbox's accounting of
 every process and thread of the program), or under ``ContestSettings.clock`` instructions / cycles
-the mean per-test count of both (valgrind); the speedup goes through
+the mean per-test count of both (valgrind); two more rounds at a time (up to ``max_repeats``) while
+the speedup's estimate (``timing_stats.hybrid``, the probe harness's rule: the medians' where
+precise, else the rounds' paired ratios, which a busy machine's drift does not move) is less precise
+than the gate's target; the speedup goes through
 ``common.plausibility.speedup_ratio``, an implausible one re-measured once. With several baseline
 submissions (a raw source, no recorded runtimes), each is measured and the median one is used.
 """
@@ -20,6 +23,7 @@ from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock
 
 from .harness import ProbeScore, ProbeSettings
+from .timing_stats import Estimate, NoiseGate, combined_rel_se, hybrid, rel_se_of_cost, shift
 
 
 @dataclass
@@ -35,7 +39,8 @@ class ContestProblem:
 
 @dataclass
 class ContestSettings:
-    repeats: int = ProbeSettings.repeats  # rounds, as the probe harness's
+    repeats: int = ProbeSettings.repeats  # rounds, as the probe harness's...
+    max_repeats: int = ProbeSettings.max_repeats  # ...and at most these, while the speedup is imprecise
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
     # what measures the candidate and the baseline beside it (sandbox.clock); both in the same
     # clock, every round: a recorded runtime is never compared (it stays in info as a note)
@@ -90,41 +95,81 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
     info["clock"] = unit
     if unit != s.clock:
         info["clock_fallback"] = s.clock
-    score = ProbeScore(label, "OK", True, None, None, None, unit, rounds=len(cand_runs))
-    r = next((r for r in cand_runs if not r.ok), None)
-    if r is not None:
-        t = next((t for t in r.tests if t.verdict is not Verdict.OK), None)
-        score.verdict, score.correct, score.speedup = r.verdict.value, False, 0.0
-        message = r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message)
-        score.message = message[:2000]
-        score.flags = list(r.flags)
-        return score, info
+    failed = _failure(label, unit, cand_runs)
+    if failed:
+        return failed, info
     medians = [statistics.median(x for x in ts if x is not None) if any(x is not None for x in ts) else None
                for ts in base_times]
     usable = [(m, i) for i, m in enumerate(medians) if m is not None]
     if not usable:
-        score.verdict, score.speedup = "NO_BASELINE", None
-        score.message = "no baseline submission ran correctly here"
-        return score, info
+        return ProbeScore(label, "NO_BASELINE", True, None, None, None, unit, rounds=len(cand_runs),
+                          message="no baseline submission ran correctly here"), info
     _, pick = sorted(usable)[len(usable) // 2]
     info["baseline_recorded_runtime_s"] = task.baselines[pick][1]
 
     def judge(base: list[float | None], cands: list[RunResult]) -> ProbeScore:
         sc = ProbeScore(label, "OK", True, None, None, None, unit, rounds=len(cands))
-        pairs = [(b, _runtime(c)) for b, c in zip(base, cands) if b is not None]
+        pairs = _pairs(base, cands)
         sc.baseline_s = statistics.median(b for b, _ in pairs)
         sc.runtime_s = statistics.median(c for _, c in pairs)
         sc.round_speedups = [round(b / c, 4) for b, c in pairs if c]
+        est = _estimate(pairs)
+        sc.rel_se = None if est.rel_se is None else round(est.rel_se, 4)
+        extra = set()
+        if est.rule == "paired":  # the medians carried the machine's drift; the rounds' ratios did not
+            sc.runtime_s, extra = sc.baseline_s / est.speedup, {"paired_timing"}
+        if sc.rel_se is not None and sc.rel_se > 2 ** 0.5 * NoiseGate.target_rel_se:
+            extra.add("imprecise_timing")
         checked = speedup_ratio(sc.baseline_s, sc.runtime_s, s.policy)
         sc.speedup, sc.raw_speedup = checked.value, checked.raw
-        sc.flags = sorted(set(checked.flags) | {f for c in cands for f in c.flags
-                                                 if f.startswith(("cpu", "clock_fallback"))})
+        sc.flags = sorted(set(checked.flags) | extra | {f for c in cands for f in c.flags
+                                                         if f.startswith(("cpu", "clock_fallback"))})
         return sc
 
-    score = judge(base_times[pick], cand_runs)
+    base = base_times[pick]
+    while len(cand_runs) < s.max_repeats and _noisy(_estimate(_pairs(base, cand_runs))):
+        more_base, more_cands = rounds(2, [sources[pick]])
+        base, cand_runs = base + more_base[0], cand_runs + more_cands
+        failed = _failure(label, unit, cand_runs)
+        if failed:
+            return failed, info
+    score = judge(base, cand_runs)
     if "implausible" in score.flags:
         again_base, again_cands = rounds(s.repeats, [sources[pick]])
         if all(c.ok for c in again_cands):
             score = judge(again_base[0], again_cands)
             score.flags = sorted(set(score.flags) | {"remeasured"})
     return score, info
+
+
+def _failure(label: str, unit: str, cands: list[RunResult]) -> ProbeScore | None:
+    """The score of a candidate whose run failed (the first failure's verdict), else None."""
+    r = next((r for r in cands if not r.ok), None)
+    if r is None:
+        return None
+    score = ProbeScore(label, r.verdict.value, False, 0.0, None, None, unit, rounds=len(cands))
+    t = next((t for t in r.tests if t.verdict is not Verdict.OK), None)
+    message = r.compile.message if r.verdict is Verdict.COMPILE_ERROR else (t.message if t else r.message)
+    score.message = message[:2000]
+    score.flags = list(r.flags)
+    return score
+
+
+def _pairs(base: list[float | None], cands: list[RunResult]) -> list[tuple[float, float]]:
+    """(baseline, candidate) of each round where both have a measure."""
+    return [(b, c) for b, r in zip(base, cands) for c in [_runtime(r)] if b is not None and c is not None]
+
+
+def _estimate(pairs: list[tuple[float, float]]) -> Estimate:
+    """The probe harness's rule on the rounds: medians (their errors, their gap to the per-round
+    ratios) where the gate takes them, else the paired estimate."""
+    if not pairs:
+        return Estimate(None, None)
+    b, c = statistics.median(x for x, _ in pairs), statistics.median(y for _, y in pairs)
+    rel_se = combined_rel_se(rel_se_of_cost([x for x, _ in pairs]), rel_se_of_cost([y for _, y in pairs]))
+    return hybrid(Estimate(b / c if b > 0 and c > 0 else None, rel_se, shift(pairs, b, c)), pairs, NoiseGate())
+
+
+def _noisy(est: Estimate) -> bool:
+    gate = NoiseGate()
+    return (est.rel_se or 0.0) > gate.target_rel_se or est.gap > gate.target_rel_se

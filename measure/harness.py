@@ -56,7 +56,16 @@ from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, SLOWDOWN, check_clock
 
 from .probe import ProbeProblem
-from .timing_stats import NoiseGate, combined_rel_se, futile_above, precision, rel_se_of_cost, shift
+from .timing_stats import (
+    Estimate,
+    NoiseGate,
+    combined_rel_se,
+    futile_above,
+    hybrid,
+    precision,
+    rel_se_of_cost,
+    shift,
+)
 from .transcript import Transcript, compare_calls, parse_transcript
 
 log = logging.getLogger("perfalign.evaluation")
@@ -327,14 +336,13 @@ class ProbeSession:
             live = {k: v for k, v in alive.items() if all(r[k].ok for r in rounds if k in r)}
             # futile: so imprecise that even the remaining rounds, with thrice the luck of the
             # square-root law, leave it over max_rel_se (23_histogram_first_letter_counts: 16x
-            # overhead, 150% after 9 rounds of 3 s runs); a futile reference makes them all futile.
-            # Judged from 5 rounds on, where the spread is robust (3 runs, one disturbed, are not)
+            # overhead, 150% after 9 rounds of 3 s runs). Judged from 5 rounds on, where the
+            # spread is robust (3 runs, one disturbed, are not). Each speedup is judged by the
+            # estimate it would report (timing_stats.hybrid), its own error and gap
             hopeless = futile_above(self.gate, len(rounds), self.s.max_repeats)
-            rse = {k: self._rel_se(k, rounds) or 0.0 for k in ["__reference__", *live]}
-            if rse["__reference__"] > hopeless:
-                break
-            noisy = [k for k, e in rse.items() if self.s.target_rel_se < e <= hopeless]
-            noisy += [k for k in live if rse[k] <= hopeless and self._shift(k, rounds) > self.s.target_rel_se]
+            est = [self._estimate(k, rounds) for k in live]
+            noisy = [e for e in est if (e.rel_se or 0.0) <= hopeless
+                     and ((e.rel_se or 0.0) > self.s.target_rel_se or e.gap > self.s.target_rel_se)]
             if not noisy:
                 break
             rounds += self._rounds(live, 2)
@@ -358,18 +366,41 @@ class ProbeSession:
         the reference's copy from the slow rounds and the baseline from the fast ones (0.87,
         at an estimated error of 1.7%) while the rounds' median ratio read 0.995. 0 where a
         round's work is at or below its null run (the speedup floor handles those)."""
-        mine = [r for r in rounds if label in r and r[label].ok]
-        pairs = []
-        for r in mine:
-            clocks = [self.clock(r[k]) if r[k].ok else None for k in ("__null__", "__reference__", label)]
-            if None in clocks:  # a failed null or reference run: _judge reports the problem
-                continue
-            pairs.append((clocks[1] - clocks[0], clocks[2] - clocks[0]))
+        pairs = self._pairs(label, rounds)
         if len(pairs) < 3:
             return 0.0
+        b, c = self._median_costs(label, rounds)
+        return shift(pairs, b, c)
+
+    def _pairs(self, label: str, rounds: list[dict[str, RunResult]]) -> list[tuple[float, float]]:
+        """(reference, ``label``) costs of each round where both ran, each minus its round's null
+        run; a failed null or reference run is skipped (_judge reports the problem)."""
+        pairs = []
+        for r in rounds:
+            if label not in r or not r[label].ok:
+                continue
+            clocks = [self.clock(r[k]) if r[k].ok else None for k in ("__null__", "__reference__", label)]
+            if None not in clocks:
+                pairs.append((clocks[1] - clocks[0], clocks[2] - clocks[0]))
+        return pairs
+
+    def _median_costs(self, label: str, rounds: list[dict[str, RunResult]]) -> tuple[float, float]:
+        """Median clock of the reference and of ``label``, each minus the median null run."""
+        mine = [r for r in rounds if label in r and r[label].ok]
         null_med = statistics.median(self._clocks("__null__", rounds))
-        b = statistics.median(self._clocks("__reference__", rounds)) - null_med
-        return shift(pairs, b, statistics.median(self._clocks(label, mine)) - null_med)
+        return (statistics.median(self._clocks("__reference__", rounds)) - null_med,
+                statistics.median(self._clocks(label, mine)) - null_med)
+
+    def _estimate(self, label: str, rounds: list[dict[str, RunResult]]) -> Estimate:
+        """The speedup estimate a score reports (timing_stats.hybrid): the medians' where the gate
+        takes it, else the per-round paired one (a busy machine's drift cancels within a round)."""
+        mine = [r for r in rounds if label in r and r[label].ok]
+        if not mine:
+            return Estimate(None, None)
+        b, c = self._median_costs(label, rounds)
+        rel_se = combined_rel_se(self._rel_se(label, mine), self._rel_se("__reference__", rounds))
+        medians = Estimate(b / c if b > 0 and c > 0 else None, rel_se, self._shift(label, rounds))
+        return hybrid(medians, self._pairs(label, rounds), self.gate)
 
     def _rounds(self, alive: dict[str, str], repeats: int) -> list[dict[str, RunResult]]:
         rounds = []
@@ -458,6 +489,14 @@ class ProbeSession:
         # A difference at or below zero (a candidate faster than the noise) becomes the floor:
         # an implausible speedup, re-measured and flagged, never a silently dropped one.
         run_cost = max(score.runtime_s * self.calls, 0.0)
+        est, gap = self._estimate(label, rounds), self._shift(label, rounds)
+        if est.rule == "paired":  # the medians carried the machine's drift; the rounds' ratios did not
+            score.rel_se, gap = round(est.rel_se, 4), 0.0
+            run_cost = score.baseline_s * self.calls / est.speedup
+            score.runtime_s = run_cost / self.calls
+            score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"paired_timing"})
+            if score.rel_se > math.sqrt(2) * self.s.target_rel_se:
+                score.flags.append("imprecise_timing")
         checked = speedup_ratio(score.baseline_s * self.calls, run_cost, self.s.policy)
         score.speedup, score.raw_speedup = checked.value, checked.raw
         score.flags = sorted(set(score.flags) | set(checked.flags))
@@ -468,7 +507,7 @@ class ProbeSession:
             score.flags = sorted(set(score.flags) | {"driver_bound"})
         # correct, but no number of its own can be stood behind: no speedup, the (capped, bounded)
         # estimate kept for consumers that average many samples (a mean averages the noise)
-        gate = precision(score.rel_se, self._shift(label, rounds), self.gate, score.rounds, score.speedup)
+        gate = precision(score.rel_se, gap, self.gate, score.rounds, score.speedup)
         why = gate.reason if gate.decision == "unmeasurable" else ""
         if why:
             score.speedup, score.raw_speedup = None, score.speedup
