@@ -26,7 +26,7 @@ def _size(path: Path) -> int:
 def measure(model: str, data_dir: str, steps: int, work: Path, profile: str) -> dict:
     from perfalign.alignment import common, sft
     from perfalign.alignment.models import resolve_model
-    from perfalign.flows.config import preset
+    from perfalign.config.tables import preset
 
     base = preset("sft", profile, model_name_or_path=resolve_model(model), data_path=data_dir, max_steps=steps,
                   eval_before=False, max_eval_samples=4)

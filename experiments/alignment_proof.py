@@ -47,7 +47,7 @@ from perfalign.alignment.controlled import (  # noqa: E402
     load_controlled_task,
     sample_and_classify,
 )
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 
 MODELS = ("sft", "dpo", "dpa", "rlpf")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))

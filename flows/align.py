@@ -17,8 +17,11 @@ from prefect import flow, task  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 
 from perfalign.common.progress import listening, report  # noqa: E402
+from perfalign.config.tables import (  # noqa: E402 - flow parameters: Prefect resolves their types
+    PerfalignConfig,
+    TripletSettings,
+)
 
-from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
 from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
 
 STAGES = ("sft", "reward", "rlpf", "dpa")

@@ -47,7 +47,7 @@ def _library_loggers_at_info() -> None:
     from prefect.context import FlowRunContext, TaskRunContext
     from prefect.logging.handlers import APILogHandler
 
-    from .terminal import route_logging_to_console
+    from perfalign.common.terminal import route_logging_to_console
 
     class RunLogHandler(APILogHandler):
         def emit(self, record: logging.LogRecord) -> None:

@@ -32,7 +32,7 @@ def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms
     ``settings`` on top (a [grpo] key each, e.g. ``steps_per_stage=3``, ``**{"tiers.ok_reward":
     "peak_fraction"}``; None values ignored). Arms: sqd (staged QD), grpo (all techniques),
     control (learning rate 0); each runs once per seed from the same warm start."""
-    from .config import load_config
+    from perfalign.config.tables import load_config
 
     cfg = load_config(config, profile, list(overrides), flags={f"grpo.{k}": v for k, v in settings.items()})
     return grpo_flow(out=out, base=cfg.grpo, seeds=list(seeds or [0]), arms=list(arms) if arms else None)

@@ -22,7 +22,8 @@ configure_prefect()
 from prefect import flow  # noqa: E402
 from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
-from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
+from perfalign.config.tables import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
+
 from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
 from .stagekeys import (  # noqa: E402
     NOT_PUBLISHED,

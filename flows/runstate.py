@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from perfalign.cli.status import last_update
 from perfalign.common.fileio import atomic_write_json
 from perfalign.sandbox.calibration import boot_id
 
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
-from .status import last_update
 from .summaries import headline, jsonable, publish_stage, readable
 
 _log = logging.getLogger("perfalign.flows.pipeline")

@@ -27,7 +27,7 @@ from perfalign.alignment.controlled import build_controlled_task, quick_instance
 from perfalign.alignment.data import load_triplet_rows, preference_rows
 from perfalign.alignment.scoring import completion_logprobs
 from perfalign.common.paths import SOURCE_ROOT
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 
 REPO = SOURCE_ROOT
 ACCELERATE = str(Path(sys.executable).parent / "accelerate")

@@ -18,7 +18,7 @@ from perfalign.alignment.dpa import run_dpa
 from perfalign.alignment.reward_model import train_reward_model
 from perfalign.alignment.rlpf import run_rlpf
 from perfalign.alignment.sft import run_sft
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
 

@@ -78,7 +78,7 @@ def test_labels_carry_their_clock():
 
 def test_the_rlpf_stage_takes_the_datasets_clock():
     from perfalign.alignment.rlpf import RLPFStageConfig
-    from perfalign.flows.config import load_config
+    from perfalign.config.tables import load_config
 
     assert load_config(overrides=["perf.clock=cycles"]).rlpf.clock == "cycles"  # linked: one setting
     with pytest.raises(ValueError, match="clock must be one of"):

@@ -30,7 +30,7 @@ from perfalign.alignment.stages import wire
 from perfalign.common.equations import dpa_loss, reward_model_loss
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.common.prompts import format_response, instruction_prompt
-from perfalign.flows.config import load_config, preset
+from perfalign.config.tables import load_config, preset
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import Verdict
 

@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
+from perfalign.config.tables import preset
 from perfalign.evaluation import ModelSpec, evaluate, models_from_run_dir
-from perfalign.flows.config import preset
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]

@@ -26,7 +26,7 @@ async def _runs(deployment_name: str):
 
 def test_deploy_schedules_and_executes(prefect_server, tmp_path):
     env = dict(os.environ, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2")
-    cmd = [sys.executable, "-m", "perfalign.flows.cli", "deploy", "--out-root", str(tmp_path),
+    cmd = [sys.executable, "-m", "perfalign.cli", "deploy", "--out-root", str(tmp_path),
            "--perf-cron", "* * * * *",
            "--limit-problems", "1", "--max-tests", "1", "--repeats", "1"]
     log = open(tmp_path / "serve.log", "w")

@@ -116,7 +116,7 @@ def _cli(args, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(PERFALIGN_HOME=str(cwd / "home"), COLUMNS="200",
                PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="600")  # a loaded machine starts it slowly
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

@@ -174,7 +174,7 @@ def test_unknown_backend_is_a_clear_error():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], capture_output=True, text=True,
                           cwd=ROOT)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from .summaries import headline
+from perfalign.flows.summaries import headline
 
 COLOUR = {"completed": "green", "skipped": "cyan", "running": "yellow", "failed": "red", "interrupted": "red"}
 

@@ -15,11 +15,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from perfalign.flows.runstate import (
+    RunDirConflict,
+    StageFailed,
+    check_run_dir,
+    default_run_dir,
+    list_runs,
+    orphans_in_local_db,
+)
 from perfalign.sandbox.cli import app as sandbox_app
 
 from . import preflight
 from .options import DEFAULT_PROFILE, ConfigArgs, config_options
-from .runstate import RunDirConflict, StageFailed, check_run_dir, default_run_dir, list_runs, orphans_in_local_db
 from .status import closing_table, status_table
 
 
@@ -75,7 +82,7 @@ def _failing(*errors: type[BaseException], what: str = "error", code: int = 2) -
 
 def _load_config(conf: ConfigArgs):
     """The one typed configuration (flows.config), or a clear error and exit code 2."""
-    from perfalign.flows.config import ConfigError, load_config
+    from perfalign.config.tables import ConfigError, load_config
 
     with _failing(ConfigError):
         return load_config(conf.config, conf.profile, conf.sets, flags=conf.flags)
@@ -587,12 +594,13 @@ def status_cmd(
 def _crash_orphaned_flow_runs() -> None:
     """Flow runs of processes that are gone, marked Crashed: through PREFECT_API_URL when set, else
     only when the local database holds some (checked without starting a server)."""
-    from .env import project_dir
+    from perfalign.flows.env import project_dir
 
     home = Path(os.environ.get("PREFECT_HOME") or project_dir() / "prefect")
     if not os.environ.get("PREFECT_API_URL") and not orphans_in_local_db(home / "prefect.db"):
         return
-    from .server import local_api
+    from perfalign.flows.server import local_api
+
     from .session import crash_orphaned_runs
 
     with local_api():

@@ -9,8 +9,7 @@ from typing import Iterator
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfalign.common.progress import listening
-
-from .terminal import CONSOLE
+from perfalign.common.terminal import CONSOLE
 
 
 @contextlib.contextmanager

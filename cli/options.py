@@ -21,7 +21,7 @@ import typer
 from rich.markup import escape
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the folder `perfalign` is imported from
-PROFILES_DIR = Path(__file__).resolve().parent / "profiles"  # the configuration's profiles (package data)
+PROFILES_DIR = _PACKAGE / "config" / "profiles"  # the configuration's profiles (package data)
 DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
 # Option names that are not the field's own: one name per concept across commands (the sandbox
 # backend is --sandbox-backend, and `--backend` of `sandbox run` the sandbox too; synth's LLM is
@@ -85,7 +85,7 @@ def _field(mod: str, cls: ast.ClassDef, name: str) -> tuple[str, str | None, str
 def static_setting(key: str) -> tuple[Any, bool, str | None]:
     """(the setting's type: int, float, str, bool or tuple; whether None is allowed; its field doc)."""
     *outer, last = key.split(".")
-    mod, cls = _class("perfalign.flows.config", "PerfalignConfig")
+    mod, cls = _class("perfalign.config.tables", "PerfalignConfig")
     for part in outer:  # the table's dataclass (a field of PerfalignConfig), then nested ones: "grpo.tiers.ok_reward"
         annotation, _, mod = _field(mod, cls, part)
         mod, cls = _class(mod, annotation)

@@ -6,7 +6,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from perfalign.flows.cli import app
+from perfalign.cli.main import app
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
@@ -116,7 +116,7 @@ def test_flags_show_no_value_placeholder():
 
 
 def test_publish_defaults_to_the_pipeline_layout_and_names_its_token_option(tmp_path):
-    from perfalign.flows.options import DEFAULT_PROFILE
+    from perfalign.cli.options import DEFAULT_PROFILE
 
     out = " ".join(CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200"}).output.split())
     assert f"runs/{DEFAULT_PROFILE}/codecontests_perf" in out
@@ -135,8 +135,8 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     import sys
 
     long_dir = Path("runs", "a-run-directory-with-a-long-name-" * 2)  # a table of ~150 columns
-    code = ("from pathlib import Path; from perfalign.flows.cli import console; "
-            "from perfalign.flows.status import closing_table; "
+    code = ("from pathlib import Path; from perfalign.cli.main import console; "
+            "from perfalign.cli.status import closing_table; "
             f"console.print(closing_table({{'states': {{'codecontests_perf': 'done'}}, 'seconds': {{}}, "
             "'headlines': {'codecontests_perf': '12 problems, 340 submissions measured'}}, "
             f"Path({str(long_dir)!r})))")

@@ -30,14 +30,13 @@ from perfalign.alignment.models import PRODUCTION_BASE_MODEL
 from perfalign.alignment.reward_model import RewardStageConfig
 from perfalign.alignment.rlpf import RLPFStageConfig
 from perfalign.alignment.sft import SFTStageConfig
+from perfalign.cli.options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 from perfalign.evaluation.config import EvalConfig
 from perfalign.grpo.train import GrpoRunConfig
 from perfalign.kernelenv.score import ScoreConfig
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
-
-from .options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
