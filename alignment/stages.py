@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .common import StageConfig
 from .dpa import DPAStageConfig, run_dpa
 from .reward_model import RewardStageConfig, train_reward_model
 from .rlpf import RLPFStageConfig, run_rlpf
 from .sft import SFTStageConfig, run_sft
+from .stage_config import StageConfig
 
 STAGE_FUNCTIONS = {"sft": run_sft, "reward": train_reward_model, "rlpf": run_rlpf, "dpa": run_dpa}
 STAGE_CONFIGS = {"sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sandbox_bench import TRIVIAL_CPP, WORK_CPP, cv  # noqa: E402
 
 from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
-from perfalign.sandbox.languages import CPP_FLAGS  # noqa: E402
+from perfalign.sandbox.toolchains import CPP_FLAGS  # noqa: E402
 
 HOW_TO_BUILD = ("isolate not found on PATH; nothing compared. Build isolate 1.x (cgroup v1) from "
                 "ioi/isolate: apt-get install libcap-dev; make isolate; install -m 4755 isolate "

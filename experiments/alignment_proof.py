@@ -107,11 +107,11 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
 
 
 def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict:
-    from perfalign.alignment.common import METRICS_FILE
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
     from perfalign.alignment.sft import run_sft
+    from perfalign.alignment.stage_config import METRICS_FILE
 
     w = Path(cfg.workdir) / f"seed{seed}"
     data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
@@ -204,7 +204,7 @@ def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
     """The Eq. 4 reward of the same correct program measured ``runs`` times (no cache), with 1
     repeat per test and with the labels' 3: the spread a policy update sees for no change."""
     from perfalign.alignment.data import load_contest_problems
-    from perfalign.alignment.reward import PerformanceReward, PromptInfo
+    from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo
     from perfalign.common.prompts import format_response
 
     inst = max(task.heldout, key=lambda i: i.big_n)

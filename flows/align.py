@@ -175,7 +175,7 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
 
 
 def _finished(configs: dict, wanted: list[str]) -> dict[str, dict]:
-    from perfalign.alignment.common import finished_run
+    from perfalign.alignment.stage_config import finished_run
 
     done = {s: finished_run(configs[s]) for s in wanted}
     return {s: {"run_dir": str(r.run_dir), "metrics": r.metrics, "kept": True} for s, r in done.items() if r}

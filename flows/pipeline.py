@@ -107,7 +107,7 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
-    from perfalign.alignment.common import TRAINER_DIR
+    from perfalign.alignment.stage_config import TRAINER_DIR
 
     from .align import align
 

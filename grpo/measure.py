@@ -23,7 +23,7 @@ from perfalign.sandbox import Sandbox
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
-from .spec import SpecError, expand_dgemm, parse_spec
+from .spec_family import SpecError, expand_dgemm, parse_spec
 from .static import detect_techniques, forbidden_techniques, library_violation, link_violation
 from .tasks import GrpoTask
 

@@ -31,7 +31,7 @@ from .measure import MeasureSettings, Rollout, static_verdict
 from .prompts import code_prompt, spec_prompt
 from .records import RolloutWriter, write_archive, write_json
 from .reward import RewardTiers
-from .spec import compliant_spec, random_spec
+from .spec_family import compliant_spec, random_spec
 from .sqd import DEFAULT_SQD_SCHEDULE, PLAIN_SCHEDULE, QDArchive, Stage, parse_schedule
 from .tasks import GrpoTask, load_tasks
 

@@ -115,7 +115,7 @@ def test_rlpf_in_two_processes(toy, launch_config, tmp_path):
 
 WHITEN_SCRIPT = """
 import json, sys, torch, torch.distributed as dist
-from perfalign.alignment.ppo import WorldWhiten
+from perfalign.alignment.rlpf_trainer import WorldWhiten
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 torch.manual_seed(0)

@@ -9,7 +9,7 @@ import pytest
 from clock_programs import ANSWER, FAST, INPUT, SLOW
 
 from perfalign.alignment.data import ContestProblem
-from perfalign.alignment.reward import ClockMismatch, PerformanceReward, PromptInfo
+from perfalign.alignment.performance_reward import ClockMismatch, PerformanceReward, PromptInfo
 from perfalign.perfdata.submissions import count_label, language_clocks, language_count_medians
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 from perfalign.sandbox import clock as clk

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from perfalign.alignment.data import ContestProblem
-from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardDetail, _Measured, batch_rewards
+from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardDetail, _Measured, batch_rewards
 from perfalign.common.outcomes import PENALIZED_FLAGS, WITHHELD_CAUSES, judge, sandbox_outcome
 from perfalign.common.prompts import format_response
 from perfalign.sandbox import Verdict
@@ -161,7 +161,7 @@ def test_the_policy_is_an_allowlist():
 
 def test_each_ppo_update_logs_its_withheld_share():
     """RLPFTrainer.log adds ``objective/withheld_share`` of the rollouts scored since the last log."""
-    from perfalign.alignment.ppo import make_rlpf_trainer_class, withheld_metrics
+    from perfalign.alignment.rlpf_trainer import make_rlpf_trainer_class, withheld_metrics
 
     assert withheld_metrics([True, False, False, False]) == {"objective/withheld_share": 0.25,
                                                              "objective/withheld": 1.0}

@@ -480,7 +480,7 @@ def test_private_link_keeps_only_the_function(tmp_path):
     import subprocess
     import sys
 
-    from perfalign.sandbox import languages
+    from perfalign.sandbox import toolchains
 
     (tmp_path / "main.cpp").write_text(
         '#include <cstdio>\n#include <dirent.h>\nint work(int);\n'
@@ -492,7 +492,7 @@ def test_private_link_keeps_only_the_function(tmp_path):
         'int work(int x) { return x + 1; }\n')
     argv = ["/usr/bin/g++", "-O2", "-o", str(tmp_path / "prog"), str(tmp_path / "main.cpp")]
     units = [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))]
-    build = languages.private_link_argv(argv, units)
+    build = toolchains.private_link_argv(argv, units)
     spec = json.loads(build[-1])
     assert spec["units"][1][1] == ["work"] and "-Wl,-z,relro,-z,now" in spec["link"]
     p = subprocess.run([sys.executable, *build[1:]], capture_output=True, text=True)

@@ -177,7 +177,7 @@ def test_test_result_keeps_every_repeat_and_the_flag():
 def test_run_result_and_reward_carry_the_flag(sandbox):
     """The flag reaches RunResult.flags (the labels' record: perfdata's sandbox_flags) and the RLPF
     reward's details, whose runtime is the cold run's; the reward is the penalty."""
-    from perfalign.alignment import reward as rw
+    from perfalign.alignment import performance_reward as rw
     from perfalign.alignment.data import ContestProblem
 
     res = sandbox.run(ATTACK, "cpp", [TestCase("honest 1\n")], LIMITS, repeats=2)

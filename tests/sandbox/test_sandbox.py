@@ -8,7 +8,7 @@ import pytest
 
 from perfalign.sandbox import Job, Language, Limits, Sandbox, TestCase, Verdict
 from perfalign.sandbox.checker import outputs_match
-from perfalign.sandbox.languages import java_main_class
+from perfalign.sandbox.toolchains import java_main_class
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD_CPP = "#include <bits/stdc++.h>\nint main(){ long long a,b; std::cin>>a>>b; std::cout<<a+b<<'\\n'; }"

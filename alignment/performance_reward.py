@@ -38,7 +38,7 @@ from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch,
 from .data import ContestProblem
 from .scoring import reward_scores
 
-log = logging.getLogger("perfalign.alignment.reward")
+log = logging.getLogger("perfalign.alignment.performance_reward")
 
 
 @dataclass(frozen=True)
