@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from perfalign.config.fields import DEFAULT_PROFILE
 from perfalign.flows.runstate import (
     RunDirConflict,
     StageFailed,
@@ -26,7 +27,7 @@ from perfalign.flows.runstate import (
 from perfalign.sandbox.cli import app as sandbox_app
 
 from . import preflight
-from .options import DEFAULT_PROFILE, ConfigArgs, config_options
+from .options import ConfigArgs, config_options
 from .status import closing_table, status_table
 
 

@@ -1,5 +1,5 @@
 """The one configuration: one table per stage, each the stage library's own config dataclass
-(which holds its defaults and field docs), a profile file (flows/profiles/<name>.toml) holding
+(which holds its defaults and field docs), a profile file (config/profiles/<name>.toml) holding
 only the values that differ from those defaults, `--set table.key=value` overrides and the
 CLI's flags, built once into a typed ``PerfalignConfig`` that the CLI passes down as objects.
 
@@ -30,13 +30,14 @@ from perfalign.alignment.models import PRODUCTION_BASE_MODEL
 from perfalign.alignment.reward_model import RewardStageConfig
 from perfalign.alignment.rlpf import RLPFStageConfig
 from perfalign.alignment.sft import SFTStageConfig
-from perfalign.cli.options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 from perfalign.evaluation.config import EvalConfig
 from perfalign.grpo.train import GrpoRunConfig
 from perfalign.kernelenv.score import ScoreConfig
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
+
+from .fields import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 

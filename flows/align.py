@@ -9,20 +9,19 @@ import threading
 import time
 from pathlib import Path
 
-from .env import configure_prefect
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
 
-configure_prefect()
-
-from prefect import flow, task  # noqa: E402
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-
-from perfalign.common.progress import listening, report  # noqa: E402
-from perfalign.config.tables import (  # noqa: E402 - flow parameters: Prefect resolves their types
+from perfalign.common.progress import listening, report
+from perfalign.config.tables import (  # flow parameters: Prefect resolves their types
     PerfalignConfig,
     TripletSettings,
 )
 
-from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
+from .env import route_library_logs
+from .summaries import flow_run_name, publish_stage, run_label
+
+route_library_logs()
 
 STAGES = ("sft", "reward", "rlpf", "dpa")
 SETUP = "align: set-up (libraries, inputs)"

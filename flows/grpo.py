@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .env import configure_prefect
+from prefect import flow
 
-configure_prefect()
+from perfalign.grpo.train import GrpoRunConfig  # a flow parameter: Prefect resolves its type
 
-from prefect import flow  # noqa: E402
+from .env import route_library_logs
 
-from perfalign.grpo.train import GrpoRunConfig  # noqa: E402 - a flow parameter: Prefect resolves its type
+route_library_logs()
 
 
 @flow(name="grpo")

@@ -15,17 +15,14 @@ import time
 from concurrent.futures import Future
 from typing import Callable
 
-from .env import configure_prefect
+from prefect import flow
+from prefect.task_runners import ThreadPoolTaskRunner
 
-configure_prefect()
+from perfalign.config.tables import DEFAULT_PROFILE, PerfalignConfig, load_config
 
-from prefect import flow  # noqa: E402
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
-
-from perfalign.config.tables import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
-
-from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
-from .stagekeys import (  # noqa: E402
+from .env import route_library_logs
+from .runstate import RunState, check_run_dir, default_run_dir
+from .stagekeys import (
     NOT_PUBLISHED,
     align_key,
     evaluate_key,
@@ -35,7 +32,9 @@ from .stagekeys import (  # noqa: E402
     synth_key,
     triplets_key,
 )
-from .summaries import flow_run_name  # noqa: E402
+from .summaries import flow_run_name
+
+route_library_logs()
 
 
 def perf_parameters(cfg: PerfalignConfig) -> dict:

@@ -116,7 +116,7 @@ def test_flags_show_no_value_placeholder():
 
 
 def test_publish_defaults_to_the_pipeline_layout_and_names_its_token_option(tmp_path):
-    from perfalign.cli.options import DEFAULT_PROFILE
+    from perfalign.config.fields import DEFAULT_PROFILE
 
     out = " ".join(CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200"}).output.split())
     assert f"runs/{DEFAULT_PROFILE}/codecontests_perf" in out

@@ -276,7 +276,8 @@ def test_options_read_from_source_agree_with_the_dataclasses():
     import typing
 
     import perfalign.cli.main  # noqa: F401 - registers the commands' options
-    from perfalign.cli.options import GENERATED, static_setting
+    from perfalign.cli.options import GENERATED
+    from perfalign.config.fields import static_setting
     from perfalign.config.tables import _scalar
 
     assert {"perf.repeats", "sandbox.backend", "eval.tasks", "grpo.tiers.ok_reward", "kernel.trials"} <= GENERATED

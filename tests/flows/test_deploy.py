@@ -65,7 +65,7 @@ def test_ui_on_another_port_calls_the_api_on_that_port(tmp_path):
     import time
     import urllib.request
 
-    from perfalign.flows.deploy import server_command, server_env
+    from perfalign.flows.server import server_command, server_env
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -102,7 +102,7 @@ def test_the_server_starts_through_the_interpreter_without_a_console_script(tmp_
     (bare / "python").symlink_to(sys.executable)
     packages = os.pathsep.join(site.getsitepackages())
     code = (f"import site; [site.addsitedir(p) for p in {site.getsitepackages()!r}]; "  # the editable perfalign
-            "import subprocess, sys; from perfalign.flows.deploy import server_command; "
+            "import subprocess, sys; from perfalign.flows.server import server_command; "
             "cmd = server_command(); assert cmd[0] == sys.executable, cmd; "
             "sys.exit(subprocess.run(cmd[:cmd.index('start') + 1] + ['--help'], capture_output=True).returncode)")
     env = dict(os.environ, PYTHONPATH=packages, PREFECT_HOME=str(tmp_path))

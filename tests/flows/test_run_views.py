@@ -94,8 +94,8 @@ def test_status_shows_profile_durations_results_and_latest_update(tmp_path):
 
 _PRINT_ONCE = r"""
 import logging, sys
-from perfalign.flows.env import configure_prefect
-configure_prefect()
+from perfalign.flows.env import route_library_logs
+route_library_logs()
 import huggingface_hub.utils.logging, datasets.utils.logging  # they add their own stderr handlers
 from perfalign.common.progress import report
 from perfalign.cli.progress import progress_bars
