@@ -2,7 +2,7 @@
 Generating Fast Code" (§V, §VII), on TRL 1.12.
 
 Each stage is a plain function taking a Config dataclass (its defaults = the paper's; the
-embedded profile, the tiny local model on 2 CPU cores, is flows/profiles/embedded.toml:
+embedded profile, the tiny local model on 2 CPU cores, is config/profiles/embedded.toml:
 ``perfalign.config.tables.preset("sft")``) and writing model, tokenizer,
 ``stage_config.json`` and ``metrics.json`` into ``cfg.output_dir``:
 

@@ -1,6 +1,6 @@
 """The four stages in run order and how a run wires them: each stage function takes its config
 (``STAGE_CONFIGS``; the dataclass defaults are the paper's §VII-C settings, other profiles are
-files: flows/profiles/*.toml), SFT first (RLPF and DPA start from it; RLPF needs the reward model)."""
+files: config/profiles/*.toml), SFT first (RLPF and DPA start from it; RLPF needs the reward model)."""
 from __future__ import annotations
 
 import dataclasses

@@ -369,7 +369,7 @@ def _read_profile(path: Path) -> dict:
 
 def load_config(path: Path | str | None = None, profile: str | None = None, overrides: list[str] = (),
                 flags: dict[str, Any] | None = None) -> PerfalignConfig:
-    """The dataclasses' defaults, then the profile (flows/profiles/<profile>.toml), then the file
+    """The dataclasses' defaults, then the profile (config/profiles/<profile>.toml), then the file
     ``path`` (a profile of your own), then ``--set`` overrides, then the CLI's flags
     (``{"perf.source": ...}``; None values are ignored); typed and checked."""
     profile = profile or DEFAULT_PROFILE

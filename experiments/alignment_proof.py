@@ -15,7 +15,7 @@ log speedup. Means over seeds with 95 % t-intervals, and paired differences per 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python experiments/alignment_proof.py --seeds 0 1 2
 
 ``--profile small`` runs the same proof on the real pretrained model of the small profile
-(SmolLM2-135M-Instruct, LoRA; the stages' settings are the profile file's, flows/profiles/small.toml)
+(SmolLM2-135M-Instruct, LoRA; the stages' settings are the profile file's, config/profiles/small.toml)
 and also scores base / SFT / DPO / DPA / RLPF on the real tasks (bundled contest problems, ParEval and
 PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and every sampling run is
 saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.

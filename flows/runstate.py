@@ -110,7 +110,7 @@ OWNER_TAG = "owner:"
 
 
 def owner_tag(owner: dict | None = None) -> str:
-    """The owner as a Prefect tag on the command's flow runs (flows.session)."""
+    """The owner as a Prefect tag on the command's flow runs (cli.session)."""
     o = owner or process_owner()
     return f"{OWNER_TAG}{o['host']}:{o['boot'][:8]}:{o['pid']}:{o['start']}"
 

@@ -45,7 +45,7 @@ _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_
 @dataclass
 class GrpoRunConfig:
     """One GRPO run. Defaults: the tiny local model, the controlled spec family, DGEMM n=256, 2
-    one-core Dask workers; the production profile (flows/profiles/production.toml) holds what differs."""
+    one-core Dask workers; the production profile (config/profiles/production.toml) holds what differs."""
 
     out_dir: str
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"

@@ -135,7 +135,7 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     import sys
 
     long_dir = Path("runs", "a-run-directory-with-a-long-name-" * 2)  # a table of ~150 columns
-    code = ("from pathlib import Path; from perfalign.cli.main import console; "
+    code = ("from pathlib import Path; from perfalign.cli.app import console; "
             "from perfalign.cli.status import closing_table; "
             f"console.print(closing_table({{'states': {{'codecontests_perf': 'done'}}, 'seconds': {{}}, "
             "'headlines': {'codecontests_perf': '12 problems, 340 submissions measured'}}, "

@@ -1,4 +1,4 @@
-"""The one typed configuration (flows/config.py): each table is a stage library's dataclass
+"""The one typed configuration (config/tables.py): each table is a stage library's dataclass
 (its defaults), profiles are files holding only what differs, --set and flags go on top; types,
 ranges and choices are checked where values enter; origins recorded; no default written twice."""
 from __future__ import annotations
@@ -156,7 +156,7 @@ def test_production_is_the_library_defaults():
 
 def test_embedded_profile_keeps_the_values_the_python_presets_had():
     """The values of the removed SFT/Reward/RLPF/DPA/EvalConfig ``.embedded()`` presets (and of the
-    old perfalign.toml's embedded profile), now in flows/profiles/embedded.toml; since 2026-11-26
+    old perfalign.toml's embedded profile), now in config/profiles/embedded.toml; since 2026-11-26
     trimmed for the 10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16
     synthetic pairs, 5 tests per problem, stages and models side by side, batches by length."""
     cfg = load_config(profile="embedded")
