@@ -22,7 +22,7 @@ from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusab
 from perfalign.sandbox import Sandbox
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
-from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
+from .reward import WITHHELD_TIER, GrpoRewardTiers, gflops, judge_verdict, tier_reward
 from .spec_family import SpecError, expand_dgemm, parse_spec
 from .static import detect_techniques, forbidden_techniques, library_violation, link_violation
 from .tasks import GrpoTask
@@ -180,7 +180,7 @@ def _judge_correct(score, gflops_value: float | None, why: str):
 
 
 def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings,
-                     tiers: RewardTiers = RewardTiers()) -> dict:
+                     tiers: GrpoRewardTiers = GrpoRewardTiers()) -> dict:
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
     techniques, timings. Never raises for a bad program (the record says what happened)."""
     t0 = time.perf_counter()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from clock_programs import ANSWER, FAST, INPUT, SLOW
 
-from perfalign.alignment.data import ContestProblem
+from perfalign.alignment.data import RewardProblem
 from perfalign.alignment.performance_reward import ClockMismatch, PerformanceReward, PromptInfo
 from perfalign.perfdata.submissions import count_label, language_clocks, language_count_medians
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase
@@ -23,7 +23,7 @@ def sb():
 
 
 def problem(label_clocks, median_count=None, language="cpp"):
-    return ContestProblem("p", [INPUT], [ANSWER], 2.0, 256, {language: 0.01}, repeats=1,
+    return RewardProblem("p", [INPUT], [ANSWER], 2.0, 256, {language: 0.01}, repeats=1,
                           label_clocks=label_clocks, median_count=median_count or {})
 
 

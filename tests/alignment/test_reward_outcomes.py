@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfalign.alignment.data import ContestProblem
+from perfalign.alignment.data import RewardProblem
 from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardDetail, _Measured, batch_rewards
 from perfalign.common.outcomes import PENALIZED_FLAGS, WITHHELD_CAUSES, judge, sandbox_outcome
 from perfalign.common.prompts import format_response
@@ -36,7 +36,7 @@ FAILURES = {
 
 
 def _problem(medians=None, **kw):
-    return ContestProblem("double", ["3\n"], ["6\n"], 1.0, 256,
+    return RewardProblem("double", ["3\n"], ["6\n"], 1.0, 256,
                           {"python3": 0.05, "cpp": 0.01} if medians is None else medians, repeats=1, **kw)
 
 

@@ -18,7 +18,7 @@ import torch
 
 from perfalign.alignment import models
 from perfalign.alignment.controlled import build_controlled_task, quick_instances
-from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
+from perfalign.alignment.data import RewardProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
 from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardAdapter
 from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
@@ -276,7 +276,7 @@ class StubSandbox:
 
 
 def _problem(pid="p", medians=None, **kw):
-    return ContestProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1}, **kw)
+    return RewardProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1}, **kw)
 
 
 def fence(code):

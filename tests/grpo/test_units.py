@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from perfalign.grpo.prompts import spec_prompt
-from perfalign.grpo.reward import RewardTiers, tier_of_verdict, tier_reward
+from perfalign.grpo.reward import GrpoRewardTiers, tier_of_verdict, tier_reward
 from perfalign.grpo.spec_family import ORDERS, TILES, UNROLLS, Spec, SpecError, expand_dgemm, parse_spec
 from perfalign.grpo.sqd import QDArchive, all_niches, parse_schedule
 from perfalign.grpo.static import detect_techniques, library_violation, link_violation
@@ -55,12 +55,12 @@ def test_technique_detection_on_free_code():
 
 
 def test_tiers_configurable_and_mapped():
-    t = RewardTiers()
+    t = GrpoRewardTiers()
     assert [tier_reward(x, None, None, t) for x in ("format", "library", "compile", "timeout", "runtime",
                                                     "verification")] == [-100, -100, -40, -30, -20, -10]
     assert tier_reward("ok", 12.5, 50.0, t) == 12.5
-    assert tier_reward("ok", 12.5, 50.0, RewardTiers(ok_reward="peak_fraction")) == pytest.approx(25.0)
-    assert tier_reward("compile", None, None, RewardTiers(compile=-7)) == -7
+    assert tier_reward("ok", 12.5, 50.0, GrpoRewardTiers(ok_reward="peak_fraction")) == pytest.approx(25.0)
+    assert tier_reward("compile", None, None, GrpoRewardTiers(compile=-7)) == -7
     assert tier_reward("infrastructure", None, None, t) is None
     assert tier_of_verdict("TIME_LIMIT_EXCEEDED") == "timeout"
     assert tier_of_verdict("MEMORY_LIMIT_EXCEEDED") == "runtime"

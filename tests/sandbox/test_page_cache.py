@@ -178,14 +178,14 @@ def test_run_result_and_reward_carry_the_flag(sandbox):
     """The flag reaches RunResult.flags (the labels' record: perfdata's sandbox_flags) and the RLPF
     reward's details, whose runtime is the cold run's; the reward is the penalty."""
     from perfalign.alignment import performance_reward as rw
-    from perfalign.alignment.data import ContestProblem
+    from perfalign.alignment.data import RewardProblem
 
     res = sandbox.run(ATTACK, "cpp", [TestCase("honest 1\n")], LIMITS, repeats=2)
     assert res.ok and "fast_repeat" not in res.flags and len(res.tests[0].cpu_times_s) == 2  # honest: no flag
     t = sandbox_types.TestResult.from_repeats(Verdict.OK, [0.3, 0.01], [0.3, 0.01], [1, 1])
     judged = sandbox_types.RunResult(Verdict.OK, res.backend, res.language, True, res.compile, [t])
     assert judged.mean_cpu_time_s == 0.3  # the label: the slowest repeat, not a median of 0.155
-    problem = ContestProblem("p", ["1"], ["1"], 1.0, 256, {"cpp": 0.3})
+    problem = RewardProblem("p", ["1"], ["1"], 1.0, 256, {"cpp": 0.3})
     pr = rw.PerformanceReward({"p": problem}, sandbox=sandbox)
     m = rw._Measured("OK", judged.mean_cpu_time_s, {}, flags=("fast_repeat",))
     detail = pr._detail(("p", "cpp", "code"), m)
