@@ -14,9 +14,9 @@ six short stories, with its own big test (n = 0.3M, 1M or 2M), so the measured r
 hence the adaptive margins of Eq. 3, vary (about 1.1 to the cap lambda = 3). The held-out
 instances are (computation, phrasing, story) combinations never seen in training; each of their
 phrasings and stories is seen in training with other combinations. That is the generalization
-measured: unseen prompts of the same family. (A first design held out unseen values of a
-parameter k that the program had to copy from the prompt; the 2M-parameter model did not learn
-to copy it in 300+ SFT steps, so nothing could be measured on it.)
+measured: unseen prompts of the same family. (Unseen values of a parameter the program must copy
+from the prompt are not held out: the 2M-parameter model does not learn to copy them in 300+ SFT
+steps, so nothing could be measured on them.)
 
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is

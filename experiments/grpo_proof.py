@@ -1,4 +1,4 @@
-"""The controlled GRPO/SQD proof and the Dask figures (issue 15). Prints every figure.
+"""The controlled GRPO/SQD proof and the Dask figures. Prints every figure.
 
     .venv/bin/python experiments/grpo_proof.py --out runs/grpo_proof --seeds 0,1,2 --steps-per-stage 3
 

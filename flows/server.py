@@ -4,8 +4,7 @@ the one a command that runs flows starts when no PREFECT_API_URL is set (``local
 The server (``prefect server start`` and the uvicorn and service processes it starts) runs in
 a process group of its own; SIGTERM, SIGINT or SIGHUP to the command stops the whole group
 (SIGTERM, then SIGKILL after a grace period), and on Linux the kernel sends it SIGTERM even if
-the command itself is killed with SIGKILL. Before, SIGTERM killed the command and left the
-server orphaned, holding the port.
+the command itself is killed with SIGKILL: no server is left orphaned, holding the port.
 """
 from __future__ import annotations
 

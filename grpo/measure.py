@@ -129,7 +129,7 @@ class WorkerState:
 def measure_peak(n: int, threads: int, seconds: float = 0.3) -> dict:
     """The machine's practical DGEMM peak on this worker: numpy's BLAS (OpenBLAS) C = A @ B on
     n x n doubles with ``threads`` BLAS threads, on the cores this process is pinned to; the best
-    of repeated calls over ``seconds`` (the issue's physical limit; GFLOPS = 2n^3 / t)."""
+    of repeated calls over ``seconds`` (the physical limit; GFLOPS = 2n^3 / t)."""
     import numpy as np
     from threadpoolctl import threadpool_info, threadpool_limits
 

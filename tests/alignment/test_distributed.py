@@ -1,4 +1,4 @@
-"""Alignment stages in two processes under ``accelerate launch`` (issue 14, fixes 1 and 4).
+"""Alignment stages in two processes under ``accelerate launch``.
 
 The launch config is the shipped FSDP one (alignment/accelerate_fsdp.yaml) with ``use_cpu``,
 2 processes and no mixed precision. accelerate 1.15 enables FSDP only on accelerator devices, so

@@ -1,4 +1,4 @@
-"""RLPF's reward (Eq. 4) withholds only what common.outcomes allows (issue 22): a candidate that
+"""RLPF's reward (Eq. 4) withholds only what common.outcomes allows: a candidate that
 fails in each way it can, run for real in the sandbox, earns -1; a missing baseline, a broken
 sandbox (established by the control program) and an unrunnable prompt language are withheld and
 counted in the withheld share that each PPO update logs."""

@@ -438,7 +438,7 @@ def test_stage_runs_under_accelerate_launch(toy, tmp_path):
     assert (tmp_path / "sft" / "metrics.json").exists()
 
 
-# --------------------------------------------------------------------------- issue 14: PPO details, DPA metrics
+# --------------------------------------------------------------------------- PPO details, DPA metrics
 def test_adaptive_kl_controller_starts_at_the_papers_0_1():
     from perfalign.alignment.rlpf_trainer import AdaptiveKLController
 

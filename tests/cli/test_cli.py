@@ -47,8 +47,8 @@ def _click_commands():
 
 
 def test_help_keeps_every_bracketed_word():
-    """Rich markup eats "[sft]" or "[perf.repeats]" written in a help text (issue 24: `perfalign
-    --help` read "the stages' hyperparameters: , , ,  in `perfalign config`"). Every bracketed
+    """Rich markup eats "[sft]" or "[perf.repeats]" written in a help text (`perfalign --help`
+    would read "the stages' hyperparameters: , , ,  in `perfalign config`"). Every bracketed
     word of a command's or option's help must show in its --help."""
     import re
 

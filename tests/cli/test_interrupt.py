@@ -1,5 +1,5 @@
-"""Ctrl-C on `perfalign perf build ... | tee log` in a terminal ends the flow run Crashed (issue
-24: with stdout on a pipe the run stayed "Running" in the UI for good; on a TTY it crashed), and
+"""Ctrl-C on `perfalign perf build ... | tee log` in a terminal ends the flow run Crashed (with
+stdout on a pipe too, not "Running" in the UI for good), and
 the terminal shows one line saying how to resume, not Prefect's crash banners.
 
 Without PREFECT_API_URL, Prefect's temporary server was a child in the command's process group

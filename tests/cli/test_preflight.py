@@ -1,5 +1,5 @@
-"""Preflight checks fail in one line before any flow starts (issues 20 and 24: a Hub source
-offline gave 25 s of retries, each warning printed twice, then 285 lines with two tracebacks)."""
+"""Preflight checks fail in one line before any flow starts (a Hub source offline
+would give 25 s of retries, each warning printed twice, then 285 lines with two tracebacks)."""
 import os
 import socket
 import subprocess

@@ -155,10 +155,9 @@ def test_production_is_the_library_defaults():
 
 
 def test_embedded_profile_keeps_the_values_the_python_presets_had():
-    """The values of the removed SFT/Reward/RLPF/DPA/EvalConfig ``.embedded()`` presets (and of the
-    old perfalign.toml's embedded profile), now in config/profiles/embedded.toml; since 2026-11-26
-    trimmed for the 10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16
-    synthetic pairs, 5 tests per problem, stages and models side by side, batches by length."""
+    """The embedded profile (config/profiles/embedded.toml) holds the values sized for the
+    10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16 synthetic pairs,
+    5 tests per problem, stages and models side by side, batches by length."""
     cfg = load_config(profile="embedded")
     for s in ("sft", "reward", "rlpf", "dpa"):
         c = getattr(cfg, s)
@@ -237,8 +236,8 @@ def test_config_command_shows_every_stage_and_refuses_bad_values():
 
 
 def test_a_config_error_is_one_line_in_a_narrow_terminal():
-    """Rich wrapped a long error at 80 columns (issue 24: the unknown-backend error came in two
-    lines); an error stays one line for a log or a grep, whatever the width."""
+    """Rich would wrap a long error at 80 columns (the unknown-backend error in two lines); an
+    error stays one line for a log or a grep, whatever the width."""
     import os
 
     p = subprocess.run([sys.executable, "-m", "perfalign.cli", "config", "--set", "sandbox.backend=nonsense"],

@@ -1,5 +1,5 @@
-"""Library logs reach the Prefect UI of the run they execute in (issue 13: a
-build_codecontests_perf run showed its task runs but "This run didn't generate logs")."""
+"""Library logs reach the Prefect UI of the run they execute in (not only its task runs, with
+"This run didn't generate logs")."""
 import logging
 import uuid
 

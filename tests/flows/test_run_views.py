@@ -1,4 +1,4 @@
-"""What the UI and the terminal show of a run (issue 24): summaries as readable text and plain
+"""What the UI and the terminal show of a run: summaries as readable text and plain
 JSON (no Python reprs), named flow runs and tasks, named artifacts, `perfalign status` with
 profile, durations and results, each library warning printed once through the bars' console."""
 import asyncio

@@ -1,4 +1,4 @@
-"""`perfalign ui` stops its Prefect server on SIGTERM and SIGINT (issue 20: `kill` left the
+"""`perfalign ui` stops its Prefect server on SIGTERM and SIGINT (`kill` must not leave the
 server orphaned and holding the port)."""
 import os
 import signal

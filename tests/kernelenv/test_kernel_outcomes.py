@@ -1,4 +1,4 @@
-"""The kernel reward withholds only what common.outcomes allows (issue 22): through the GRPO
+"""The kernel reward withholds only what common.outcomes allows: through the GRPO
 reward function, a kernel that fails in each way it can, scored for real in the sandbox, earns
 its tier's penalty; the reference's own failure is withheld and counted in the function's
 per-step withheld share; a sandbox error is withheld only when the control run fails too.

@@ -1,4 +1,4 @@
-"""Nothing vanishes in silence (issue 24): a source file that cannot be read (a truncated Parquet
+"""Nothing vanishes in silence: a source file that cannot be read (a truncated Parquet
 copy) fails the build with its name and reason in one line, unless --allow-partial, which goes
 on and says loudly what was left out; every summary (the terminal, the Prefect run log, the
 dataset card) lists the malformed records' reasons, grouped with counts; the `errors` table

@@ -27,7 +27,7 @@ ATTACK = r"""
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-// Answer bits in the host's page cache of a read-only system file (issue 22). mode = probe+clear+set.
+// Answer bits in the host's page cache of a read-only system file. mode = probe+clear+set.
 static const long PG = 4096, SPACING = 64, BITS = 32;
 static int fd = -1; static char* map = nullptr; static long fsize = 0; static std::string refused;
 static void note(const char* what, long r, int err) {
@@ -157,7 +157,7 @@ def test_policy_never_allows_page_cache_control():
 # ------------------------------------------------------------------ repeats judged as a set
 
 def test_a_far_faster_repeat_is_flagged_and_the_cold_run_counts():
-    # the issue's numbers: repeat 0 does the work, later repeats read the answer
+    # repeat 0 does the work, later repeats read the answer
     value, flags = repeats_as_set([0.22, 0.0017, 0.0017, 0.0018, 0.0017])
     assert flags == ["fast_repeat"] and value == 0.22  # a median (0.0017) would hide the cold first run
     assert repeats_as_set([0.20, 0.21, 0.22]) == (0.21, [])

@@ -199,7 +199,7 @@ def test_cli_json_contract(tmp_path):
     # no --input: one run on empty stdin, no output check
     p = _cli("sandbox", "run", str(src), "--lang", "cpp", "--json")
     assert p.returncode == 0 and len(json.loads(p.stdout)["tests"]) == 1
-    # every alias of the one language table is accepted (issue 13: `--lang py` was refused)
+    # every alias of the one language table is accepted (`--lang py` too)
     py = tmp_path / "hi.py"
     py.write_text("print(3)\n")
     p = _cli("sandbox", "run", str(py), "--lang", "py", "--json")
