@@ -144,3 +144,26 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
     assert str(long_dir / "codecontests_perf") in res.stdout and "12 problems, 340 submissions measured" in res.stdout
+
+
+@pytest.mark.parametrize("module", ["perfalign", "perfalign.cli"])
+def test_python_m_runs_the_console_scripts_main(module, tmp_path):
+    """`python -m perfalign`, `python -m perfalign.cli` and pyproject's console script run one `main`;
+    --help lists the groups in their order and leaves no Prefect state in the working directory."""
+    import importlib
+    import subprocess
+    import sys
+
+    import tomllib
+
+    target = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    mod, attr = target["project"]["scripts"]["perfalign"].split(":")
+    assert getattr(importlib.import_module(mod), attr) is importlib.import_module("perfalign.cli.main").main
+    env = {k: v for k, v in os.environ.items() if k not in ("PERFALIGN_HOME", "PREFECT_HOME")}
+    res = subprocess.run([sys.executable, "-m", module, "--help"], cwd=tmp_path, env=dict(env, COLUMNS="120"),
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    groups = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("│ ") and len(line.split()) > 1]
+    order = ["sandbox", "perf", "synth", "triplets", "train", "eval", "kernel"]
+    assert [g for g in groups if g in order] == order, groups
+    assert not (tmp_path / ".perfalign").exists()
