@@ -1,5 +1,5 @@
 """The kernel reward as a TRL reward function: ``f(prompts=, completions=, problem=..., **columns)``
-returns one reward per completion (``kernels.kernel_reward``: correctness-gated speedup, tiered
+returns one reward per completion (``kernelenv.kernel_reward``: correctness-gated speedup, tiered
 failures, None only where common.outcomes withholds). Completions of the same problem are
 scored together in one sandboxed execution (``Scorer.score_many``).
 
