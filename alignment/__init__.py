@@ -2,8 +2,8 @@
 Generating Fast Code" (§V, §VII), on TRL 1.12.
 
 Each stage is a plain function taking a Config dataclass (its defaults = the paper's; the
-embedded profile, the tiny local model on 2 CPU cores, is flows/profiles/embedded.toml:
-``perfalign.flows.config.preset("sft")``) and writing model, tokenizer,
+embedded profile, the tiny local model on 2 CPU cores, is config/profiles/embedded.toml:
+``perfalign.config.tables.preset("sft")``) and writing model, tokenizer,
 ``stage_config.json`` and ``metrics.json`` into ``cfg.output_dir``:
 
     from perfalign.alignment.sft import SFTStageConfig, run_sft                      # Eq. 1 perplexity

@@ -14,9 +14,9 @@ six short stories, with its own big test (n = 0.3M, 1M or 2M), so the measured r
 hence the adaptive margins of Eq. 3, vary (about 1.1 to the cap lambda = 3). The held-out
 instances are (computation, phrasing, story) combinations never seen in training; each of their
 phrasings and stories is seen in training with other combinations. That is the generalization
-measured: unseen prompts of the same family. (A first design held out unseen values of a
-parameter k that the program had to copy from the prompt; the 2M-parameter model did not learn
-to copy it in 300+ SFT steps, so nothing could be measured on it.)
+measured: unseen prompts of the same family. (Unseen values of a parameter the program must copy
+from the prompt are not held out: the 2M-parameter model does not learn to copy them in 300+ SFT
+steps, so nothing could be measured on them.)
 
 This module holds the task (instances, measuring the reference programs in the sandbox, the
 stage inputs in the real formats, classifying samples); the experiment that trains on it is
@@ -174,7 +174,7 @@ def quick_instances(n_train: int = 6, n_heldout: int = 2) -> tuple[list[Instance
 
 
 @dataclass
-class ControlledTask:
+class ControlledDataset:
     root: Path
     codecontests_dir: Path                 # CodeContests-Perf tables (all instances; held-out flagged)
     data_dir: Path                         # sft_prompts + triplets tables
@@ -281,7 +281,7 @@ def all_instances(family_set: str = DEFAULT_FAMILY_SET) -> tuple[list, list]:
 
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
                           train: list[Instance] | None = None, heldout: list[Instance] | None = None,
-                          family_set: str = DEFAULT_FAMILY_SET) -> ControlledTask:
+                          family_set: str = DEFAULT_FAMILY_SET) -> ControlledDataset:
     """Measure the references and write the stage inputs. SFT: every training instance's correct
     programs, ``copies`` times each (an even mix: the SFT model writes them all).
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
@@ -314,7 +314,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     data = root / "triplets"
     _write(table_dir(data, "sft_prompts") / "00000-of-00001.parquet", sft, SFT_SCHEMA)
     _write(table_dir(data, "triplets") / "00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
-    task = ControlledTask(root, cc, data, train, heldout, runtimes)
+    task = ControlledDataset(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
         {"family_set": family_set, "train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout],
          "runtimes": runtimes}, indent=2))
@@ -326,7 +326,7 @@ def controlled_shard(triplets_dir: str | Path, table: str) -> Path:
     return table_dir(triplets_dir, table) / "controlled.parquet"
 
 
-def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
+def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path,
                     pairs: tuple[str, ...] = ("fast>medium", "fast>slow", "medium>slow", "fast>wrong")) -> dict:
     """Add the task's *training* rows (SFT train, reward_train pairs of the kinds in ``pairs``,
     rl_train prompts) to a triplets folder as extra shards, which every stage loader reads with
@@ -346,13 +346,13 @@ def add_to_triplets(task: ControlledTask, triplets_dir: str | Path,
     return counts
 
 
-def load_controlled_task(root: str | Path) -> ControlledTask:
+def load_controlled_task(root: str | Path) -> ControlledDataset:
     """A task written by ``build_controlled_task`` (its references are not measured again)."""
     root = Path(root)
     meta = json.loads((root / "controlled_task.json").read_text())
     train, held = all_instances(meta.get("family_set", "computations"))
     by_id = {i.problem_id: i for i in train + held}
-    return ControlledTask(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
+    return ControlledDataset(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
                           [by_id[i] for i in meta["heldout"]], meta["runtimes"])
 
 
@@ -385,7 +385,7 @@ class SampleReport:
                 "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
 
 
-def execute_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
                     repeats: int = BuildSettings.repeats) -> tuple[dict[str, list[tuple]], int]:
     """Run every sample (once per distinct program) on its instance's tests in the sandbox, with
     the references' repeats. Returns, per problem, ``(code, RunResult)`` for each sample in order
@@ -409,7 +409,7 @@ def execute_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox
             for pid, cs in codes.items()}, len(jobs)
 
 
-def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+def classify_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
                      repeats: int = BuildSettings.repeats) -> SampleReport:
     """Every sample executed (``execute_samples``): incorrect, or correct and fast (under
     ``threshold_s``), and its speedup over the references' median through common.plausibility
@@ -437,8 +437,8 @@ def classify_samples(task: ControlledTask, samples: dict[str, list[str]], sandbo
                         distinct, {k: dict(v) for k, v in per.items()}, dict(flags))
 
 
-def sample_and_classify(task: ControlledTask, model_dir: str | Path, problems: list[Instance], samples_per_prompt: int,
-                        seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96,
+def sample_and_classify(task: ControlledDataset, model_dir: str | Path, problems: list[Instance],
+                        samples_per_prompt: int, seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96,
                         sandbox=None) -> SampleReport:
     """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
     from .models import load_causal_lm, load_tokenizer

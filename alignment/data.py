@@ -54,7 +54,7 @@ _LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s", *CLOCK_COLUMNS)  # how
 
 
 @dataclass
-class ContestProblem:
+class RewardProblem:
     """What Eq. 4 needs to execute code for one problem: its tests, limits, the median runtime
     of the dataset's correct submissions per language, and how those runtimes were measured
     (repeats per test, hosts, the hosts' calibration figure), so a reward is measured the same way."""
@@ -75,7 +75,7 @@ class ContestProblem:
 
 
 def load_contest_problems(codecontests_dir: str | Path | list,
-                          problem_ids: set[str] | None = None) -> dict[str, ContestProblem]:
+                          problem_ids: set[str] | None = None) -> dict[str, RewardProblem]:
     """Problems with tests from CodeContests-Perf (one folder or several, e.g. the dataset and the
     controlled task), with per-language medians over the correct, measured submissions
     (perfdata.submissions) and their measurement settings."""
@@ -103,7 +103,7 @@ def load_contest_problems(codecontests_dir: str | Path | list,
             clocks = language_clocks(by_language)
         except ValueError as e:
             raise ValueError(f"problem {pid}: {e}") from None
-        out[pid] = ContestProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256),
+        out[pid] = RewardProblem(pid, ins, outs, float(p["time_limit_s"] or 2.0), int(p["memory_limit_mb"] or 256),
                                   language_medians(by_language),
                                   repeats=int(median(reps)) if reps else DATASET_REPEATS,
                                   hosts=frozenset(s["host"] for s in used if s.get("host")),

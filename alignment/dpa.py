@@ -24,9 +24,9 @@ import torch
 
 from perfalign.common.equations import dpa_accuracy
 
-from .common import StageResult, group_pairs_by_length, last_logged, report_steps, save_stage, train_resumable
 from .models import load_causal_lm
 from .reward_model import PreferenceStageConfig, preference_inputs
+from .stage_config import StageResult, group_pairs_by_length, last_logged, report_steps, save_stage, train_resumable
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align

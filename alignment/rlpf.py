@@ -25,12 +25,20 @@ from perfalign.common.outcomes import withheld_share
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage, train_resumable
 from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
-from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
+from .performance_reward import PerformanceReward, PromptInfo, RewardAdapter
 from .prompting import PromptTooLong, model_prompt
-from .reward import PerformanceReward, PromptInfo, RewardAdapter
+from .rlpf_trainer import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
+from .stage_config import (
+    StageConfig,
+    StageResult,
+    last_logged,
+    prepare_process,
+    report_steps,
+    save_stage,
+    train_resumable,
+)
 
 PINNED_TRL = "1.12"  # PPOTrainer left TRL in 1.13
 

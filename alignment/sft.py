@@ -8,11 +8,19 @@ from dataclasses import dataclass
 
 from perfalign.common.equations import perplexity
 
-from .common import StageConfig, StageResult, last_logged, prepare_process, report_steps, save_stage, train_resumable
 from .data import load_sft_rows
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import fit_rows
 from .scoring import completion_logprobs
+from .stage_config import (
+    StageConfig,
+    StageResult,
+    last_logged,
+    prepare_process,
+    report_steps,
+    save_stage,
+    train_resumable,
+)
 
 
 @dataclass

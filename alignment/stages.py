@@ -1,16 +1,16 @@
 """The four stages in run order and how a run wires them: each stage function takes its config
 (``STAGE_CONFIGS``; the dataclass defaults are the paper's §VII-C settings, other profiles are
-files: flows/profiles/*.toml), SFT first (RLPF and DPA start from it; RLPF needs the reward model)."""
+files: config/profiles/*.toml), SFT first (RLPF and DPA start from it; RLPF needs the reward model)."""
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
-from .common import StageConfig
 from .dpa import DPAStageConfig, run_dpa
 from .reward_model import RewardStageConfig, train_reward_model
 from .rlpf import RLPFStageConfig, run_rlpf
 from .sft import SFTStageConfig, run_sft
+from .stage_config import StageConfig
 
 STAGE_FUNCTIONS = {"sft": run_sft, "reward": train_reward_model, "rlpf": run_rlpf, "dpa": run_dpa}
 STAGE_CONFIGS = {"sft": SFTStageConfig, "reward": RewardStageConfig, "rlpf": RLPFStageConfig,

@@ -24,20 +24,20 @@ def _size(path: Path) -> int:
 
 
 def measure(model: str, data_dir: str, steps: int, work: Path, profile: str) -> dict:
-    from perfalign.alignment import common, sft
+    from perfalign.alignment import sft, stage_config
     from perfalign.alignment.models import resolve_model
-    from perfalign.flows.config import preset
+    from perfalign.config.tables import preset
 
     base = preset("sft", profile, model_name_or_path=resolve_model(model), data_path=data_dir, max_steps=steps,
                   eval_before=False, max_eval_samples=4)
     sizes = []
-    drop = common.drop_checkpoints
+    drop = stage_config.drop_checkpoints
 
     def measure_then_drop(cfg):  # the size of the last checkpoint before the finished run drops it
-        sizes.extend(_size(p) for p in (Path(cfg.output_dir) / common.TRAINER_DIR).glob("checkpoint-*"))
+        sizes.extend(_size(p) for p in (Path(cfg.output_dir) / stage_config.TRAINER_DIR).glob("checkpoint-*"))
         drop(cfg)
 
-    common.drop_checkpoints = measure_then_drop
+    stage_config.drop_checkpoints = measure_then_drop
     try:
         runs = {}
         for name, every in (("none", 0.0), ("every step", 1e-6)):
@@ -46,7 +46,7 @@ def measure(model: str, data_dir: str, steps: int, work: Path, profile: str) -> 
             runs[name] = {"runtime_s": m["runtime_s"], "median_step_s": m["step_seconds"]["median_s"],
                           "checkpointing": m["checkpointing"]}
     finally:
-        common.drop_checkpoints = drop
+        stage_config.drop_checkpoints = drop
     ck = runs["every step"]["checkpointing"]
     per = ck["seconds"] / ck["checkpoints"]
     interval = preset("sft", profile).checkpoint_every_s

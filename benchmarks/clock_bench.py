@@ -1,4 +1,4 @@
-"""Deterministic clock benchmark (issue 23; sandbox/clock.py, docs/sandbox.md).
+"""Deterministic clock benchmark (sandbox/clock.py, docs/sandbox.md).
 
 (a) slowdown vs native per language: CPU time of a C++ and a Python 3 program under the
     instructions and cycles clocks over its CPU time under the cpu clock (same sandbox, same run);

@@ -1,4 +1,4 @@
-"""Deterministic clock on the real suites (issue 23): ParEval serial and PolyBench/C.
+"""Deterministic clock on the real suites: ParEval serial and PolyBench/C.
 
 Per problem, several candidates whose speeds differ: the suite's ``reference``, its known ~2x
 ``slow`` control (the reference's work done twice) and 1-3 variants written here (VARIANTS: a

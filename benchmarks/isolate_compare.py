@@ -1,4 +1,4 @@
-"""Per-run cost of perfalign's sandbox against isolate (the IOI/CMS sandbox), side by side (issue 10).
+"""Per-run cost of perfalign's sandbox against isolate (the IOI/CMS sandbox), side by side.
 
 Same C++ programs, compiled once with the sandbox's own g++ flags, measured three ways and
 interleaved round by round (a/b/c, a/b/c, ...) so the machine's noise is shared:
@@ -8,7 +8,7 @@ interleaved round by round (a/b/c, a/b/c, ...) so the machine's noise is shared:
   (b) perfalign: Sandbox(backend="bwrap"), the same tests as one submission (compile cache warm),
       CPU time from RunResult.tests[i].cpu_time_s;
   (c) raw fork/exec from Python (subprocess.run), no isolation.
-Prints ms/run for each, the ratio isolate/perfalign (issue 10: keep it >= 3x) and the CPU-time CV of
+Prints ms/run for each, the ratio isolate/perfalign (the target: >= 3x) and the CPU-time CV of
 a ~35 ms program under isolate, perfalign and raw (rusage).
 
     .venv/bin/python benchmarks/isolate_compare.py [--runs 300] [--rounds 3] [--box-id 37]
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sandbox_bench import TRIVIAL_CPP, WORK_CPP, cv  # noqa: E402
 
 from perfalign.sandbox import Limits, Sandbox, TestCase  # noqa: E402
-from perfalign.sandbox.languages import CPP_FLAGS  # noqa: E402
+from perfalign.sandbox.toolchains import CPP_FLAGS  # noqa: E402
 
 HOW_TO_BUILD = ("isolate not found on PATH; nothing compared. Build isolate 1.x (cgroup v1) from "
                 "ioi/isolate: apt-get install libcap-dev; make isolate; install -m 4755 isolate "
@@ -149,7 +149,7 @@ def main() -> None:
             ratio = med["isolate"] / med["perfalign"]
             print(f"(a) trivial C++, median of rounds: isolate {med['isolate']:.2f} ms/run | perfalign "
                   f"{med['perfalign']:.2f} ms/run | raw fork/exec {med['raw']:.2f} ms/run")
-            print(f"    isolate/perfalign {ratio:.2f}x (issue 10 target >= 3x: {'met' if ratio >= 3 else 'NOT met'})"
+            print(f"    isolate/perfalign {ratio:.2f}x (target >= 3x: {'met' if ratio >= 3 else 'NOT met'})"
                   f" | perfalign/raw {med['perfalign'] / med['raw']:.2f}x")
             # CPU-time stability of the ~35 ms program, interleaved in chunks of 10.
             cpu: dict[str, list[float]] = {"isolate": [], "perfalign": [], "raw": []}

@@ -1,4 +1,4 @@
-"""CodeContests-Perf benchmark (issue: CodeContests-Perf §8), on the bundled sample.
+"""CodeContests-Perf benchmark, on the bundled sample.
 
 1. Test executions per second per core through the build (the Prefect flow, local threads)
    vs through the sandbox alone on the same programs (Sandbox.run_many): the orchestration

@@ -1,5 +1,5 @@
 """Peak memory of a CodeContests-Perf build on real-schema problems with large tests
-(issue 11: real rows hold hundreds of generated tests with multi-MB inputs).
+(real rows hold hundreds of generated tests with multi-MB inputs).
 
 Generates deepmind/code_contests-schema Parquet: each problem has ``--tests`` tests (2 public,
 10 private, the rest generated) of ~``--input-mb`` MB of numbers each, a C++ and a Python 3

@@ -1,4 +1,4 @@
-"""Sandbox benchmark (issue: sandbox §7).
+"""Sandbox benchmark.
 
 (a) executions per second of a trivial C++ and Python program through the persistent sandbox
     (one sandbox per submission, a fork per test inside) vs raw subprocess fork/exec, measured

@@ -1,4 +1,4 @@
-"""SmolLM2-135M-Instruct (the small profile's model, issue 21) on one device: batched sampling
+"""SmolLM2-135M-Instruct (the small profile's model) on one device: batched sampling
 throughput and training-step cost of full fine-tuning vs LoRA (peft), the two ways the small
 profile can train. Self-contained (torch, transformers, peft, gguf): it runs on a lent GPU machine
 that has no perfalign install, from the wheel's GGUF file.

@@ -59,7 +59,7 @@ def main() -> None:
     env = dict(os.environ, DO_NOT_TRACK="1")
     if args.code:
         env["PYTHONPATH"] = str(args.code.resolve())
-    cli = [sys.executable, "-m", "perfalign.flows.cli"]
+    cli = [sys.executable, "-m", "perfalign.cli"]
     rows: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="startup-bench-") as tmp:
         cwd = Path(tmp)

@@ -1,5 +1,5 @@
 """Withheld or penalized: the one policy for every reward path (RLPF Eq. 4, GRPO's tiers, the
-kernel reward; issue 22).
+kernel reward).
 
 A failed candidate is penalized unless the failure has a cause on ``WITHHELD_CAUSES``: an
 allowlist of faults the candidate provably could not have caused, each with the evidence that

@@ -36,7 +36,7 @@ def cache_root() -> Path:
 
 # The package's folder: the checkout's root, or site-packages/perfalign of an installed wheel,
 # which carries data/ (the bundled seeds, synthetic pairs, CodeContests, ParEval and PolyBench
-# samples) and the config profiles (flows/profiles/*.toml) as package data (pyproject.toml; tests/test_wheel.py).
+# samples) and the config profiles (config/profiles/*.toml) as package data (pyproject.toml; tests/test_wheel.py).
 SOURCE_ROOT = Path(str(resources.files("perfalign"))).resolve()
 BUNDLED_DATA = SOURCE_ROOT / "data"
 

@@ -3,7 +3,7 @@
 code optimization on PolyBench-style kernels; pass@k (Eq. 9) and speedup_n@k (Eq. 10).
 
     from perfalign.evaluation import evaluate, models_from_run_dir
-    from perfalign.flows.config import preset  # EvalConfig under a profile (flows/profiles/*.toml)
+    from perfalign.config.tables import preset  # EvalConfig under a profile (config/profiles/*.toml)
     cfg = preset("eval", models=models_from_run_dir("runs/align"), codecontests_dir="runs/ccperf")
     report = evaluate(cfg, "runs/eval")        # report.md, report.json, figures, samples.jsonl
 

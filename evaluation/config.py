@@ -2,7 +2,7 @@
 
 Defaults are the paper's (§VII-D: 20 samples per prompt, temperature 0.2, top-p 0.95, runtimes
 over 5 runs, OpenMP on 8 threads); the embedded profile that evaluates the tiny local models on
-2 CPU cores in a few minutes is a file (flows/profiles/embedded.toml, its [eval] table).
+2 CPU cores in a few minutes is a file (config/profiles/embedded.toml, its [eval] table).
 """
 from __future__ import annotations
 

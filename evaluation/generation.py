@@ -54,8 +54,8 @@ class HFGenerator:
     def generate(self, prompts: list[EvalPrompt], n: int) -> list[list[str]]:
         import torch
 
-        from perfalign.alignment.common import quiet_libraries
         from perfalign.alignment.models import load_causal_lm, load_tokenizer
+        from perfalign.alignment.stage_config import quiet_libraries
 
         quiet_libraries()  # transformers' weight-loading bar would tear the terminal's progress bars
         cfg = self.cfg

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
+from perfalign.alignment.stage_config import METRICS_FILE, STAGE_CONFIG_FILE
 
 from .config import ModelSpec
 

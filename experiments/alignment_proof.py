@@ -15,7 +15,7 @@ log speedup. Means over seeds with 95 % t-intervals, and paired differences per 
     HF_HUB_OFFLINE=1 nice -n 10 .venv/bin/python experiments/alignment_proof.py --seeds 0 1 2
 
 ``--profile small`` runs the same proof on the real pretrained model of the small profile
-(SmolLM2-135M-Instruct, LoRA; the stages' settings are the profile file's, flows/profiles/small.toml)
+(SmolLM2-135M-Instruct, LoRA; the stages' settings are the profile file's, config/profiles/small.toml)
 and also scores base / SFT / DPO / DPA / RLPF on the real tasks (bundled contest problems, ParEval and
 PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and every sampling run is
 saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.
@@ -42,12 +42,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from perfalign.alignment.controlled import (  # noqa: E402
     DEFAULT_FAMILY_SET,
     FAMILY_SETS,
-    ControlledTask,
+    ControlledDataset,
     build_controlled_task,
     load_controlled_task,
     sample_and_classify,
 )
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 
 MODELS = ("sft", "dpo", "dpa", "rlpf")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
@@ -72,7 +72,7 @@ class ProofConfig:
     max_new_tokens: int = 96
 
 
-def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> ControlledTask:
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> ControlledDataset:
     """Measured once and reused by every seed (and later runs)."""
     root = workdir / "task"
     if (root / "controlled_task.json").exists():
@@ -83,7 +83,7 @@ def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> Co
     return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set)
 
 
-def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
+def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
     """Eq. 5 accuracy on the held-out pairs, and how well the reward gap tracks the measured
     speedup (Spearman of r_f - r_s against log(runtime_s / runtime_f), correct pairs only)."""
     from scipy.stats import spearmanr
@@ -106,12 +106,12 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
     return {"heldout_accuracy": reward_accuracy(r_f, r_s), "gap_speedup_spearman": float(rho), "pairs": len(pairs)}
 
 
-def run_seed(task: ControlledTask, seed: int, cfg: ProofConfig, sandbox) -> dict:
-    from perfalign.alignment.common import METRICS_FILE
+def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox) -> dict:
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
     from perfalign.alignment.sft import run_sft
+    from perfalign.alignment.stage_config import METRICS_FILE
 
     w = Path(cfg.workdir) / f"seed{seed}"
     data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
@@ -200,11 +200,11 @@ def contest_tables(root: Path, cfg: ProofConfig) -> Path:
     return out
 
 
-def reward_noise(task: ControlledTask, sandbox, runs: int = 5) -> dict:
+def reward_noise(task: ControlledDataset, sandbox, runs: int = 5) -> dict:
     """The Eq. 4 reward of the same correct program measured ``runs`` times (no cache), with 1
     repeat per test and with the labels' 3: the spread a policy update sees for no change."""
     from perfalign.alignment.data import load_contest_problems
-    from perfalign.alignment.reward import PerformanceReward, PromptInfo
+    from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo
     from perfalign.common.prompts import format_response
 
     inst = max(task.heldout, key=lambda i: i.big_n)

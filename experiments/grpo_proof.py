@@ -1,4 +1,4 @@
-"""The controlled GRPO/SQD proof and the Dask figures (issue 15). Prints every figure.
+"""The controlled GRPO/SQD proof and the Dask figures. Prints every figure.
 
     .venv/bin/python experiments/grpo_proof.py --out runs/grpo_proof --seeds 0,1,2 --steps-per-stage 3
 
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def throughput(n_rollouts: int, settings) -> dict:
     from perfalign.grpo.measure import Rollout
-    from perfalign.grpo.spec import ORDERS, TILES
+    from perfalign.grpo.spec_family import ORDERS, TILES
     from perfalign.grpo.tasks import dgemm_task
     from perfalign.grpo.workers import BenchmarkCluster
 

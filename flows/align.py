@@ -9,17 +9,19 @@ import threading
 import time
 from pathlib import Path
 
-from .env import configure_prefect
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
 
-configure_prefect()
+from perfalign.common.progress import listening, report
+from perfalign.config.tables import (  # flow parameters: Prefect resolves their types
+    PerfalignConfig,
+    TripletSettings,
+)
 
-from prefect import flow, task  # noqa: E402
-from prefect.cache_policies import NO_CACHE  # noqa: E402
+from .env import route_library_logs
+from .summaries import flow_run_name, publish_stage, run_label
 
-from perfalign.common.progress import listening, report  # noqa: E402
-
-from .config import PerfalignConfig, TripletSettings  # noqa: E402 - flow parameters: Prefect resolves their types
-from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
+route_library_logs()
 
 STAGES = ("sft", "reward", "rlpf", "dpa")
 SETUP = "align: set-up (libraries, inputs)"
@@ -172,7 +174,7 @@ def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_
 
 
 def _finished(configs: dict, wanted: list[str]) -> dict[str, dict]:
-    from perfalign.alignment.common import finished_run
+    from perfalign.alignment.stage_config import finished_run
 
     done = {s: finished_run(configs[s]) for s in wanted}
     return {s: {"run_dir": str(r.run_dir), "metrics": r.metrics, "kept": True} for s, r in done.items() if r}

@@ -3,31 +3,14 @@ as deployments with cron schedules."""
 from __future__ import annotations
 
 import os
-import sys
 import urllib.request
 from pathlib import Path
 
-from .env import configure_prefect, project_dir
+from .env import project_dir
+from .server import DEFAULT_PORT
 
-configure_prefect()
-
-DEFAULT_PORT = 4200
 NIGHTLY_PERF_CRON = "0 2 * * *"  # nightly incremental CodeContests-Perf rebuild
 WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
-
-
-def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:
-    """Through this interpreter: a `prefect` console script beside it is not always there
-    (pip install --user, a venv reusing another's packages)."""
-    return [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
-
-
-def server_env(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> dict[str, str]:
-    """Environment for the server process: the UI must call the API on the port it is served
-    from (Prefect's UI reads PREFECT_UI_API_URL, which does not follow ``--port``)."""
-    url = f"http://{host}:{port}/api"
-    return dict(os.environ, PREFECT_UI_API_URL=url, PREFECT_API_URL=url, PREFECT_SERVER_API_HOST=host,
-                PREFECT_SERVER_API_PORT=str(port))
 
 
 def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:

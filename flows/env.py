@@ -18,12 +18,13 @@ LIBRARY_LOGGERS = ("perfalign",)  # every library logger is perfalign.<package>.
 
 
 def configure_prefect() -> None:
-    # Every PREFECT_* variable before the first `import prefect`: Prefect reads its settings then.
+    """Every PREFECT_* variable before the first `import prefect`: Prefect reads its settings then.
+    Importing ``perfalign.flows`` calls it; it imports nothing, so a no-op run stays Prefect-free."""
     os.environ.setdefault("PREFECT_HOME", str(project_dir() / "prefect"))
     Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)  # sqlite cannot create dirs
     os.environ.setdefault("DO_NOT_TRACK", "1")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    # INFO reaches the Prefect UI's run logs; the terminal shows warnings only (flows.terminal).
+    # INFO reaches the Prefect UI's run logs; the terminal shows warnings only (common.terminal).
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
     # The temporary API server needs ~10 s on an idle 2-core machine, more when it is busy.
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
@@ -33,6 +34,11 @@ def configure_prefect() -> None:
     # lives in trl.experimental in the pinned 1.12; transformers 5 renamed a property TRL reads).
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     warnings.filterwarnings("ignore", message=r".*is_gradient_checkpointing.*", category=FutureWarning)
+
+
+def route_library_logs() -> None:
+    """Library logs to the Prefect run they execute in and to the terminal, once per process:
+    each flow module calls it on import (a served deployment's run imports nothing else first)."""
     _library_loggers_at_info()
     _progress_to_run_log()
 
@@ -40,14 +46,14 @@ def configure_prefect() -> None:
 def _library_loggers_at_info() -> None:
     """INFO from the libraries goes to the logs of the Prefect run it executes in (the UI) and to
     the stage log files; the terminal prints warnings only, once, above the progress bars
-    (flows.terminal's handler on the root logger, where these records propagate).
+    (common.terminal's handler on the root logger, where these records propagate).
 
     The run handler is attached here rather than through PREFECT_LOGGING_EXTRA_LOGGERS, which
     only works when it is set before Prefect first configures logging."""
     from prefect.context import FlowRunContext, TaskRunContext
     from prefect.logging.handlers import APILogHandler
 
-    from .terminal import route_logging_to_console
+    from perfalign.common.terminal import route_logging_to_console
 
     class RunLogHandler(APILogHandler):
         def emit(self, record: logging.LogRecord) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .env import configure_prefect
+from prefect import flow, task
 
-configure_prefect()
+from .env import route_library_logs
+from .summaries import flow_run_name, headline, publish_markdown, publish_stage, run_label
 
-from prefect import flow, task  # noqa: E402
-
-from .summaries import flow_run_name, headline, publish_markdown, publish_stage, run_label  # noqa: E402
+route_library_logs()
 
 
 def _evaluation_name(parameters: dict) -> str:

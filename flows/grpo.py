@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .env import configure_prefect
+from prefect import flow
 
-configure_prefect()
+from perfalign.grpo.train import GrpoRunConfig  # a flow parameter: Prefect resolves its type
 
-from prefect import flow  # noqa: E402
+from .env import route_library_logs
 
-from perfalign.grpo.train import GrpoRunConfig  # noqa: E402 - a flow parameter: Prefect resolves its type
+route_library_logs()
 
 
 @flow(name="grpo")
@@ -32,7 +32,7 @@ def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms
     ``settings`` on top (a [grpo] key each, e.g. ``steps_per_stage=3``, ``**{"tiers.ok_reward":
     "peak_fraction"}``; None values ignored). Arms: sqd (staged QD), grpo (all techniques),
     control (learning rate 0); each runs once per seed from the same warm start."""
-    from .config import load_config
+    from perfalign.config.tables import load_config
 
     cfg = load_config(config, profile, list(overrides), flags={f"grpo.{k}": v for k, v in settings.items()})
     return grpo_flow(out=out, base=cfg.grpo, seeds=list(seeds or [0]), arms=list(arms) if arms else None)

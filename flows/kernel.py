@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from .env import configure_prefect
+from prefect import flow, task
 
-configure_prefect()
+from perfalign.common.progress import report as report_progress
 
-from prefect import flow, task  # noqa: E402
+from .env import route_library_logs
 
-from perfalign.common.progress import report as report_progress  # noqa: E402
+route_library_logs()
 
 
 @task(task_run_name="score {problem_name}")

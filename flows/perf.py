@@ -12,18 +12,14 @@ import os
 import time
 from pathlib import Path
 
-from .env import configure_prefect
+from prefect import flow, task
+from prefect.artifacts import create_progress_artifact, update_progress_artifact
+from prefect.futures import as_completed
+from prefect.states import Failed
+from prefect.task_runners import ThreadPoolTaskRunner
 
-configure_prefect()
-
-from prefect import flow, task  # noqa: E402
-from prefect.artifacts import create_progress_artifact, update_progress_artifact  # noqa: E402
-from prefect.futures import as_completed  # noqa: E402
-from prefect.states import Failed  # noqa: E402
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
-
-from perfalign.common.progress import report  # noqa: E402
-from perfalign.perfdata.perf import (  # noqa: E402
+from perfalign.common.progress import report
+from perfalign.perfdata.perf import (
     Batch,
     BatchReport,
     BuildPlan,
@@ -35,9 +31,12 @@ from perfalign.perfdata.perf import (  # noqa: E402
     run_batch,
     summarize,
 )
-from perfalign.sandbox.clock import ClockMismatch  # noqa: E402
+from perfalign.sandbox.clock import ClockMismatch
 
-from .summaries import artifact_key, flow_run_name, publish_stage, run_label  # noqa: E402
+from .env import route_library_logs
+from .summaries import artifact_key, flow_run_name, publish_stage, run_label
+
+route_library_logs()
 
 PROGRESS = "CodeContests-Perf: submissions measured"
 

@@ -15,16 +15,14 @@ import time
 from concurrent.futures import Future
 from typing import Callable
 
-from .env import configure_prefect
+from prefect import flow
+from prefect.task_runners import ThreadPoolTaskRunner
 
-configure_prefect()
+from perfalign.config.tables import DEFAULT_PROFILE, PerfalignConfig, load_config
 
-from prefect import flow  # noqa: E402
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
-
-from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
-from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
-from .stagekeys import (  # noqa: E402
+from .env import route_library_logs
+from .runstate import RunState, check_run_dir, default_run_dir
+from .stagekeys import (
     NOT_PUBLISHED,
     align_key,
     evaluate_key,
@@ -34,7 +32,9 @@ from .stagekeys import (  # noqa: E402
     synth_key,
     triplets_key,
 )
-from .summaries import flow_run_name  # noqa: E402
+from .summaries import flow_run_name
+
+route_library_logs()
 
 
 def perf_parameters(cfg: PerfalignConfig) -> dict:
@@ -106,7 +106,7 @@ def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
-    from perfalign.alignment.common import TRAINER_DIR
+    from perfalign.alignment.stage_config import TRAINER_DIR
 
     from .align import align
 

@@ -34,8 +34,7 @@ from typing import Any, Callable
 from perfalign.common.fileio import atomic_write_json
 from perfalign.sandbox.calibration import boot_id
 
-from .env import LIBRARY_LOGGERS, _library_loggers_at_info
-from .status import last_update
+from .env import LIBRARY_LOGGERS, route_library_logs
 from .summaries import headline, jsonable, publish_stage, readable
 
 _log = logging.getLogger("perfalign.flows.pipeline")
@@ -111,7 +110,7 @@ OWNER_TAG = "owner:"
 
 
 def owner_tag(owner: dict | None = None) -> str:
-    """The owner as a Prefect tag on the command's flow runs (flows.session)."""
+    """The owner as a Prefect tag on the command's flow runs (cli.session)."""
     o = owner or process_owner()
     return f"{OWNER_TAG}{o['host']}:{o['boot'][:8]}:{o['pid']}:{o['start']}"
 
@@ -268,7 +267,7 @@ def _plain_summary(stage: str, summary: dict) -> dict:
 def _stage_log(path: Path):
     """Library loggers at INFO into the stage's log file (they also reach the Prefect run's logs,
     and warnings the console: flows.env routes them once per process)."""
-    _library_loggers_at_info()
+    route_library_logs()
     to_file = logging.FileHandler(path, mode="a")
     to_file.setLevel(logging.INFO)
     to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -281,6 +280,23 @@ def _stage_log(path: Path):
         for lg in loggers:
             lg.removeHandler(to_file)
         to_file.close()
+
+
+def _parse(ts: str | None) -> _dt.datetime | None:
+    try:
+        t = _dt.datetime.fromisoformat(ts) if ts else None
+    except ValueError:
+        return None
+    return t if t is None or t.tzinfo else t.replace(tzinfo=_dt.timezone.utc)
+
+
+def last_update(run: dict) -> _dt.datetime | None:
+    """The latest moment the run's record changed (a stage started, finished or was skipped)."""
+    times = [run.get("updated"), run.get("created")]
+    for rec in run.get("stages", {}).values():
+        times += [rec.get("started"), rec.get("finished"), rec.get("skipped_at")]
+    parsed = [t for t in map(_parse, times) if t]
+    return max(parsed) if parsed else None
 
 
 def list_runs(root: str | Path) -> list[dict]:

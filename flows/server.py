@@ -4,8 +4,7 @@ the one a command that runs flows starts when no PREFECT_API_URL is set (``local
 The server (``prefect server start`` and the uvicorn and service processes it starts) runs in
 a process group of its own; SIGTERM, SIGINT or SIGHUP to the command stops the whole group
 (SIGTERM, then SIGKILL after a grace period), and on Linux the kernel sends it SIGTERM even if
-the command itself is killed with SIGKILL. Before, SIGTERM killed the command and left the
-server orphaned, holding the port.
+the command itself is killed with SIGKILL: no server is left orphaned, holding the port.
 """
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -21,10 +21,23 @@ from typing import Iterator
 
 from perfalign.common.child_process import die_with_parent
 
-from .deploy import server_command, server_env
-
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 GRACE_S = 20.0  # uvicorn's graceful shutdown, then SIGKILL
+DEFAULT_PORT = 4200
+
+
+def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:
+    """Through this interpreter: a `prefect` console script beside it is not always there
+    (pip install --user, a venv reusing another's packages)."""
+    return [sys.executable, "-m", "prefect", "server", "start", "--host", host, "--port", str(port), "--analytics-off"]
+
+
+def server_env(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> dict[str, str]:
+    """Environment for the server process: the UI must call the API on the port it is served
+    from (Prefect's UI reads PREFECT_UI_API_URL, which does not follow ``--port``)."""
+    url = f"http://{host}:{port}/api"
+    return dict(os.environ, PREFECT_UI_API_URL=url, PREFECT_API_URL=url, PREFECT_SERVER_API_HOST=host,
+                PREFECT_SERVER_API_PORT=str(port))
 
 
 class _Stop(Exception):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .config import PerfalignConfig
+from perfalign.config.tables import PerfalignConfig
+
 from .runstate import RunState, fingerprint
 
 

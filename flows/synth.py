@@ -5,16 +5,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .env import configure_prefect
+from prefect import flow, task
 
-configure_prefect()
+from perfalign.perfdata.synth import SynthConfig
+from perfalign.perfdata.synth import generate_synthetic as _generate
 
-from prefect import flow, task  # noqa: E402
+from .env import route_library_logs
+from .summaries import flow_run_name, publish_stage, run_label
 
-from perfalign.perfdata.synth import SynthConfig  # noqa: E402
-from perfalign.perfdata.synth import generate_synthetic as _generate  # noqa: E402
-
-from .summaries import flow_run_name, publish_stage, run_label  # noqa: E402
+route_library_logs()
 
 
 @task(task_run_name="generate and verify {config.n} pairs ({config.backend})")

@@ -22,8 +22,8 @@ from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusab
 from perfalign.sandbox import Sandbox
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
-from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
-from .spec import SpecError, expand_dgemm, parse_spec
+from .reward import WITHHELD_TIER, GrpoRewardTiers, gflops, judge_verdict, tier_reward
+from .spec_family import SpecError, expand_dgemm, parse_spec
 from .static import detect_techniques, forbidden_techniques, library_violation, link_violation
 from .tasks import GrpoTask
 
@@ -129,7 +129,7 @@ class WorkerState:
 def measure_peak(n: int, threads: int, seconds: float = 0.3) -> dict:
     """The machine's practical DGEMM peak on this worker: numpy's BLAS (OpenBLAS) C = A @ B on
     n x n doubles with ``threads`` BLAS threads, on the cores this process is pinned to; the best
-    of repeated calls over ``seconds`` (the issue's physical limit; GFLOPS = 2n^3 / t)."""
+    of repeated calls over ``seconds`` (the physical limit; GFLOPS = 2n^3 / t)."""
     import numpy as np
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -180,7 +180,7 @@ def _judge_correct(score, gflops_value: float | None, why: str):
 
 
 def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings,
-                     tiers: RewardTiers = RewardTiers()) -> dict:
+                     tiers: GrpoRewardTiers = GrpoRewardTiers()) -> dict:
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
     techniques, timings. Never raises for a bad program (the record says what happened)."""
     t0 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Reward tiers of arXiv 2602.12049 (as given by a published review of the paper): -100 format or
 library violation, -40 compile error, -30 timeout, -20 runtime error, -10 verification failure,
-otherwise the measured GFLOPS. Configurable (``RewardTiers``); every rollout keeps its tier.
+otherwise the measured GFLOPS. Configurable (``GrpoRewardTiers``); every rollout keeps its tier.
 
 Mapping of the harness's verdicts onto the tiers is this package's design:
 OVER_BUDGET (more threads or CPU than the worker's pinned cores) is a rule violation, so it
@@ -22,7 +22,7 @@ WITHHELD_TIER = "infrastructure"  # no reward (common.outcomes: a fault the cand
 
 
 @dataclass(frozen=True)
-class RewardTiers:
+class GrpoRewardTiers:
     format: float = -100.0         # reward of bad format, a forbidden technique, over-budget CPU (arXiv 2602.12049)
     library: float = -100.0        # reward of an external library's use (header, symbol, link, dlopen, new process)
     compile: float = -40.0         # reward of a compile error
@@ -58,7 +58,7 @@ def judge_verdict(verdict: str, control_verdict: str | None = None) -> tuple[str
     return (WITHHELD_TIER if outcome.withheld else tier_of_verdict(verdict)), outcome
 
 
-def tier_reward(tier: str, gflops: float | None, peak_gflops: float | None, tiers: RewardTiers) -> float | None:
+def tier_reward(tier: str, gflops: float | None, peak_gflops: float | None, tiers: GrpoRewardTiers) -> float | None:
     """Reward of one rollout (arXiv 2602.12049 tier table): the tier's fixed value, or for a
     correct program its GFLOPS (``ok_reward="gflops"``, the paper's reward) or its percentage of
     the machine's measured peak (``"peak_fraction"``: comparable across machines)."""

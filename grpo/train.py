@@ -30,8 +30,8 @@ from perfalign.common.progress import report as report_progress
 from .measure import MeasureSettings, Rollout, static_verdict
 from .prompts import code_prompt, spec_prompt
 from .records import RolloutWriter, write_archive, write_json
-from .reward import RewardTiers
-from .spec import compliant_spec, random_spec
+from .reward import GrpoRewardTiers
+from .spec_family import compliant_spec, random_spec
 from .sqd import DEFAULT_SQD_SCHEDULE, PLAIN_SCHEDULE, QDArchive, Stage, parse_schedule
 from .tasks import GrpoTask, load_tasks
 
@@ -45,7 +45,7 @@ _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_
 @dataclass
 class GrpoRunConfig:
     """One GRPO run. Defaults: the tiny local model, the controlled spec family, DGEMM n=256, 2
-    one-core Dask workers; the production profile (flows/profiles/production.toml) holds what differs."""
+    one-core Dask workers; the production profile (config/profiles/production.toml) holds what differs."""
 
     out_dir: str
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"
@@ -73,7 +73,7 @@ class GrpoRunConfig:
     dask_address: str | None = None        # a running Dask scheduler; None: a LocalCluster of n_workers
     polybench_dir: str | None = None       # a PolyBench/C 4.2.1 checkout (needed by the PolyBench tasks)
     reuse_measurements: bool = True        # one measurement per distinct program per run
-    tiers: RewardTiers = field(default_factory=RewardTiers)
+    tiers: GrpoRewardTiers = field(default_factory=GrpoRewardTiers)
     measure: MeasureSettings = field(default_factory=MeasureSettings)
     bf16: bool = False                     # bf16 weights and training
     use_cpu: bool = True                   # train on the CPU even where a GPU is present (TRL's use_cpu)

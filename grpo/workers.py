@@ -20,7 +20,7 @@ except ImportError:  # no [dask] extra: local evaluation works; BenchmarkCluster
 from perfalign.common.outcomes import judge
 
 from .measure import MeasureSettings, Rollout, evaluate_rollout
-from .reward import RewardTiers, tier_reward
+from .reward import GrpoRewardTiers, tier_reward
 from .tasks import GrpoTask
 
 log = logging.getLogger("perfalign.grpo")
@@ -70,7 +70,7 @@ class PinCores(WorkerPlugin):
         _pin_process(mine)
 
 
-def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: RewardTiers) -> dict:
+def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: GrpoRewardTiers) -> dict:
     """The Dask task: pin, measure, return the record."""
     pin_current_thread()
     return evaluate_rollout(rollout, task, settings, tiers)
@@ -88,10 +88,10 @@ class BenchmarkCluster:
     """Dispatches rollouts to Dask benchmark workers and gathers their records."""
 
     def __init__(self, n_workers: int = 2, cpus_per_worker: int = 1, address: str | None = None,
-                 settings: MeasureSettings | None = None, tiers: RewardTiers | None = None,
+                 settings: MeasureSettings | None = None, tiers: GrpoRewardTiers | None = None,
                  max_resubmits: int = 3) -> None:
         self.settings = settings or MeasureSettings()
-        self.tiers = tiers or RewardTiers()
+        self.tiers = tiers or GrpoRewardTiers()
         self.max_resubmits = max_resubmits
         self.address = address
         self.cluster = self.client = None

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Callable
 
 from .metrics import Metrics, summarize
-from .problems import Problem, find_candidate, load_problems, reference_candidate
+from .problems import KernelProblem, find_candidate, load_problems, reference_candidate
 from .score import KernelScore, ScoreConfig, Scorer
 
 REFERENCE = "reference"  # --candidates reference: the reference-as-candidate oracle
 
 
-def plan(problems_dir: str | Path, candidates: str | Path) -> tuple[list[tuple[Problem, str, str]], list[dict]]:
+def plan(problems_dir: str | Path, candidates: str | Path) -> tuple[list[tuple[KernelProblem, str, str]], list[dict]]:
     """(problem, candidate name, candidate source) for every problem that has a candidate, and a
     record for every file that is not a problem or a problem without a candidate."""
     problems, errors = load_problems(problems_dir)

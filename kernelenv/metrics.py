@@ -19,7 +19,7 @@ FAST_P = (0.0, 1.0, 2.0)
 
 
 @dataclass(frozen=True)
-class RewardTiers:
+class KernelRewardTiers:
     """Rewards of failures, worst first; every one is below a correct kernel's (>= 0)."""
 
     format_error: float = -1.0     # no ModelNew, not Python
@@ -67,7 +67,7 @@ def kernel_outcome(score) -> Outcome | None:
     return judge(v)
 
 
-def kernel_reward(score, tiers: RewardTiers = RewardTiers()) -> float | None:
+def kernel_reward(score, tiers: KernelRewardTiers = KernelRewardTiers()) -> float | None:
     """Correctness-gated speedup: a correct, unflagged kernel earns its (plausibility-checked)
     speedup; failures earn their tier; None only when ``kernel_outcome`` withholds (the
     reference's own failure, an established sandbox fault), which a trainer skips."""

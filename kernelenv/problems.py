@@ -2,7 +2,7 @@
 from a user's checkout (or ``../shared/external/kernelbench``) by path, never copied.
 
 Sizes: KernelBench's are GPU-sized. On CPU every module-level integer size constant >= 16 is
-multiplied by the scale (``kernels.guest.scale_value``: max(1, round(v * s)); smaller integers
+multiplied by the scale (``kernelenv.guest.scale_value``: max(1, round(v * s)); smaller integers
 are kernel sizes, strides, dims or groups and stay); constants derived from them follow.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ class ProblemError(ValueError):
 
 
 @dataclass(frozen=True)
-class Problem:
+class KernelProblem:
     path: Path
     name: str            # e.g. "level1/19_ReLU"
     level: int | None
@@ -52,7 +52,7 @@ def _level(path: Path) -> int | None:
     return None
 
 
-def load_problem(path: str | Path) -> Problem:
+def load_problem(path: str | Path) -> KernelProblem:
     path = Path(path)
     try:
         source = path.read_text(encoding="utf-8")
@@ -68,7 +68,7 @@ def load_problem(path: str | Path) -> Problem:
         raise ProblemError(f"{path}: not a KernelBench problem (missing {', '.join(missing)})")
     level = _level(path)
     name = f"level{level}/{path.stem}" if level is not None else path.stem
-    return Problem(path=path, name=name, level=level, source=source, sizes=size_constants(source))
+    return KernelProblem(path=path, name=name, level=level, source=source, sizes=size_constants(source))
 
 
 def _order(path: Path) -> tuple:
@@ -76,7 +76,7 @@ def _order(path: Path) -> tuple:
     return (_level(path) or 0, int(m.group(1)) if m else 1 << 30, path.name)
 
 
-def load_problems(directory: str | Path) -> tuple[list[Problem], list[dict]]:
+def load_problems(directory: str | Path) -> tuple[list[KernelProblem], list[dict]]:
     """Every problem under ``directory`` (recursively, by level then number) and a record for
     each file that is not one."""
     directory = Path(directory)
@@ -91,12 +91,12 @@ def load_problems(directory: str | Path) -> tuple[list[Problem], list[dict]]:
     return problems, errors
 
 
-def reference_candidate(problem: Problem) -> str:
+def reference_candidate(problem: KernelProblem) -> str:
     """The reference-as-candidate oracle: the problem's own Model under the name ModelNew."""
     return problem.source + "\n\nModelNew = Model\n"
 
 
-def find_candidate(problem: Problem, candidates: Path) -> Path | None:
+def find_candidate(problem: KernelProblem, candidates: Path) -> Path | None:
     """The candidate for ``problem`` in a directory: ``<level dir>/<stem>.py`` or ``<stem>.py``."""
     level_dir = [f"level{problem.level}/{problem.path.name}"] if problem.level is not None else []
     for rel in level_dir + [problem.path.name]:

@@ -1,5 +1,5 @@
 """The kernel reward as a TRL reward function: ``f(prompts=, completions=, problem=..., **columns)``
-returns one reward per completion (``kernels.kernel_reward``: correctness-gated speedup, tiered
+returns one reward per completion (``kernelenv.kernel_reward``: correctness-gated speedup, tiered
 failures, None only where common.outcomes withholds). Completions of the same problem are
 scored together in one sandboxed execution (``Scorer.score_many``).
 
@@ -15,7 +15,7 @@ from collections import defaultdict
 from perfalign.common.outcomes import WithheldTally
 
 from .metrics import CONTROL_FLAG, kernel_outcome, kernel_reward
-from .problems import Problem, reference_candidate
+from .problems import KernelProblem, reference_candidate
 from .score import Scorer
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.S)
@@ -30,7 +30,7 @@ def extract_code(completion) -> str:
     return (py or [b for _, b in blocks] or [completion or ""])[-1]
 
 
-def make_reward_function(scorer: Scorer, problems: dict[str, Problem]):
+def make_reward_function(scorer: Scorer, problems: dict[str, KernelProblem]):
     """A GRPOTrainer reward function; the dataset's ``problem`` column names a key of ``problems``."""
 
     stats: list[dict] = []
@@ -55,7 +55,7 @@ def make_reward_function(scorer: Scorer, problems: dict[str, Problem]):
     return kernel_rewards
 
 
-def _judge_sandbox_errors(scorer: Scorer, problem: Problem, items, scores):
+def _judge_sandbox_errors(scorer: Scorer, problem: KernelProblem, items, scores):
     """Re-score each sandbox_error alone (one completion may have failed its group's execution);
     for one still failing, one control run decides (``metrics.kernel_outcome``)."""
     out = list(scores)

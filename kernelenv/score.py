@@ -39,7 +39,7 @@ from perfalign.sandbox.calibration import boot_id, cpu_model
 
 from . import static
 from .metrics import kernel_reward
-from .problems import Problem
+from .problems import KernelProblem
 
 GUEST = Path(__file__).with_name("guest.py")
 STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
@@ -212,7 +212,7 @@ class Scorer:
             return path, None
 
     # ------------------------------------------------------------------ scale
-    def scale_for(self, problem: Problem) -> tuple[float, dict]:
+    def scale_for(self, problem: KernelProblem) -> tuple[float, dict]:
         """The configured scale, or the auto scale (calibrated in the sandbox, cached per host)."""
         if self.config.scale is not None:
             return self.config.scale, {"mode": "fixed"}
@@ -233,7 +233,7 @@ class Scorer:
         return info["scale"], {**info, "mode": "auto", "cached": False}
 
     # ------------------------------------------------------------------ compile baseline
-    def baselines(self, problem: Problem, scale: float) -> dict:
+    def baselines(self, problem: KernelProblem, scale: float) -> dict:
         """Eager and torch.compile medians of a trusted run (cached per problem, scale and boot)."""
         c = self.config
         path, hit = self._cached("baselines", [problem.key, scale, c.threads, c.device, self.torch_version,
@@ -260,10 +260,10 @@ class Scorer:
         return {**out, "cached": False}
 
     # ------------------------------------------------------------------ score
-    def score(self, problem: Problem, candidate_source: str, candidate: str = "candidate") -> KernelScore:
+    def score(self, problem: KernelProblem, candidate_source: str, candidate: str = "candidate") -> KernelScore:
         return self.score_many(problem, [(candidate, candidate_source)])[0]
 
-    def score_many(self, problem: Problem, candidates: list[tuple[str, str]]) -> list[KernelScore]:
+    def score_many(self, problem: KernelProblem, candidates: list[tuple[str, str]]) -> list[KernelScore]:
         """Score several candidates of one problem in one sandboxed execution: the eager reference
         first, then each candidate, every test from a clean state, all on the same secret inputs
         (e.g. a GRPO group). A speedup flagged implausible is measured once more on its own."""
@@ -306,7 +306,7 @@ class Scorer:
                     ks.message = (ks.message + f" (first measurement {first:.3g}x)").strip()
         return [self._finish(ks, t0) for ks in scores]
 
-    def _measure(self, problem: Problem, scale: float, compile_ratio: float | None,
+    def _measure(self, problem: KernelProblem, scale: float, compile_ratio: float | None,
                  items: list[tuple[KernelScore, str]]) -> None:
         c = self.config
         seed, nonce = secrets.randbits(62), secrets.token_hex(16)

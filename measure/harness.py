@@ -82,7 +82,7 @@ class ProbeSettings:
     max_overhead_ratio: float = 25.0
     # ...and a speedup whose estimated relative standard error (candidate and reference combined)
     # is still above this after max_repeats rounds is not reported either: the machine's noise
-    # is too large a share of the work. Chosen on the README's sweeps, where the error estimate
+    # is too large a share of the work. Chosen on the sweeps of docs/evaluation.md, where the error estimate
     # proved calibrated (|error|/SE: median 0.62, p90 1.88) and 113 of 114 reported honest
     # scores fell within 10% of the truth. The same limit applies to the gap between the two
     # estimates of a speedup (see _shift).

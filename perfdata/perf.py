@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfalign.common.concurrency import bounded_map
-from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, languages
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, toolchains
 from perfalign.sandbox.clock import (
     CACHE_GEOMETRY,
     CYCLE_WEIGHTS,
@@ -440,7 +440,7 @@ def plan_build(source: str, out_dir: Path, settings: BuildSettings, limit_proble
             done_keys.add(key)
             if previous is not None:
                 redo.add(key)
-            supported, why = languages.supported(sub.language)
+            supported, why = toolchains.supported(sub.language)
             if not sub.is_correct:
                 direct_rows.append(_base_row(sub, p.split, key, settings) | {"status": "not_run", "verdict": "NOT_RUN"})
             elif not supported:

@@ -18,7 +18,7 @@ from filelock import FileLock
 
 from perfalign.common.paths import cache_root
 
-from .languages import CPP_FLAGS, toolchain_id
+from .toolchains import CPP_FLAGS, toolchain_id
 from .types import CompileInfo, Language
 
 

@@ -28,14 +28,14 @@ from typing import Iterable, Iterator, Sequence
 from perfalign.common.concurrency import bounded_map
 
 from . import calibration as _calibration
-from . import cgroups, environments, languages, seccomp
+from . import cgroups, environments, seccomp, toolchains
 from . import clock as _clock
 from .backends import Backend, Mount, Slot, make_backend
 from .backends.base import RunnerHandle
 from .backends.bwrap import GUEST_ENV
 from .cache import CompileCache, UnitCache, compile_key, pch_dir, unit_key
 from .checker import DEFAULT_TOLERANCE, outputs_match
-from .languages import describe
+from .toolchains import describe
 from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
 
 MB = 1024 * 1024
@@ -234,7 +234,7 @@ class Sandbox:
                              environment=describe(lang),
                              message=message or ("" if self.isolated else "not isolated"))
 
-        ok, why = languages.supported(lang)
+        ok, why = toolchains.supported(lang)
         if not ok:
             return result(Verdict.UNSUPPORTED_LANGUAGE, CompileInfo(ok=False, message=why), message=why)
         with tempfile.TemporaryDirectory(prefix=f"{_BOX_PREFIX}{os.getpid()}-", dir=self._box_root(job)) as box:
@@ -289,13 +289,13 @@ class Sandbox:
                                  ".cpp/.cc/.cxx/.h/.hpp, not main.cpp)")
         # The PCH only matches the default flags; with extra flags g++ reads the header instead.
         pch = pch_dir() if lang is Language.CPP and not extra_flags else None
-        argv = languages.compile_argv(lang, source, "/pch" if pch else None, extra_flags, job.toolchain)
+        argv = toolchains.compile_argv(lang, source, "/pch" if pch else None, extra_flags, job.toolchain)
         units = [f"/box/src/{n}" for n in sorted(extra_sources) if not n.endswith((".h", ".hpp"))]
         plain, link_units = argv, None
         if argv is not None and exports:  # some units may export only the functions named
             link_units = [("/box/src/main.cpp", None)] + [
                 (u, tuple(exports[u.rsplit("/", 1)[1]]) if u.rsplit("/", 1)[1] in exports else None) for u in units]
-            argv = languages.private_link_argv(argv, link_units)
+            argv = toolchains.private_link_argv(argv, link_units)
         elif argv is not None and units:
             at = argv.index("/box/src/main.cpp") + 1
             argv = argv[:at] + units + argv[at:]
@@ -309,7 +309,7 @@ class Sandbox:
             f"\0{n}\0{extra_sources[n]}" for n in sorted(extra_sources)))
         if hit := self.cache.get(key):
             return hit
-        files = {languages.source_filename(lang, source): source, **extra_sources}
+        files = {toolchains.source_filename(lang, source): source, **extra_sources}
         out = self.cache.staging() / "out"
         mounts = _compiler_mounts(box / "src", files, out, slot, pch)
         lim = {"time_s": limits.compile_time_s, "wall_s": limits.compile_time_s,
@@ -321,7 +321,7 @@ class Sandbox:
                                              limits, lim, slot, box, pch)
             if prebuilt:
                 mounts.append(Mount("/box/units", box / "units"))
-                argv = languages.private_link_argv(plain, link_units, prebuilt)
+                argv = toolchains.private_link_argv(plain, link_units, prebuilt)
         frames: list[tuple[dict, bytes, bytes]] = []
         try:
             self._launch(argv, ["/dev/null"], lim, mounts, slot, lambda *f: frames.append(f), repeats=1,
@@ -363,7 +363,7 @@ class Sandbox:
         the build then compiles every unit itself, as without the cache."""
         confined = {u.rsplit("/", 1)[1] for u, e in units if e is not None}
         trusted_files = {n: t for n, t in texts.items() if n not in confined}
-        compiler = tuple(languages.unit_compiler(argv))
+        compiler = tuple(toolchains.unit_compiler(argv))
         keys = {u: unit_key(compiler, u, trusted_files) for u, e in units if e is None}
         found = {u: self.units.lookup(k) for u, k in keys.items()}
         missing = sorted(u for u, o in found.items() if o is None)
@@ -399,7 +399,7 @@ class Sandbox:
         frames: list[tuple[dict, bytes, bytes]] = []
         t0 = time.monotonic()
         try:
-            self._launch(languages.unit_objects_argv(argv, objects), ["/dev/null"], lim, mounts, slot,
+            self._launch(toolchains.unit_objects_argv(argv, objects), ["/dev/null"], lim, mounts, slot,
                          lambda *f: frames.append(f), repeats=1, stop_on_failure=True,
                          memory_mb=limits.compile_memory_mb)
         except (_ProgramFault, SandboxError):
@@ -437,7 +437,7 @@ class Sandbox:
                 raise SandboxError(f"cannot write the tests' inputs under {box}: {e}") from e
             names.append(name)
         os.chmod(inputs, 0o111)
-        program = languages.run_program(lang, job.source, lim.memory_mb, job.toolchain)
+        program = toolchains.run_program(lang, job.source, lim.memory_mb, job.toolchain)
         use_as = slot.cgroup is None and not program.java  # RLIMIT_AS breaks the JVM
         rl = _runner_limits(lim, use_as)
         # + the judge environment (Python 3 libraries / Python 2 root), read-only

@@ -17,9 +17,9 @@ CHROMIUM="$(command -v chromium || command -v chromium-browser || command -v goo
 PORT="${PORT:-$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}"
 rm -rf "$WORK" && mkdir -p "$WORK"
 export PERFALIGN_HOME="$WORK/home" PREFECT_API_URL="http://127.0.0.1:$PORT/api" COLUMNS=120
-perfalign() { "$PY" -m perfalign.flows.cli "$@"; }
+perfalign() { "$PY" -m perfalign.cli "$@"; }
 
-"$PY" -m perfalign.flows.cli ui --port "$PORT" > "$WORK/ui.log" 2>&1 &  # not the shell function: $! is python
+"$PY" -m perfalign.cli ui --port "$PORT" > "$WORK/ui.log" 2>&1 &  # not the shell function: $! is python
 UI=$!
 trap 'kill -TERM $UI 2>/dev/null; wait $UI 2>/dev/null || true' EXIT  # `perfalign ui` stops its server on SIGTERM
 for _ in $(seq 1 300); do

@@ -1,7 +1,7 @@
 """The layers, enforced: every import points down and no module import cycle exists.
 
-common <- sandbox <- measure, perfdata <- alignment, kernelenv <- evaluation <- grpo <- flows (siblings
-may not import each other); every module is ``perfalign.<package>...``. Function-local
+common <- sandbox <- measure, perfdata <- alignment, kernelenv <- evaluation <- grpo <- config <- flows
+<- cli (siblings may not import each other); every module is ``perfalign.<package>...``. Function-local
 imports count too (a deferred import is still a dependency); ``if TYPE_CHECKING:`` imports do not."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {"common": 0, "sandbox": 1, "measure": 2, "perfdata": 2, "alignment": 3, "kernelenv": 3, "evaluation": 4,
-          "grpo": 5, "flows": 6}
+          "grpo": 5, "config": 6, "flows": 7, "cli": 8}
 
 
 def _module(path: Path) -> str:

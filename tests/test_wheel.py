@@ -94,7 +94,7 @@ def test_wheel_carries_the_package_data_and_only_the_package(installed):
     names = zipfile.ZipFile(installed["wheel"]).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"perfalign", "perfalign-0.1.0.dist-info"}, tops
-    for required in ("perfalign/flows/profiles/embedded.toml", "perfalign/flows/profiles/production.toml",
+    for required in ("perfalign/config/profiles/embedded.toml", "perfalign/config/profiles/production.toml",
                      "perfalign/alignment/accelerate_fsdp.yaml",
                      "perfalign/data/codecontests_sample/data/train-00000-of-00001.parquet",
                      "perfalign/data/stack_seeds/cpp", "perfalign/data/synth_sample/pairs",
@@ -113,7 +113,7 @@ def test_wheel_carries_the_package_data_and_only_the_package(installed):
 def test_installed_wheel_runs_config_and_a_small_build_outside_the_checkout(installed):
     py, env, work, site = installed["py"], installed["env"], installed["work"], installed["site"]
     t0 = time.monotonic()
-    where = _run([str(py), "-I", "-c", "import perfalign, perfalign.flows.config as c, perfalign.common.paths as p; "
+    where = _run([str(py), "-I", "-c", "import perfalign, perfalign.config.tables as c, perfalign.common.paths as p; "
                   "print(perfalign.__file__); print(c.__file__); print(p.BUNDLED_DATA)"], cwd=work, env=env)
     files = [Path(x) for x in where.stdout.split()]
     assert all(f.is_relative_to(site / "perfalign") for f in files), files

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import perfalign.kernelenv as kernels
 from perfalign.common.progress import report as report_progress
 from perfalign.common.prompts import optimization_prompt
-from perfalign.kernelenv import Problem, ProblemError, find_candidate, load_problems, reference_candidate
+from perfalign.kernelenv import KernelProblem, ProblemError, find_candidate, load_problems, reference_candidate
 from perfalign.sandbox.environments import torch_site
 
 from .base import BaselineResult, EvalPrompt, EvalTask, Responses, SampleResult, Scored, ScoreRun, Skipped, new_sample
@@ -90,7 +90,7 @@ class KernelSpec:
         return source_sha(code) in self.reference_programs
 
 
-def _prompt(problem: Problem) -> EvalPrompt:
+def _prompt(problem: KernelProblem) -> EvalPrompt:
     reference, slow = reference_candidate(problem), problem.source + SLOW
     fast_path = find_candidate(problem, ORACLES_DIR)
     fast = fast_path.read_text(encoding="utf-8") if fast_path else reference
@@ -194,7 +194,7 @@ class KernelBenchTask(EvalTask[KernelSpec]):
         return Scored(samples, baselines)
 
 
-def _baseline(p: EvalPrompt[KernelSpec], problem: Problem, scores: dict, oracle_scorer) -> BaselineResult:
+def _baseline(p: EvalPrompt[KernelSpec], problem: KernelProblem, scores: dict, oracle_scorer) -> BaselineResult:
     """Eager PyTorch's time in the candidates' executions (one per execution: its candidates
     share it); with no candidate scored, the reference's time alone."""
     eager = list(dict.fromkeys(ks.eager_s for ks in scores.values() if ks.eager_s is not None))

@@ -20,7 +20,7 @@ from perfalign.alignment.controlled import (
     quick_instances,
 )
 from perfalign.common.prompts import extract_code, format_response
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 from perfalign.perfdata.shards import load_table
 
 
@@ -114,8 +114,8 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     import perfalign.alignment.controlled as controlled
     from perfalign.alignment.data import load_contest_problems, load_sft_rows, load_triplet_rows
     from perfalign.alignment.rlpf import rl_prompts
+    from perfalign.config.tables import load_config
     from perfalign.flows.align import controlled_dir, stage_configs, triplets
-    from perfalign.flows.config import load_config
 
     subset = quick_instances()
     monkeypatch.setattr(controlled, "instances", lambda: subset)  # 8 instances instead of 108

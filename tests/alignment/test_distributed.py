@@ -1,4 +1,4 @@
-"""Alignment stages in two processes under ``accelerate launch`` (issue 14, fixes 1 and 4).
+"""Alignment stages in two processes under ``accelerate launch``.
 
 The launch config is the shipped FSDP one (alignment/accelerate_fsdp.yaml) with ``use_cpu``,
 2 processes and no mixed precision. accelerate 1.15 enables FSDP only on accelerator devices, so
@@ -27,7 +27,7 @@ from perfalign.alignment.controlled import build_controlled_task, quick_instance
 from perfalign.alignment.data import load_triplet_rows, preference_rows
 from perfalign.alignment.scoring import completion_logprobs
 from perfalign.common.paths import SOURCE_ROOT
-from perfalign.flows.config import preset
+from perfalign.config.tables import preset
 
 REPO = SOURCE_ROOT
 ACCELERATE = str(Path(sys.executable).parent / "accelerate")
@@ -115,7 +115,7 @@ def test_rlpf_in_two_processes(toy, launch_config, tmp_path):
 
 WHITEN_SCRIPT = """
 import json, sys, torch, torch.distributed as dist
-from perfalign.alignment.ppo import WorldWhiten
+from perfalign.alignment.rlpf_trainer import WorldWhiten
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 torch.manual_seed(0)

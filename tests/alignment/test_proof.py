@@ -11,14 +11,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
 from perfalign.alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
 from perfalign.alignment.data import load_triplet_rows
 from perfalign.alignment.dpa import run_dpa
 from perfalign.alignment.reward_model import train_reward_model
 from perfalign.alignment.rlpf import run_rlpf
 from perfalign.alignment.sft import run_sft
-from perfalign.flows.config import preset
+from perfalign.alignment.stage_config import METRICS_FILE, STAGE_CONFIG_FILE
+from perfalign.config.tables import preset
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
 
@@ -58,7 +58,7 @@ def test_stage_run_directories_and_metrics(run):
     assert rlpf["kl_coef_init"] == 0.1 and rlpf["kl_controller"] == "adaptive" and rlpf["kl_coef"] != 0.1
     assert rlpf["eval_kl_before"] == pytest.approx(0.0, abs=1e-4) and rlpf["eval_prompts"] == 2
     assert rlpf["reward_measurement"]["repeats"] == "dataset" and "train_reward_flags" in rlpf
-    # issue 22: each PPO update logs the withheld share of its rollouts (only a missing baseline can be one here)
+    # each PPO update logs the withheld share of its rollouts (only a missing baseline can be one here)
     assert 0.0 <= rlpf["train_objective/withheld_share"] <= 1.0 and 0.0 <= rlpf["train_withheld_share"] <= 1.0
     assert set(rlpf["train_withheld_causes"]) <= {"no_baseline"}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from clock_programs import ANSWER, FAST, INPUT, SLOW
 
-from perfalign.alignment.data import ContestProblem
-from perfalign.alignment.reward import ClockMismatch, PerformanceReward, PromptInfo
+from perfalign.alignment.data import RewardProblem
+from perfalign.alignment.performance_reward import ClockMismatch, PerformanceReward, PromptInfo
 from perfalign.perfdata.submissions import count_label, language_clocks, language_count_medians
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase
 from perfalign.sandbox import clock as clk
@@ -23,7 +23,7 @@ def sb():
 
 
 def problem(label_clocks, median_count=None, language="cpp"):
-    return ContestProblem("p", [INPUT], [ANSWER], 2.0, 256, {language: 0.01}, repeats=1,
+    return RewardProblem("p", [INPUT], [ANSWER], 2.0, 256, {language: 0.01}, repeats=1,
                           label_clocks=label_clocks, median_count=median_count or {})
 
 
@@ -78,7 +78,7 @@ def test_labels_carry_their_clock():
 
 def test_the_rlpf_stage_takes_the_datasets_clock():
     from perfalign.alignment.rlpf import RLPFStageConfig
-    from perfalign.flows.config import load_config
+    from perfalign.config.tables import load_config
 
     assert load_config(overrides=["perf.clock=cycles"]).rlpf.clock == "cycles"  # linked: one setting
     with pytest.raises(ValueError, match="clock must be one of"):

@@ -1,4 +1,4 @@
-"""RLPF's reward (Eq. 4) withholds only what common.outcomes allows (issue 22): a candidate that
+"""RLPF's reward (Eq. 4) withholds only what common.outcomes allows: a candidate that
 fails in each way it can, run for real in the sandbox, earns -1; a missing baseline, a broken
 sandbox (established by the control program) and an unrunnable prompt language are withheld and
 counted in the withheld share that each PPO update logs."""
@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfalign.alignment.data import ContestProblem
-from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardDetail, _Measured, batch_rewards
+from perfalign.alignment.data import RewardProblem
+from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardDetail, _Measured, batch_rewards
 from perfalign.common.outcomes import PENALIZED_FLAGS, WITHHELD_CAUSES, judge, sandbox_outcome
 from perfalign.common.prompts import format_response
 from perfalign.sandbox import Verdict
@@ -36,7 +36,7 @@ FAILURES = {
 
 
 def _problem(medians=None, **kw):
-    return ContestProblem("double", ["3\n"], ["6\n"], 1.0, 256,
+    return RewardProblem("double", ["3\n"], ["6\n"], 1.0, 256,
                           {"python3": 0.05, "cpp": 0.01} if medians is None else medians, repeats=1, **kw)
 
 
@@ -161,7 +161,7 @@ def test_the_policy_is_an_allowlist():
 
 def test_each_ppo_update_logs_its_withheld_share():
     """RLPFTrainer.log adds ``objective/withheld_share`` of the rollouts scored since the last log."""
-    from perfalign.alignment.ppo import make_rlpf_trainer_class, withheld_metrics
+    from perfalign.alignment.rlpf_trainer import make_rlpf_trainer_class, withheld_metrics
 
     assert withheld_metrics([True, False, False, False]) == {"objective/withheld_share": 0.25,
                                                              "objective/withheld": 1.0}

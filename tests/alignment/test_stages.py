@@ -17,20 +17,20 @@ import pytest
 import torch
 
 from perfalign.alignment import models
-from perfalign.alignment.common import METRICS_FILE, group_pairs_by_length
 from perfalign.alignment.controlled import build_controlled_task, quick_instances
-from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
+from perfalign.alignment.data import RewardProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
-from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
+from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardAdapter
 from perfalign.alignment.reward_model import RewardStageConfig, train_reward_model
 from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
 from perfalign.alignment.scoring import completion_logprobs, reward_scores
 from perfalign.alignment.sft import SFTStageConfig, run_sft
+from perfalign.alignment.stage_config import METRICS_FILE, group_pairs_by_length
 from perfalign.alignment.stages import wire
 from perfalign.common.equations import dpa_loss, reward_model_loss
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.common.prompts import format_response, instruction_prompt
-from perfalign.flows.config import load_config, preset
+from perfalign.config.tables import load_config, preset
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import Verdict
 
@@ -276,7 +276,7 @@ class StubSandbox:
 
 
 def _problem(pid="p", medians=None, **kw):
-    return ContestProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1}, **kw)
+    return RewardProblem(pid, ["1\n"], ["1\n"], 2.0, 256, medians if medians is not None else {"python3": 0.1}, **kw)
 
 
 def fence(code):
@@ -285,7 +285,7 @@ def fence(code):
 
 def test_performance_reward_eq4_batched_and_cached(monkeypatch):
     sb = StubSandbox()
-    monkeypatch.setattr("perfalign.alignment.reward.reward_scores",
+    monkeypatch.setattr("perfalign.alignment.performance_reward.reward_scores",
                         lambda m, t, prompts, comps, *a: torch.tensor([0.25] * len(prompts)))
     reward = PerformanceReward({"p": _problem(), "q": _problem("q", {})}, reward_model=object(), tokenizer=None,
                                sandbox=sb)
@@ -362,7 +362,7 @@ def test_reward_model_follows_the_adapter_to_the_policy_device(tiny):
     adapter = RewardAdapter(PerformanceReward({}, reward_model=rm, tokenizer=tok), tok, {})
     adapter.to(torch.device("meta"))
     assert {p.device.type for p in rm.parameters()} == {"meta"}
-    from perfalign.alignment.ppo import check_on_device
+    from perfalign.alignment.rlpf_trainer import check_on_device
 
     with pytest.raises(RuntimeError, match="is on meta"):
         check_on_device(adapter, "cpu", "RLPF reward model")
@@ -438,9 +438,9 @@ def test_stage_runs_under_accelerate_launch(toy, tmp_path):
     assert (tmp_path / "sft" / "metrics.json").exists()
 
 
-# --------------------------------------------------------------------------- issue 14: PPO details, DPA metrics
+# --------------------------------------------------------------------------- PPO details, DPA metrics
 def test_adaptive_kl_controller_starts_at_the_papers_0_1():
-    from perfalign.alignment.ppo import AdaptiveKLController
+    from perfalign.alignment.rlpf_trainer import AdaptiveKLController
 
     cfg = RLPFStageConfig()
     assert (cfg.kl_controller, cfg.kl_coef) == ("adaptive", 0.1)
@@ -459,7 +459,7 @@ def test_adaptive_kl_controller_starts_at_the_papers_0_1():
 def test_world_whitening_equals_trls_on_one_process():
     from trl.experimental.ppo.ppo_trainer import masked_whiten
 
-    from perfalign.alignment.ppo import WorldWhiten
+    from perfalign.alignment.rlpf_trainer import WorldWhiten
 
     torch.manual_seed(0)
     values, mask = torch.randn(3, 7), torch.rand(3, 7) > 0.3

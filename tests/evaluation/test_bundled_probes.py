@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from perfalign.config.tables import preset
 from perfalign.evaluation.tasks.registry import load_tasks
-from perfalign.flows.config import preset
 from perfalign.measure.harness import ProbeSettings, score_problem
 
 GEMM = ("void kernel_gemm(int ni, int nj, int nk, double alpha, double beta, double* C, const double* A, "

@@ -80,7 +80,7 @@ def test_hostile_forged_output_is_incorrect(sandbox):
 
 
 def test_cli_scores_a_candidate_and_rejects_a_bad_problem(tmp_path):
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
 
     f = tmp_path / "cand.py"
     f.write_text("def fizz_buzz(n):\n    return 0\n")
@@ -92,9 +92,9 @@ def test_cli_scores_a_candidate_and_rejects_a_bad_problem(tmp_path):
 def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
     """`perfalign eval`'s path (EvalTask.load / score): the held-out prompts, a fenced sample scored
     like `eval score`, a response without code NO_CODE."""
+    from perfalign.config.tables import preset
     from perfalign.evaluation.tasks.base import ScoreRun
     from perfalign.evaluation.tasks.registry import TASKS
-    from perfalign.flows.config import preset
 
     cfg = preset("eval", tasks=("humaneval",), contest_repeats=2)
     prompts, skipped = TASKS["humaneval"].load(cfg)

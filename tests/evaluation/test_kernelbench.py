@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from perfalign.config.tables import preset
 from perfalign.evaluation import EvalConfig, ModelSpec, evaluate
 from perfalign.evaluation.tasks.base import ScoreRun
 from perfalign.evaluation.tasks.kernelbench import NO_DIR_REASON, KernelBenchTask
 from perfalign.evaluation.tasks.registry import load_tasks
-from perfalign.flows.config import preset
 from perfalign.sandbox.environments import TorchSite, torch_site
 
 KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"
@@ -63,7 +63,7 @@ def test_without_a_folder_every_prompt_is_skipped_with_the_reason(tmp_path):
 
 
 def test_cli_names_a_missing_folder(tmp_path):
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
 
     res = CliRunner().invoke(app, ["eval", "--out", str(tmp_path / "r"), "--models", "oracle:reference",
                                    "--tasks", "kernelbench", "--kernelbench-dir", str(tmp_path / "nope")])

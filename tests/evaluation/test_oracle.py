@@ -10,14 +10,14 @@ import shutil
 
 import pytest
 
+from perfalign.config.tables import preset
 from perfalign.evaluation import ModelSpec, evaluate, models_from_run_dir
-from perfalign.flows.config import preset
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]
 # Contest programs run ~1-10 ms, mostly process start-up, measured by sandbox jobs (no error
 # estimate of their own): a fixed band. The probe tasks' band is the run's own: SIGMAS times the
-# harness's estimated relative standard error of each speedup (calibrated on the README's sweeps:
+# harness's estimated relative standard error of each speedup (calibrated on the sweeps of docs/evaluation.md:
 # |error|/SE median 0.62, p90 1.88).
 CONTEST_TOLERANCE = 2.0
 SIGMAS = 4.0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from perfalign.flows.cli import app
+from perfalign.cli.main import app
 
 EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "external"
 PAREVAL, POLYBENCH = EXTERNAL / "pareval", EXTERNAL / "polybench"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from perfalign.common.prompts import RESPONSE_MARKER
+from perfalign.config.tables import preset
 from perfalign.evaluation import EvalConfig, ModelSpec, load_report, write_report
 from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
 from perfalign.evaluation.report import EvalReport
@@ -15,7 +16,6 @@ from perfalign.evaluation.run_models import finetune_metrics, models_from_run_di
 from perfalign.evaluation.task_scores import task_scores
 from perfalign.evaluation.tasks.base import BaselineResult, SampleResult, extract_candidate
 from perfalign.evaluation.tasks.registry import load_tasks
-from perfalign.flows.config import preset
 from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, normalize_candidate, run_twice
 

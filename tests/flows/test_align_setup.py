@@ -3,7 +3,7 @@ as progress through common.progress before its first slow step, not a silent min
 import pytest
 
 from perfalign.common.progress import listening
-from perfalign.flows.config import load_config
+from perfalign.config.tables import load_config
 
 
 def test_align_set_up_reports_progress_before_each_slow_step(tmp_path):

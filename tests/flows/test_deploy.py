@@ -26,7 +26,7 @@ async def _runs(deployment_name: str):
 
 def test_deploy_schedules_and_executes(prefect_server, tmp_path):
     env = dict(os.environ, PREFECT_API_URL=prefect_server, PREFECT_RUNNER_POLL_FREQUENCY="2")
-    cmd = [sys.executable, "-m", "perfalign.flows.cli", "deploy", "--out-root", str(tmp_path),
+    cmd = [sys.executable, "-m", "perfalign.cli", "deploy", "--out-root", str(tmp_path),
            "--perf-cron", "* * * * *",
            "--limit-problems", "1", "--max-tests", "1", "--repeats", "1"]
     log = open(tmp_path / "serve.log", "w")
@@ -65,7 +65,7 @@ def test_ui_on_another_port_calls_the_api_on_that_port(tmp_path):
     import time
     import urllib.request
 
-    from perfalign.flows.deploy import server_command, server_env
+    from perfalign.flows.server import server_command, server_env
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -102,7 +102,7 @@ def test_the_server_starts_through_the_interpreter_without_a_console_script(tmp_
     (bare / "python").symlink_to(sys.executable)
     packages = os.pathsep.join(site.getsitepackages())
     code = (f"import site; [site.addsitedir(p) for p in {site.getsitepackages()!r}]; "  # the editable perfalign
-            "import subprocess, sys; from perfalign.flows.deploy import server_command; "
+            "import subprocess, sys; from perfalign.flows.server import server_command; "
             "cmd = server_command(); assert cmd[0] == sys.executable, cmd; "
             "sys.exit(subprocess.run(cmd[:cmd.index('start') + 1] + ['--help'], capture_output=True).returncode)")
     env = dict(os.environ, PYTHONPATH=packages, PREFECT_HOME=str(tmp_path))

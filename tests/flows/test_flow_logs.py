@@ -1,14 +1,14 @@
-"""Library logs reach the Prefect UI of the run they execute in (issue 13: a
-build_codecontests_perf run showed its task runs but "This run didn't generate logs")."""
+"""Library logs reach the Prefect UI of the run they execute in (not only its task runs, with
+"This run didn't generate logs")."""
 import logging
 import uuid
 
-from perfalign.flows.env import configure_prefect
+from perfalign.flows.env import route_library_logs
 
 
 def test_library_loggers_are_shipped_to_the_flow_runs_logs(prefect_server, monkeypatch):
     monkeypatch.setenv("PREFECT_API_URL", prefect_server)
-    configure_prefect()
+    route_library_logs()
     from prefect import flow
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import LogFilter, LogFilterFlowRunId

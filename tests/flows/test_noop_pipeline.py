@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfalign.flows.config import load_config
+from perfalign.config.tables import load_config
 from perfalign.flows.runstate import RunState
 from perfalign.flows.stagekeys import KEYS, unchanged_run
 
@@ -31,7 +31,7 @@ def _finished_run(run: Path) -> None:
 def test_finished_run_is_answered_from_its_state_without_prefect(tmp_path):
     run = tmp_path / "run"
     _finished_run(run)
-    code = ("import sys, json; from perfalign.flows.config import load_config; "
+    code = ("import sys, json; from perfalign.config.tables import load_config; "
             "from perfalign.flows.stagekeys import unchanged_run; "
             f"r = unchanged_run(load_config(profile='embedded'), {str(run)!r}); "
             "print(json.dumps([r['states'], r['stages']['publish'], 'prefect' in sys.modules]))")

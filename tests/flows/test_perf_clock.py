@@ -17,7 +17,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "data" / "codecontests_sample" / 
 def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server, tmp_path):
     from prefect.exceptions import FailedRun
 
-    from perfalign.flows.config import load_config
+    from perfalign.config.tables import load_config
     from perfalign.flows.perf import run_build
     from perfalign.flows.pipeline import perf_parameters
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.flows.config import ConfigError, load_config
+from perfalign.config.tables import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["perf.limit_problems=8", "perf.max_tests=2", "perf.repeats=1", "synth.n=6"]
 
 
 def _cli(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], cwd=ROOT, capture_output=True,
                           text=True,
                           timeout=timeout)
 

@@ -14,8 +14,8 @@ def beside(prefect_server, monkeypatch, tmp_path):
     configure_prefect()
     from prefect import flow
 
+    from perfalign.config.tables import load_config
     from perfalign.flows import pipeline as pl
-    from perfalign.flows.config import load_config
     from perfalign.flows.runstate import RunState
 
     started = {s: threading.Event() for s in ("codecontests_perf", "synthetic")}
@@ -55,8 +55,8 @@ def test_synthetic_runs_beside_codecontests_perf(beside, tmp_path):
     assert {k: v["state"] for k, v in state.data["stages"].items()} == {
         "codecontests_perf": "completed", "synthetic": "completed"}
 
+    from perfalign.config.tables import load_config
     from perfalign.flows import pipeline as pl
-    from perfalign.flows.config import load_config
     from perfalign.flows.runstate import RunState
 
     # unchanged: the run state skips it, so nothing starts early

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from perfalign.cli.status import status_table
 from perfalign.flows.runstate import (
     RunDirConflict,
     RunState,
@@ -23,7 +24,6 @@ from perfalign.flows.runstate import (
     owner_tag,
     process_owner,
 )
-from perfalign.flows.status import status_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,7 +100,7 @@ def test_pipeline_defaults_to_a_directory_per_profile_and_refuses_another_profil
     (d / "stages.json").write_text(json.dumps({"run": "embedded", "config": {"_meta": {"profile": "embedded"}},
                                                "stages": {}}))
     env = dict(os.environ, PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="200")
-    cmd = [sys.executable, "-m", "perfalign.flows.cli", "pipeline", "--profile", "small"]
+    cmd = [sys.executable, "-m", "perfalign.cli", "pipeline", "--profile", "small"]
     p = subprocess.run([*cmd, "--out", str(d)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and "holds a run of profile 'embedded'" in p.stderr, p.stderr[-2000:]
     assert len(p.stderr.strip().splitlines()) == 1
@@ -113,7 +113,7 @@ def test_flow_runs_of_a_dead_process_are_marked_crashed(prefect_server):
     from prefect.client.orchestration import get_client
     from prefect.states import Completed, Running
 
-    from perfalign.flows.session import crash_orphaned_runs
+    from perfalign.cli.session import crash_orphaned_runs
 
     @flow(name="orphan-check")
     def f():

@@ -1,4 +1,4 @@
-"""What the UI and the terminal show of a run (issue 24): summaries as readable text and plain
+"""What the UI and the terminal show of a run: summaries as readable text and plain
 JSON (no Python reprs), named flow runs and tasks, named artifacts, `perfalign status` with
 profile, durations and results, each library warning printed once through the bars' console."""
 import asyncio
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from perfalign.cli.status import status_table
 from perfalign.flows.runstate import RunState
-from perfalign.flows.status import status_table
 from perfalign.flows.summaries import artifact_key, jsonable, readable, run_label
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,12 +94,12 @@ def test_status_shows_profile_durations_results_and_latest_update(tmp_path):
 
 _PRINT_ONCE = r"""
 import logging, sys
-from perfalign.flows.env import configure_prefect
-configure_prefect()
+from perfalign.flows.env import route_library_logs
+route_library_logs()
 import huggingface_hub.utils.logging, datasets.utils.logging  # they add their own stderr handlers
 from perfalign.common.progress import report
-from perfalign.flows.progress import progress_bars
-from perfalign.flows.terminal import CONSOLE, ConsoleLogHandler
+from perfalign.cli.progress import progress_bars
+from perfalign.common.terminal import CONSOLE, ConsoleLogHandler
 with progress_bars():
     report("work", 1, 4)
     huggingface_hub.utils.logging.get_logger("huggingface_hub.utils._http").warning("HUB-RETRY-MARK")
@@ -175,7 +175,7 @@ def test_flow_runs_named_after_the_run_and_stage_with_artifacts(prefect_server, 
 
 
 def test_closing_summary_has_stage_durations_and_results(tmp_path):
-    from perfalign.flows.status import closing_table
+    from perfalign.cli.status import closing_table
 
     result = {"states": {"codecontests_perf": "skipped", "evaluate": "completed"},
               "seconds": {"codecontests_perf": 61.0, "evaluate": 4000.0},

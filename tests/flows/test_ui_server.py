@@ -1,4 +1,4 @@
-"""`perfalign ui` stops its Prefect server on SIGTERM and SIGINT (issue 20: `kill` left the
+"""`perfalign ui` stops its Prefect server on SIGTERM and SIGINT (`kill` must not leave the
 server orphaned and holding the port)."""
 import os
 import signal
@@ -60,7 +60,7 @@ def test_ui_stops_its_server_on_signal(tmp_path, sig):
     port = _free_port()
     env = dict(os.environ, PERFALIGN_HOME=str(tmp_path), PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_API_URL="")
     log = open(tmp_path / "ui.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "perfalign.flows.cli", "ui", "--port", str(port)], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "perfalign.cli", "ui", "--port", str(port)], cwd=ROOT,
                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 300

@@ -1,4 +1,4 @@
-"""GRPO's tiered reward withholds only what common.outcomes allows (issue 22): a DGEMM candidate
+"""GRPO's tiered reward withholds only what common.outcomes allows: a DGEMM candidate
 that fails in each way it can, measured for real (sandbox, probe harness), earns its tier's
 penalty; withheld (reward None, tier ``infrastructure``) are only the reference's own failure, a
 problem too small to time, and a sandbox fault the reference's control run shares. The other

@@ -19,7 +19,7 @@ def test_embedded_grpo_end_to_end(tmp_path):
     rows = read_rollouts(cfg.out_dir).to_pylist()
     assert len(rows) == 3 * 4  # every rollout of every step recorded
     assert [s["step"] for s in summary["steps"]] == [1, 2, 3]
-    # issue 22: each step logs its withheld share (records, summary and TRL's log), here nothing withheld
+    # each step logs its withheld share (records, summary and TRL's log), here nothing withheld
     assert all(s["withheld_share"] == 0.0 and s["withheld_causes"] == {} for s in summary["steps"])
     assert summary["withheld_share"] == 0.0 and not any(r["withheld"] for r in rows)
     assert {r["stage"] for r in rows} == {"s0:none", "s1:all"}

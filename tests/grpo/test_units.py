@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from perfalign.grpo.prompts import spec_prompt
-from perfalign.grpo.reward import RewardTiers, tier_of_verdict, tier_reward
-from perfalign.grpo.spec import ORDERS, TILES, UNROLLS, Spec, SpecError, expand_dgemm, parse_spec
+from perfalign.grpo.reward import GrpoRewardTiers, tier_of_verdict, tier_reward
+from perfalign.grpo.spec_family import ORDERS, TILES, UNROLLS, Spec, SpecError, expand_dgemm, parse_spec
 from perfalign.grpo.sqd import QDArchive, all_niches, parse_schedule
 from perfalign.grpo.static import detect_techniques, library_violation, link_violation
 from perfalign.grpo.tasks import dgemm_flops, dgemm_task, jacobi_2d_flops, polybench_sizes, syrk_flops, two_mm_flops
@@ -55,12 +55,12 @@ def test_technique_detection_on_free_code():
 
 
 def test_tiers_configurable_and_mapped():
-    t = RewardTiers()
+    t = GrpoRewardTiers()
     assert [tier_reward(x, None, None, t) for x in ("format", "library", "compile", "timeout", "runtime",
                                                     "verification")] == [-100, -100, -40, -30, -20, -10]
     assert tier_reward("ok", 12.5, 50.0, t) == 12.5
-    assert tier_reward("ok", 12.5, 50.0, RewardTiers(ok_reward="peak_fraction")) == pytest.approx(25.0)
-    assert tier_reward("compile", None, None, RewardTiers(compile=-7)) == -7
+    assert tier_reward("ok", 12.5, 50.0, GrpoRewardTiers(ok_reward="peak_fraction")) == pytest.approx(25.0)
+    assert tier_reward("compile", None, None, GrpoRewardTiers(compile=-7)) == -7
     assert tier_reward("infrastructure", None, None, t) is None
     assert tier_of_verdict("TIME_LIMIT_EXCEEDED") == "timeout"
     assert tier_of_verdict("MEMORY_LIMIT_EXCEEDED") == "runtime"
@@ -99,7 +99,7 @@ def test_schedule_archive_prompt():
 def test_compliant_prior_uses_only_permitted_techniques():
     import random
 
-    from perfalign.grpo.spec import compliant_spec
+    from perfalign.grpo.spec_family import compliant_spec
 
     rng = random.Random(0)
     seen = set()
@@ -114,7 +114,7 @@ def test_compliant_prior_uses_only_permitted_techniques():
 def test_warmup_priors_narrow_is_mostly_plain_loops():
     import random
 
-    from perfalign.grpo.spec import compliant_spec
+    from perfalign.grpo.spec_family import compliant_spec
     from perfalign.grpo.train import WARMUP_PRIORS, check_warmup_prior
 
     everything = frozenset({"openmp", "simd", "blocking", "unroll"})

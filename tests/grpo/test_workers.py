@@ -10,7 +10,7 @@ import time
 import pytest
 
 from perfalign.grpo.measure import MeasureSettings, Rollout
-from perfalign.grpo.spec import ORDERS
+from perfalign.grpo.spec_family import ORDERS
 from perfalign.grpo.tasks import dgemm_task
 from perfalign.grpo.workers import BenchmarkCluster
 

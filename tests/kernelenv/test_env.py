@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from perfalign.kernelenv import (
+    KernelRewardTiers,
     KernelScore,
-    RewardTiers,
     geomean,
     kernel_reward,
     load_problem,
@@ -150,12 +150,12 @@ def test_metrics_as_the_anchors_report_them():
 
 
 def test_reward_tiers_are_ordered_and_gated():
-    t = RewardTiers()
+    t = KernelRewardTiers()
     order = [kernel_reward(_score(v, None, None)) for v in ("format_error", "load_error", "runtime_error", "incorrect")]
     assert order == sorted(order)
     assert order[-1] < kernel_reward(_score(flags=["hack:x"])) < kernel_reward(_score(se=0.1))
     assert kernel_reward(_score(se=2.5)) == 2.5
-    assert kernel_reward(_score(se=2.5, sc=0.5), RewardTiers(against="compile")) == 0.5
+    assert kernel_reward(_score(se=2.5, sc=0.5), KernelRewardTiers(against="compile")) == 0.5
     # the candidate's own sandbox error is penalized unless a control run failed beside it (common.outcomes)
     assert kernel_reward(_score("sandbox_error", None, None)) == t.runtime_error
     assert kernel_reward(_score("sandbox_error", None, None, ["control:SANDBOX_ERROR"])) is None

@@ -227,7 +227,7 @@ class ModelNew(nn.Module):
 """,
 }
 
-# Attacks on the protocol channel between the driver and the model server (issue 22): each is a
+# Attacks on the protocol channel between the driver and the model server: each is a
 # WRONG model (zeros) that tries, at import or per call, to make the driver misread the channel and
 # blame the problem (baseline_error: no reward) instead of scoring it incorrect. The channel sits at
 # a random high fd, so the variants find it the way a real attacker would: by listing /proc/self/fd
@@ -271,7 +271,7 @@ class ModelNew(nn.Module):
         return torch.zeros_like(x)
 """
 PROTOCOL_HACKS = {
-    # the issue's attack: a 200 KB line of '[' (json.loads -> RecursionError, not ValueError)
+    # a 200 KB line of '[' (json.loads -> RecursionError, not ValueError)
     "proto_deep_nesting": PROTO + "_flood(b'[' * 200000 + b'\\n')\n" + ZEROS,
     "proto_deep_dict": PROTO + "_flood(b'{\"a\":' * 50000 + b'\\n')\n" + ZEROS,
     "proto_garbage_lines": PROTO + "_flood(b'\\xff\\xfe garbage \\x00\\n' * 20 + b'null\\n[1,2]\\n\"s\"\\n')\n" + ZEROS,

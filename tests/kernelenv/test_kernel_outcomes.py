@@ -1,4 +1,4 @@
-"""The kernel reward withholds only what common.outcomes allows (issue 22): through the GRPO
+"""The kernel reward withholds only what common.outcomes allows: through the GRPO
 reward function, a kernel that fails in each way it can, scored for real in the sandbox, earns
 its tier's penalty; the reference's own failure is withheld and counted in the function's
 per-step withheld share; a sandbox error is withheld only when the control run fails too.
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.kernelenv.metrics import RewardTiers, kernel_outcome, kernel_reward
+from perfalign.kernelenv.metrics import KernelRewardTiers, kernel_outcome, kernel_reward
 from perfalign.kernelenv.reward import _judge_sandbox_errors, make_reward_function
 from perfalign.kernelenv.score import KernelScore
 
 KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"
 RELU = KB / "level1" / "19_ReLU.py"
-T = RewardTiers()
+T = KernelRewardTiers()
 HEAD = "import torch\nimport torch.nn as nn\n"
 
 
@@ -133,9 +133,9 @@ class ScriptedScorer:
 
 
 def test_a_sandbox_error_is_withheld_only_when_the_control_fails_too():
-    from perfalign.kernelenv.problems import Problem
+    from perfalign.kernelenv.problems import KernelProblem
 
-    problem = Problem(name="p", path=Path("p.py"), source="class Model: pass\n", level=1)
+    problem = KernelProblem(name="p", path=Path("p.py"), source="class Model: pass\n", level=1)
     items = [(0, "fine"), (1, "breaks the runner")]
     for control, withheld in (("correct", False), ("sandbox_error", True)):
         sc = ScriptedScorer(control)

@@ -1,4 +1,4 @@
-"""Attacks on the interleaved rounds (issue 22: the kernel scorer's one measurement protocol),
+"""Attacks on the interleaved rounds (the kernel scorer's one measurement protocol),
 scored for real in the sandbox. In a candidate's test the reference's model server runs beside
 the candidate's: the candidate may work while the reference is timed, or go after the
 reference's server itself. Every failure it causes is its own (penalized, never withheld), and

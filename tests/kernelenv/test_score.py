@@ -129,7 +129,7 @@ def test_triton_kernel_under_the_interpreter():
 
 
 def test_auto_scale_and_cli_score(tmp_path):
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
     from perfalign.kernelenv import Scorer, load_problem, reference_candidate
 
     p = load_problem(KB / "level1" / "19_ReLU.py")
@@ -152,7 +152,7 @@ def test_auto_scale_and_cli_score(tmp_path):
 
 
 def test_cli_eval_writes_the_report(tmp_path, prefect_server):
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
 
     probs = tmp_path / "problems" / "level1"
     probs.mkdir(parents=True)

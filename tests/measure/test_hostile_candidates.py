@@ -3,7 +3,7 @@ ParEval (serial, OpenMP, MPI) and PolyBench/C problems from the shared checkouts
 without them). One session per problem scores every hostile candidate beside the honest
 controls (the suite's reference and a known-slow oracle), so each test reads one record.
 
-Rows of issue 12's table and what each must get:
+Each trick and what it must get:
 
 | trick | expected |
 | --- | --- |
@@ -190,7 +190,7 @@ asm(".symver perfalign_quiet, printf@@GLIBC_2.2.5");
 extern "C" void* memcpy(void* d, const void*, std::size_t) { return d; }
 extern "C" void* memset(void* d, int, std::size_t) { return d; }
 """ + HONEST,
-    # the issue's attack: the driver's per-call work (thread count, clocks) made cheap, output intact
+    # the driver's per-call work (thread count, clocks) made cheap, output intact
     "cheap_driver_calls": """#include <dirent.h>
 #include <cstring>
 #include <ctime>
@@ -431,7 +431,7 @@ def test_integer_outputs_are_fingerprinted_exactly(sandbox):
                                  ProbeSettings(repeats=1, max_repeats=1, target_s=0.05, max_run_s=1.0))
     assert scores["honest"].verdict == "OK" and scores["honest"].correct, scores["honest"]
     assert scores["last_untouched"].verdict == "WRONG_ANSWER" and scores["last_untouched"].speedup == 0.0
-    # the fast paths cut the driver's per-call overhead to a few times the work (it was 19x)
+    # the fast paths cut the driver's per-call overhead to a few times the work
     assert info["overhead_ratio"] < 8, info
 
 
@@ -480,7 +480,7 @@ def test_private_link_keeps_only_the_function(tmp_path):
     import subprocess
     import sys
 
-    from perfalign.sandbox import languages
+    from perfalign.sandbox import toolchains
 
     (tmp_path / "main.cpp").write_text(
         '#include <cstdio>\n#include <dirent.h>\nint work(int);\n'
@@ -492,7 +492,7 @@ def test_private_link_keeps_only_the_function(tmp_path):
         'int work(int x) { return x + 1; }\n')
     argv = ["/usr/bin/g++", "-O2", "-o", str(tmp_path / "prog"), str(tmp_path / "main.cpp")]
     units = [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))]
-    build = languages.private_link_argv(argv, units)
+    build = toolchains.private_link_argv(argv, units)
     spec = json.loads(build[-1])
     assert spec["units"][1][1] == ["work"] and "-Wl,-z,relro,-z,now" in spec["link"]
     p = subprocess.run([sys.executable, *build[1:]], capture_output=True, text=True)

@@ -136,7 +136,7 @@ def test_checkout_errors_are_clear(tmp_path):
 
 
 def test_mpi_toolchain_spec():
-    from perfalign.sandbox.languages import MPI_DEFAULT_RANKS, parse_toolchain
+    from perfalign.sandbox.toolchains import MPI_DEFAULT_RANKS, parse_toolchain
 
     assert parse_toolchain("default") == ("default", 0) and parse_toolchain("mpi") == ("mpi", MPI_DEFAULT_RANKS)
     assert parse_toolchain("mpi:4") == ("mpi", 4)

@@ -87,7 +87,7 @@ def test_a_rerun_with_nothing_to_measure_needs_no_prefect_server(flow_build, tmp
 
     from typer.testing import CliRunner
 
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
     from perfalign.flows.perf import already_built
 
     out, summary = flow_build
@@ -144,7 +144,7 @@ def test_incremental_build_runs_only_what_is_missing(flow_build):
 
 def test_kill_9_and_resume(prefect_server, tmp_path):
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "perfalign.flows.cli", "perf", "build", "--source", str(SAMPLE), "--out", str(out),
+    cmd = [sys.executable, "-m", "perfalign.cli", "perf", "build", "--source", str(SAMPLE), "--out", str(out),
            "--limit-problems", "3", "--repeats", "1", "--max-tests", "4", "--batch-size", "2", "--workers", "1",
            "--json"]
     env = dict(os.environ, PREFECT_API_URL=prefect_server)

@@ -235,7 +235,7 @@ def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
                     BuildSettings(repeats=1, max_tests=1), limit_problems=1)
     env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
            "HF_HOME": str(tmp_path / "hf_cli"), "HF_TOKEN": TOKEN}
-    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "publish", "--repo-id", "perf-org/ccperf",
+    p = subprocess.run([sys.executable, "-m", "perfalign.cli", "publish", "--repo-id", "perf-org/ccperf",
                         "--path", str(out), "--private"], cwd=root, env=env, capture_output=True, text=True,
                        timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]

@@ -1,4 +1,4 @@
-"""Nothing vanishes in silence (issue 24): a source file that cannot be read (a truncated Parquet
+"""Nothing vanishes in silence: a source file that cannot be read (a truncated Parquet
 copy) fails the build with its name and reason in one line, unless --allow-partial, which goes
 on and says loudly what was left out; every summary (the terminal, the Prefect run log, the
 dataset card) lists the malformed records' reasons, grouped with counts; the `errors` table
@@ -116,7 +116,7 @@ def _cli(args, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(PERFALIGN_HOME=str(cwd / "home"), COLUMNS="200",
                PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="600")  # a loaded machine starts it slowly
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

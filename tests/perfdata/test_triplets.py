@@ -309,7 +309,7 @@ def test_small_groups_are_excluded_or_flagged(built, tmp_path):
 
 
 def test_a_counted_dataset_ranks_by_its_counts_and_says_so(tmp_path):
-    """A build measured with a deterministic clock (issue 23): groups are ranked and margins taken
+    """A build measured with a deterministic clock: groups are ranked and margins taken
     on the count labels (runtime_s is CPU time under valgrind there), every triplet names its clock,
     and a label in another clock than its group's is dropped with a reason, never mixed in."""
     problems, subs = make_codecontests(tmp_path / "cc", n_problems=12, n_heldout=1)

@@ -1,4 +1,4 @@
-"""The measured program is an adversary (issue 10): each trick it could use to improve its
+"""The measured program is an adversary: each trick it could use to improve its
 number — forge the runner's report, stop or kill the runner, hide work from the CPU clock,
 cache across repeats or tests, read what it should not, blame the infrastructure — scores no
 better than an honest program. One test per trick, plus honest programs measured as before."""

@@ -27,7 +27,7 @@ ATTACK = r"""
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-// Answer bits in the host's page cache of a read-only system file (issue 22). mode = probe+clear+set.
+// Answer bits in the host's page cache of a read-only system file. mode = probe+clear+set.
 static const long PG = 4096, SPACING = 64, BITS = 32;
 static int fd = -1; static char* map = nullptr; static long fsize = 0; static std::string refused;
 static void note(const char* what, long r, int err) {
@@ -157,7 +157,7 @@ def test_policy_never_allows_page_cache_control():
 # ------------------------------------------------------------------ repeats judged as a set
 
 def test_a_far_faster_repeat_is_flagged_and_the_cold_run_counts():
-    # the issue's numbers: repeat 0 does the work, later repeats read the answer
+    # repeat 0 does the work, later repeats read the answer
     value, flags = repeats_as_set([0.22, 0.0017, 0.0017, 0.0018, 0.0017])
     assert flags == ["fast_repeat"] and value == 0.22  # a median (0.0017) would hide the cold first run
     assert repeats_as_set([0.20, 0.21, 0.22]) == (0.21, [])
@@ -177,15 +177,15 @@ def test_test_result_keeps_every_repeat_and_the_flag():
 def test_run_result_and_reward_carry_the_flag(sandbox):
     """The flag reaches RunResult.flags (the labels' record: perfdata's sandbox_flags) and the RLPF
     reward's details, whose runtime is the cold run's; the reward is the penalty."""
-    from perfalign.alignment import reward as rw
-    from perfalign.alignment.data import ContestProblem
+    from perfalign.alignment import performance_reward as rw
+    from perfalign.alignment.data import RewardProblem
 
     res = sandbox.run(ATTACK, "cpp", [TestCase("honest 1\n")], LIMITS, repeats=2)
     assert res.ok and "fast_repeat" not in res.flags and len(res.tests[0].cpu_times_s) == 2  # honest: no flag
     t = sandbox_types.TestResult.from_repeats(Verdict.OK, [0.3, 0.01], [0.3, 0.01], [1, 1])
     judged = sandbox_types.RunResult(Verdict.OK, res.backend, res.language, True, res.compile, [t])
     assert judged.mean_cpu_time_s == 0.3  # the label: the slowest repeat, not a median of 0.155
-    problem = ContestProblem("p", ["1"], ["1"], 1.0, 256, {"cpp": 0.3})
+    problem = RewardProblem("p", ["1"], ["1"], 1.0, 256, {"cpp": 0.3})
     pr = rw.PerformanceReward({"p": problem}, sandbox=sandbox)
     m = rw._Measured("OK", judged.mean_cpu_time_s, {}, flags=("fast_repeat",))
     detail = pr._detail(("p", "cpp", "code"), m)

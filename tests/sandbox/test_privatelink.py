@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from perfalign.sandbox import languages, privatelink
+from perfalign.sandbox import privatelink, toolchains
 
 # the trusted unit: every libc function and variable it uses shows whose definition it got
 MAIN = r"""#include <cstdio>
@@ -104,7 +104,7 @@ def build(tmp_path, unit: str, **spec_changes) -> subprocess.CompletedProcess:
     (tmp_path / "unit.cpp").write_text(unit if "int work(" in unit else unit + WORK)
     argv = ["/usr/bin/g++", "-O2", "-o", str(tmp_path / "prog"), str(tmp_path / "main.cpp")]
     units = [(str(tmp_path / "main.cpp"), None), (str(tmp_path / "unit.cpp"), ("work",))]
-    cmd = languages.private_link_argv(argv, units)
+    cmd = toolchains.private_link_argv(argv, units)
     spec = json.loads(cmd[-1]) | spec_changes
     return subprocess.run([sys.executable, *cmd[1:-1], json.dumps(spec)], capture_output=True, text=True)
 

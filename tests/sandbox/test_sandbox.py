@@ -8,7 +8,7 @@ import pytest
 
 from perfalign.sandbox import Job, Language, Limits, Sandbox, TestCase, Verdict
 from perfalign.sandbox.checker import outputs_match
-from perfalign.sandbox.languages import java_main_class
+from perfalign.sandbox.toolchains import java_main_class
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD_CPP = "#include <bits/stdc++.h>\nint main(){ long long a,b; std::cin>>a>>b; std::cout<<a+b<<'\\n'; }"
@@ -174,7 +174,7 @@ def test_unknown_backend_is_a_clear_error():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], capture_output=True, text=True,
                           cwd=ROOT)
 
 
@@ -199,7 +199,7 @@ def test_cli_json_contract(tmp_path):
     # no --input: one run on empty stdin, no output check
     p = _cli("sandbox", "run", str(src), "--lang", "cpp", "--json")
     assert p.returncode == 0 and len(json.loads(p.stdout)["tests"]) == 1
-    # every alias of the one language table is accepted (issue 13: `--lang py` was refused)
+    # every alias of the one language table is accepted (`--lang py` too)
     py = tmp_path / "hi.py"
     py.write_text("print(3)\n")
     p = _cli("sandbox", "run", str(py), "--lang", "py", "--json")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.sandbox import Limits, Sandbox, TestCase, Verdict, languages
+from perfalign.sandbox import Limits, Sandbox, TestCase, Verdict, toolchains
 from perfalign.sandbox.types import Job
 
 LIMITS = Limits(time_s=2.0, memory_mb=256, output_mb=4, processes=32)
@@ -149,13 +149,13 @@ def test_a_hostile_build_step_cannot_touch_a_cached_object(sb, monkeypatch):
     assert run(sb, job(DRIVER, candidate("return x + 1;"))) == "21"
     before = cached_objects(sb)
     assert len(before) == 1
-    real = languages.private_link_argv
+    real = toolchains.private_link_argv
 
     def hostile(argv, units, prebuilt=None):
         script = BUILD_ATTACK.replace("$HOST_CACHE", str(sb.units.root))
         return ["/bin/sh", "-c", script, "sh", *real(argv, units, prebuilt)]
 
-    monkeypatch.setattr(languages, "private_link_argv", hostile)
+    monkeypatch.setattr(toolchains, "private_link_argv", hostile)
     r = sb.run_job(job(DRIVER, candidate("return x + 2;")))
     msg = r.compile.message
     assert "ATTACK_RAN" in msg and "SAW_OBJECT" in msg and REUSED in msg, msg  # it ran, beside the object

@@ -1,4 +1,4 @@
-"""The one typed configuration (flows/config.py): each table is a stage library's dataclass
+"""The one typed configuration (config/tables.py): each table is a stage library's dataclass
 (its defaults), profiles are files holding only what differs, --set and flags go on top; types,
 ranges and choices are checked where values enter; origins recorded; no default written twice."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from perfalign.flows.config import (
+from perfalign.config.tables import (
     DEFAULT_PROFILE,
     LINKS,
     PROFILES_DIR,
@@ -155,10 +155,9 @@ def test_production_is_the_library_defaults():
 
 
 def test_embedded_profile_keeps_the_values_the_python_presets_had():
-    """The values of the removed SFT/Reward/RLPF/DPA/EvalConfig ``.embedded()`` presets (and of the
-    old perfalign.toml's embedded profile), now in flows/profiles/embedded.toml; since 2026-11-26
-    trimmed for the 10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16
-    synthetic pairs, 5 tests per problem, stages and models side by side, batches by length."""
+    """The embedded profile (config/profiles/embedded.toml) holds the values sized for the
+    10-minute main job (docs/results.md#the-main-job): 3 prompts per task, 16 synthetic pairs,
+    5 tests per problem, stages and models side by side, batches by length."""
     cfg = load_config(profile="embedded")
     for s in ("sft", "reward", "rlpf", "dpa"):
         c = getattr(cfg, s)
@@ -217,7 +216,7 @@ def test_production_profile_with_the_embedded_model_trains_the_embedded_model(tm
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "perfalign.cli", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
 
 
@@ -237,11 +236,11 @@ def test_config_command_shows_every_stage_and_refuses_bad_values():
 
 
 def test_a_config_error_is_one_line_in_a_narrow_terminal():
-    """Rich wrapped a long error at 80 columns (issue 24: the unknown-backend error came in two
-    lines); an error stays one line for a log or a grep, whatever the width."""
+    """Rich would wrap a long error at 80 columns (the unknown-backend error in two lines); an
+    error stays one line for a log or a grep, whatever the width."""
     import os
 
-    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", "config", "--set", "sandbox.backend=nonsense"],
+    p = subprocess.run([sys.executable, "-m", "perfalign.cli", "config", "--set", "sandbox.backend=nonsense"],
                        cwd=ROOT, capture_output=True, text=True, timeout=300, env=dict(os.environ, COLUMNS="60"))
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1, lines
@@ -254,7 +253,7 @@ def test_config_shows_each_settings_doc():
     config's, TRL's help; for a linked one, its source's)."""
     from typer.testing import CliRunner
 
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
 
     explained = load_config().explain(docs=True)
     assert set(explained) == set(TABLES)
@@ -275,9 +274,10 @@ def test_options_read_from_source_agree_with_the_dataclasses():
     be the settings load_config accepts, with the same types."""
     import typing
 
-    from perfalign.flows import cli  # noqa: F401 - registers the commands' options
-    from perfalign.flows.config import _scalar
-    from perfalign.flows.options import GENERATED, static_setting
+    import perfalign.cli.main  # noqa: F401 - registers the commands' options
+    from perfalign.cli.options import GENERATED
+    from perfalign.config.fields import static_setting
+    from perfalign.config.tables import _scalar
 
     assert {"perf.repeats", "sandbox.backend", "eval.tasks", "grpo.tiers.ok_reward", "kernel.trials"} <= GENERATED
     for key in GENERATED:
@@ -289,7 +289,7 @@ def test_options_read_from_source_agree_with_the_dataclasses():
 
 
 def test_the_cli_starts_without_the_stage_libraries():
-    code = ("import sys, perfalign.flows.cli; "
+    code = ("import sys, perfalign.cli.main; "
             "print(sorted(m for m in ('torch', 'prefect', 'pyarrow') if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "[]", p.stdout + p.stderr
@@ -298,7 +298,7 @@ def test_the_cli_starts_without_the_stage_libraries():
 def test_cli_options_come_from_the_dataclasses_and_show_their_key():
     from typer.testing import CliRunner
 
-    from perfalign.flows.cli import app
+    from perfalign.cli.main import app
 
     res = CliRunner().invoke(app, ["perf", "build", "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0 and "[perf.repeats]" in res.output and "[sandbox.backend]" in res.output

@@ -1,5 +1,5 @@
-"""Preflight checks fail in one line before any flow starts (issues 20 and 24: a Hub source
-offline gave 25 s of retries, each warning printed twice, then 285 lines with two tracebacks)."""
+"""Preflight checks fail in one line before any flow starts (a Hub source offline
+would give 25 s of retries, each warning printed twice, then 285 lines with two tracebacks)."""
 import os
 import socket
 import subprocess
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hub_server import Repo, hub_server
 
-from perfalign.flows import preflight
-from perfalign.flows.preflight import PreflightError, check_gpu, check_hub_dataset, check_sources
+from perfalign.cli import preflight
+from perfalign.cli.preflight import PreflightError, check_gpu, check_hub_dataset, check_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def _closed_port() -> int:
 def _cli(args, tmp_path, **env):
     full = dict(os.environ, PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="80", **env)
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "perfalign.flows.cli", *args], cwd=tmp_path, env=full,
+    p = subprocess.run([sys.executable, "-m", "perfalign.cli", *args], cwd=tmp_path, env=full,
                        capture_output=True, text=True, timeout=600)
     return p, time.monotonic() - t0
 

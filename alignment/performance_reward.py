@@ -35,10 +35,10 @@ from perfalign.common.prompts import extract_code
 from perfalign.sandbox.calibration import host_scale
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock, fallback_reason
 
-from .data import ContestProblem
+from .data import RewardProblem
 from .scoring import reward_scores
 
-log = logging.getLogger("perfalign.alignment.reward")
+log = logging.getLogger("perfalign.alignment.performance_reward")
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class PerformanceReward:
     the same count). The dataset's labels must carry the same clock (``ClockMismatch``, checked
     when the reward is made): instructions are never compared with seconds."""
 
-    def __init__(self, problems: dict[str, ContestProblem], reward_model=None, tokenizer=None, sandbox=None,
+    def __init__(self, problems: dict[str, RewardProblem], reward_model=None, tokenizer=None, sandbox=None,
                  workers: int = 2, repeats: int | None = None, policy: SpeedupPolicy = SpeedupPolicy(),
                  rm_batch_size: int = 8, max_length: int | None = None, cache: bool = True,
                  clock: str = DEFAULT_CLOCK):

@@ -6,7 +6,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from perfalign.flows.cli import app
+from perfalign.cli.main import app
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
@@ -47,8 +47,8 @@ def _click_commands():
 
 
 def test_help_keeps_every_bracketed_word():
-    """Rich markup eats "[sft]" or "[perf.repeats]" written in a help text (issue 24: `perfalign
-    --help` read "the stages' hyperparameters: , , ,  in `perfalign config`"). Every bracketed
+    """Rich markup eats "[sft]" or "[perf.repeats]" written in a help text (`perfalign --help`
+    would read "the stages' hyperparameters: , , ,  in `perfalign config`"). Every bracketed
     word of a command's or option's help must show in its --help."""
     import re
 
@@ -116,7 +116,7 @@ def test_flags_show_no_value_placeholder():
 
 
 def test_publish_defaults_to_the_pipeline_layout_and_names_its_token_option(tmp_path):
-    from perfalign.flows.options import DEFAULT_PROFILE
+    from perfalign.config.fields import DEFAULT_PROFILE
 
     out = " ".join(CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200"}).output.split())
     assert f"runs/{DEFAULT_PROFILE}/codecontests_perf" in out
@@ -135,8 +135,8 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     import sys
 
     long_dir = Path("runs", "a-run-directory-with-a-long-name-" * 2)  # a table of ~150 columns
-    code = ("from pathlib import Path; from perfalign.flows.cli import console; "
-            "from perfalign.flows.status import closing_table; "
+    code = ("from pathlib import Path; from perfalign.cli.app import console; "
+            "from perfalign.cli.status import closing_table; "
             f"console.print(closing_table({{'states': {{'codecontests_perf': 'done'}}, 'seconds': {{}}, "
             "'headlines': {'codecontests_perf': '12 problems, 340 submissions measured'}}, "
             f"Path({str(long_dir)!r})))")
@@ -144,3 +144,26 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
     assert str(long_dir / "codecontests_perf") in res.stdout and "12 problems, 340 submissions measured" in res.stdout
+
+
+@pytest.mark.parametrize("module", ["perfalign", "perfalign.cli"])
+def test_python_m_runs_the_console_scripts_main(module, tmp_path):
+    """`python -m perfalign`, `python -m perfalign.cli` and pyproject's console script run one `main`;
+    --help lists the groups in their order and leaves no Prefect state in the working directory."""
+    import importlib
+    import subprocess
+    import sys
+
+    import tomllib
+
+    target = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    mod, attr = target["project"]["scripts"]["perfalign"].split(":")
+    assert getattr(importlib.import_module(mod), attr) is importlib.import_module("perfalign.cli.main").main
+    env = {k: v for k, v in os.environ.items() if k not in ("PERFALIGN_HOME", "PREFECT_HOME")}
+    res = subprocess.run([sys.executable, "-m", module, "--help"], cwd=tmp_path, env=dict(env, COLUMNS="120"),
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    groups = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("│ ") and len(line.split()) > 1]
+    order = ["sandbox", "perf", "synth", "triplets", "train", "eval", "kernel"]
+    assert [g for g in groups if g in order] == order, groups
+    assert not (tmp_path / ".perfalign").exists()

@@ -1,5 +1,5 @@
 """Rich progress bars in the terminal, one per kind of work, fed by common.progress reports.
-They are drawn on flows.terminal's console, the one every log line goes through, so a log line
+They are drawn on common.terminal's console, the one every log line goes through, so a log line
 prints above the bars instead of tearing them."""
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from typing import Iterator
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from perfalign.common.progress import listening
-
-from .terminal import CONSOLE
+from perfalign.common.terminal import CONSOLE
 
 
 @contextlib.contextmanager

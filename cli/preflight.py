@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-log = logging.getLogger("perfalign.flows.preflight")
+log = logging.getLogger("perfalign.cli.preflight")
 HUB_TIMEOUT_S = 10.0  # one request, no retries: a reachable Hub answers in well under a second
 
 

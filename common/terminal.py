@@ -30,7 +30,7 @@ class ConsoleLogHandler(RichHandler):
                          rich_tracebacks=False, highlighter=None)
         self.setFormatter(_OneLineFormatter())
 
-    quiet_prefect = False  # set on Ctrl-C (flows.session): Prefect's run messages stay in the run logs
+    quiet_prefect = False  # set on Ctrl-C (cli.session): Prefect's run messages stay in the run logs
 
     def emit(self, record: logging.LogRecord) -> None:
         if self.quiet_prefect and record.name.startswith("prefect"):

@@ -16,12 +16,13 @@ from typing import Iterator
 
 from rich.markup import escape
 
-from .progress import progress_bars
-from .runstate import RESUME_HINT, describe_owner, owner_alive, owner_tag, tag_owner
-from .server import ServerStartError, local_api
-from .terminal import CONSOLE, quiet_prefect_on_console
+from perfalign.common.terminal import CONSOLE, quiet_prefect_on_console
+from perfalign.flows.runstate import RESUME_HINT, describe_owner, owner_alive, owner_tag, tag_owner
+from perfalign.flows.server import ServerStartError, local_api
 
-_log = logging.getLogger("perfalign.flows.session")
+from .progress import progress_bars
+
+_log = logging.getLogger("perfalign.cli.session")
 INTERRUPTED = f"interrupted; {RESUME_HINT}"
 
 

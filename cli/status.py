@@ -8,26 +8,10 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from .summaries import headline
+from perfalign.flows.runstate import last_update
+from perfalign.flows.summaries import headline
 
 COLOUR = {"completed": "green", "skipped": "cyan", "running": "yellow", "failed": "red", "interrupted": "red"}
-
-
-def _parse(ts: str | None) -> _dt.datetime | None:
-    try:
-        t = _dt.datetime.fromisoformat(ts) if ts else None
-    except ValueError:
-        return None
-    return t if t is None or t.tzinfo else t.replace(tzinfo=_dt.timezone.utc)
-
-
-def last_update(run: dict) -> _dt.datetime | None:
-    """The latest moment the run's record changed (a stage started, finished or was skipped)."""
-    times = [run.get("updated"), run.get("created")]
-    for rec in run.get("stages", {}).values():
-        times += [rec.get("started"), rec.get("finished"), rec.get("skipped_at")]
-    parsed = [t for t in map(_parse, times) if t]
-    return max(parsed) if parsed else None
 
 
 def when(t: _dt.datetime | None, now: _dt.datetime | None = None) -> str:

@@ -1,5 +1,5 @@
 """The one configuration: one table per stage, each the stage library's own config dataclass
-(which holds its defaults and field docs), a profile file (flows/profiles/<name>.toml) holding
+(which holds its defaults and field docs), a profile file (config/profiles/<name>.toml) holding
 only the values that differ from those defaults, `--set table.key=value` overrides and the
 CLI's flags, built once into a typed ``PerfalignConfig`` that the CLI passes down as objects.
 
@@ -37,7 +37,7 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
-from .options import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
+from .fields import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
@@ -369,7 +369,7 @@ def _read_profile(path: Path) -> dict:
 
 def load_config(path: Path | str | None = None, profile: str | None = None, overrides: list[str] = (),
                 flags: dict[str, Any] | None = None) -> PerfalignConfig:
-    """The dataclasses' defaults, then the profile (flows/profiles/<profile>.toml), then the file
+    """The dataclasses' defaults, then the profile (config/profiles/<profile>.toml), then the file
     ``path`` (a profile of your own), then ``--set`` overrides, then the CLI's flags
     (``{"perf.source": ...}``; None values are ignored); typed and checked."""
     profile = profile or DEFAULT_PROFILE

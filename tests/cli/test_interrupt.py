@@ -1,5 +1,5 @@
-"""Ctrl-C on `perfalign perf build ... | tee log` in a terminal ends the flow run Crashed (issue
-24: with stdout on a pipe the run stayed "Running" in the UI for good; on a TTY it crashed), and
+"""Ctrl-C on `perfalign perf build ... | tee log` in a terminal ends the flow run Crashed (with
+stdout on a pipe too, not "Running" in the UI for good), and
 the terminal shows one line saying how to resume, not Prefect's crash banners.
 
 Without PREFECT_API_URL, Prefect's temporary server was a child in the command's process group
@@ -42,7 +42,7 @@ def test_ctrl_c_with_stdout_on_a_pipe_ends_the_run_crashed_with_one_line(tmp_pat
     out = tmp_path / "demo" / "codecontests_perf"
     # the whole bundled sample, every test (the embedded profile caps them at 5), 5 repeats: minutes
     # of work, so it cannot finish in the 2 s between its first measured submission and the Ctrl-C
-    cmd = (f"{sys.executable} -m perfalign.flows.cli perf build --out {out} --repeats 5 "
+    cmd = (f"{sys.executable} -m perfalign.cli perf build --out {out} --repeats 5 "
            f"--set perf.max_tests=null | tee {tmp_path / 'log'}")
     # no session server, no other Prefect home: this command starts its own local server
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
@@ -90,7 +90,7 @@ def test_kill_9_then_status_marks_the_flow_run_crashed(tmp_path):
     out = tmp_path / "runs" / "demo" / "codecontests_perf"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env.update(PERFALIGN_HOME=str(tmp_path / "home"), COLUMNS="200")
-    cli = [sys.executable, "-m", "perfalign.flows.cli"]
+    cli = [sys.executable, "-m", "perfalign.cli"]
     p = subprocess.Popen([*cli, "perf", "build", "--out", str(out), "--repeats", "5", "--set", "perf.max_tests=null"],
                          cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     db = tmp_path / "home" / "prefect" / "prefect.db"

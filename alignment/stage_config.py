@@ -34,7 +34,7 @@ class StageResult:
 class StageConfig:
     """Fields shared by the stage configs. Defaults are the paper's production settings
     (§VII-C: bf16, one sample per GPU; global batch = per_device * grad_accum * 4 GPUs); other
-    profiles are files (flows/profiles/*.toml) holding what differs. A field named like a field of
+    profiles are files (config/profiles/*.toml) holding what differs. A field named like a field of
     the stage's TRL config (``trl_config``) is that field: ``trl_args`` passes it on by name, TRL
     checks it, and TRL's help is its doc unless a comment here says more; the default is ours."""
 

@@ -1,0 +1,3 @@
+from perfalign.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""The `perfalign` command line: one module per command group, apart from the flows it starts."""

@@ -1,0 +1,1 @@
+"""The one configuration: the stage tables (``tables``) and their profiles (``profiles/*.toml``)."""
