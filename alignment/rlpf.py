@@ -24,8 +24,16 @@ from perfalign.common.outcomes import withheld_share
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
-from .common import (StageConfig, StageResult, last_logged, no_grad, prepare_process, report_steps, save_stage,
-                     train_resumable)
+from .common import (
+    StageConfig,
+    StageResult,
+    last_logged,
+    no_grad,
+    prepare_process,
+    report_steps,
+    save_stage,
+    train_resumable,
+)
 from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
 from .ppo import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class

@@ -157,7 +157,8 @@ def test_publish_private_and_load_back(dataset_dir: Path, hub, tmp_path: Path):
     for name in ROWS:
         assert by_key(loaded[name]) == by_key(ROWS[name]), name
     assert by_key(loaded[None]) == by_key(ROWS["problems"])
-    assert hub.calls("GET", r"^/datasets/perf-org/perf-test/resolve/[0-9a-f]{40}/rejects/train-00000-of-00001\.parquet$")
+    assert hub.calls("GET",
+                     r"^/datasets/perf-org/perf-test/resolve/[0-9a-f]{40}/rejects/train-00000-of-00001\.parquet$")
 
     # Without a token the private repo is invisible.
     proc = run_load("perf-org/perf-test", ["rejects"], {**env, "HF_TOKEN": "", "HF_HOME": str(tmp_path / "h2")})
