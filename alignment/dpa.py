@@ -20,8 +20,6 @@ import statistics
 import time
 from dataclasses import dataclass
 
-import torch
-
 from perfalign.common.equations import dpa_accuracy
 
 from .models import load_causal_lm
@@ -61,7 +59,8 @@ def _check_trl() -> None:
 
 
 def make_dpa_trainer_class():
-    """Built lazily so importing this module does not import TRL."""
+    """Built lazily so importing this module does not import torch or TRL."""
+    import torch
     from torch.utils.data import DataLoader
     from trl import DPOTrainer
     from trl.trainer.dpo_trainer import DataCollatorForPreference

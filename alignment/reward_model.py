@@ -6,14 +6,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import torch
-
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, reward_accuracy, reward_model_loss
 
 from .data import preference_splits
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_sequence_classifier, load_tokenizer
 from .prompting import PAIR_KEYS, fit_rows
-from .scoring import reward_scores
 from .stage_config import (
     StageConfig,
     StageResult,
@@ -67,6 +64,10 @@ def preference_inputs(cfg: PreferenceStageConfig, what: str, model_what: str) ->
 def evaluate_reward_model(model, tokenizer, pairs: list[dict], batch_size: int = 8,
                           max_length: int | None = None) -> dict:
     """Eq. 5 (and the Eq. 2 loss) of a reward model on prompt/chosen/rejected/margin records."""
+    import torch
+
+    from .scoring import reward_scores
+
     prompts = [p["prompt"] for p in pairs]
     r_fast = reward_scores(model, tokenizer, prompts, [p["chosen"] for p in pairs], batch_size, max_length)
     r_slow = reward_scores(model, tokenizer, prompts, [p["rejected"] for p in pairs], batch_size, max_length)

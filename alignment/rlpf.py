@@ -17,8 +17,7 @@ import dataclasses
 import time
 from collections import Counter
 from dataclasses import dataclass
-
-import torch
+from typing import TYPE_CHECKING
 
 from perfalign.common.equations import kl_penalized_objective
 from perfalign.common.outcomes import withheld_share
@@ -27,18 +26,21 @@ from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
 from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
-from .performance_reward import PerformanceReward, PromptInfo, RewardAdapter
 from .prompting import PromptTooLong, model_prompt
 from .rlpf_trainer import DEFAULT_KL_HORIZON, DEFAULT_KL_TARGET, AdaptiveKLController, make_rlpf_trainer_class
 from .stage_config import (
     StageConfig,
     StageResult,
     last_logged,
+    no_grad,
     prepare_process,
     report_steps,
     save_stage,
     train_resumable,
 )
+
+if TYPE_CHECKING:  # the reward module imports torch: loaded where the work happens
+    from .performance_reward import PerformanceReward, PromptInfo
 
 PINNED_TRL = "1.12"  # PPOTrainer left TRL in 1.13
 
@@ -116,6 +118,8 @@ class RLPFStageConfig(StageConfig):
 
 def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
     """One prompt per (problem, language) of the triplets, in table order."""
+    from .performance_reward import PromptInfo
+
     out: dict[tuple[str, str, str], PromptInfo] = {}
     for r in rows:
         out.setdefault((r["problem_id"], r["language"], r["prompt"]),
@@ -123,12 +127,14 @@ def rl_prompts(rows: list[dict]) -> list[PromptInfo]:
     return list(out.values())
 
 
-@torch.no_grad()
+@no_grad
 def evaluate_policy(policy, ref_policy, tokenizer, infos: list[PromptInfo], reward: PerformanceReward, *,
                     response_length: int, temperature: float = 1.0, samples_per_prompt: int = 1,
                     kl_coef: float = 0.1, batch_size: int = 16, seed: int = 0) -> dict:
     """Sample the policy as PPO does (top-k 0, top-p 1), then mean reward (Eq. 4), KL to the
     reference (sum over response tokens of log pi - log pi_ref, TRL's ``objective/kl``) and Eq. 6."""
+    import torch
+
     torch.manual_seed(seed)
     policy.eval()
     ref_policy.eval()
@@ -212,6 +218,8 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     if not trl.__version__.startswith(PINNED_TRL):
         raise RuntimeError(f"RLPF uses trl.experimental.ppo from trl {PINNED_TRL}.x; found trl {trl.__version__}")
     from perfalign.sandbox import Sandbox
+
+    from .performance_reward import PerformanceReward, RewardAdapter
 
     sandbox = Sandbox(backend=cfg.sandbox_backend, workers=cfg.sandbox_workers)  # fails early if unavailable
 

@@ -25,8 +25,10 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger(__name__)
 WEIGHTS_FILE = "policy_and_value.pt"  # a PPO checkpoint's weights (the policy + value wrapper)
@@ -61,6 +63,8 @@ class AdaptiveKLController:
 
 def _all_reduce(t: torch.Tensor) -> torch.Tensor:
     """``t`` summed over every process, in place (unchanged on one process)."""
+    import torch
+
     dist = torch.distributed
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
         dist.all_reduce(t)
@@ -77,6 +81,8 @@ class WorldWhiten:
         self.last: dict[str, float] = {}
 
     def __call__(self, values: torch.Tensor, mask: torch.Tensor, shift_mean: bool = True) -> torch.Tensor:
+        import torch
+
         m = mask.to(torch.float64)
         v = values.to(torch.float64)
         sums = _all_reduce(torch.stack([(v * m).sum(), m.sum()]))
@@ -97,7 +103,8 @@ class WorldWhiten:
 
 def make_rlpf_trainer_class():
     """TRL's PPOTrainer with the controller, world whitening and the device check; built lazily
-    so importing this module does not import TRL."""
+    so importing this module does not import torch or TRL."""
+    import torch
     from transformers import TrainerCallback
     from trl.experimental.ppo import PPOTrainer
     from trl.experimental.ppo import ppo_trainer as trl_ppo
@@ -227,6 +234,8 @@ class _SkipFirst:
 def withheld_metrics(withheld: list[bool], device="cpu") -> dict:
     """``objective/withheld_share`` (and the count) of one update's rewards, summed over every
     rank (each rank's reward adapter sees its own rollouts); a collective when distributed."""
+    import torch
+
     counts = torch.tensor([float(sum(withheld)), float(len(withheld))], device=device)
     n_withheld, total = _all_reduce(counts).tolist()
     return {"objective/withheld_share": n_withheld / total if total else 0.0, "objective/withheld": n_withheld}
@@ -235,6 +244,8 @@ def withheld_metrics(withheld: list[bool], device="cpu") -> dict:
 def check_on_device(module: torch.nn.Module, device, what: str) -> None:
     """Every parameter of ``module`` on ``device`` (a 6.7B reward model left on the CPU would
     score every rollout there)."""
+    import torch
+
     want = torch.device(device)
     for name, p in module.named_parameters():
         if p.device.type != want.type or (want.index is not None and p.device.index != want.index):

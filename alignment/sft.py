@@ -11,7 +11,6 @@ from perfalign.common.equations import perplexity
 from .data import load_sft_rows
 from .models import PRODUCTION_BASE_MODEL, check_model_reference, load_causal_lm, load_tokenizer
 from .prompting import fit_rows
-from .scoring import completion_logprobs
 from .stage_config import (
     StageConfig,
     StageResult,
@@ -42,6 +41,8 @@ class SFTStageConfig(StageConfig):
 
 def evaluate_perplexity(model, tokenizer, rows: list[dict], batch_size: int = 8, max_length: int | None = None) -> dict:
     """Eq. 1 over every completion token (incl. EOS) of ``rows`` given their prompts."""
+    from .scoring import completion_logprobs
+
     lp = completion_logprobs(model, tokenizer, [r["prompt"] for r in rows], [r["completion"] for r in rows],
                              batch_size=batch_size, max_length=max_length)
     import torch

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import json
 import logging
@@ -380,3 +381,15 @@ def last_logged(log_history: list[dict], prefix: str = "") -> dict[str, float]:
             if isinstance(v, (int, float)) and prefix in k:
                 out[k] = float(v)
     return out
+
+
+def no_grad(fn):
+    """``torch.no_grad()`` as a decorator that imports torch at the first call, so that a module
+    holding a stage's config dataclass imports without torch (``perfalign config``, ``--help``)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import torch
+
+        with torch.no_grad():
+            return fn(*args, **kwargs)
+    return wrapper

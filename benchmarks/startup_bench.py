@@ -1,5 +1,5 @@
 """Start-up against the job: wall and CPU seconds (the command and its children) of
-`perfalign --help`, a real and a no-op `perfalign perf build` (bundled sample, 2 problems) and,
+`perfalign --help`, `perfalign config`, a real and a no-op `perfalign perf build` (bundled sample, 2 problems) and,
 with --pipeline, a real and a no-op `perfalign pipeline` (embedded profile), one fresh project
 directory per run. A no-op rerun should cost at most a quarter of the real job.
 
@@ -71,6 +71,7 @@ def main() -> None:
             return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
         rows["perfalign --help"] = median(cli + ["--help"])
+        rows["perfalign config"] = median(cli + ["config"])
         if not args.skip_build:
             build = cli + ["perf", "build", "--out", "cc", "--limit-problems", "2", "--json"]
             rows["perf build (real, 2 problems)"] = timed(build, cwd, env)

@@ -4,12 +4,12 @@ reused by the trainers, the evaluation and the triplet builder.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-import torch
-import torch.nn.functional as F
+from typing import TYPE_CHECKING, Sequence
 
 from .plausibility import SpeedupPolicy, speedup_ratio
+
+if TYPE_CHECKING:  # torch is imported where a tensor is made: the triplet builder and the CLI need none
+    import torch
 
 # §VII-C2: "We use a max margin of λ = 3 for the margin function μ(p, d_f, d_s)."
 DEFAULT_MAX_MARGIN = 3.0
@@ -18,6 +18,8 @@ INCORRECT_REWARD = -1.0
 
 
 def _t(x) -> torch.Tensor:
+    import torch
+
     return x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
 
 
@@ -27,6 +29,8 @@ def perplexity(token_logprobs: Sequence[float] | torch.Tensor) -> float:
     ``token_logprobs`` are the natural-log probabilities of every scored token of the dataset
     (flattened over samples, so long samples weigh by their length as in the equation).
     """
+    import torch
+
     lp = _t(token_logprobs).flatten()
     if lp.numel() == 0:
         raise ValueError("perplexity needs at least one token")
@@ -39,6 +43,8 @@ def reward_model_loss(r_fast: torch.Tensor, r_slow: torch.Tensor, margin: torch.
     TRL's RewardTrainer computes exactly this when the dataset has a ``margin`` column
     (tests/alignment/test_stages.py checks the two agree).
     """
+    import torch.nn.functional as F
+
     r_fast, r_slow = _t(r_fast), _t(r_slow)
     return -F.logsigmoid(r_fast - r_slow - _t(margin).to(r_fast)).mean()
 
@@ -110,6 +116,8 @@ def dpa_loss(policy_fast_logps: torch.Tensor, policy_slow_logps: torch.Tensor, r
              ref_slow_logps: torch.Tensor, margin: torch.Tensor | float, beta: float) -> torch.Tensor:
     """Eq. 7: L_dpa = -log sigma(beta * log(pi(d_f|p)/pi_SFT(d_f|p)) - beta * log(pi(d_s|p)/pi_SFT(d_s|p))
     - mu(p, d_f, d_s)), batch mean. Arguments are summed completion log-probs per sample."""
+    import torch.nn.functional as F
+
     chosen = _t(policy_fast_logps) - _t(ref_fast_logps)
     rejected = _t(policy_slow_logps) - _t(ref_slow_logps)
     return -F.logsigmoid(beta * chosen - beta * rejected - _t(margin).to(chosen)).mean()

@@ -189,6 +189,7 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
     from perfalign.alignment.data import load_sft_rows, load_triplet_rows
     from perfalign.alignment.models import check_model_reference
     from perfalign.alignment.stages import STAGE_DIRS
+    from perfalign.perfdata.shards import shard_files
 
     report(SETUP, 1, steps)
     for i, s in enumerate(wanted, start=2):
@@ -208,5 +209,5 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
     if "rlpf" in wanted:
         cc = configs["rlpf"].codecontests_dir
         for d in ([cc] if isinstance(cc, str) else cc or []):
-            if not Path(d, "data").is_dir():
-                raise FileNotFoundError(f"RLPF: CodeContests-Perf directory {d} has no data/")
+            if not shard_files(d, "submissions"):
+                raise FileNotFoundError(f"RLPF: CodeContests-Perf directory {d} has no submissions table")

@@ -29,18 +29,18 @@ def synth_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
 
 def triplets_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     cc, syn = run_dir / "codecontests_perf", run_dir / "synthetic"
-    return fingerprint(cc / "data", syn / "data", extra=cfg.section_hash("triplets")), f"{cc} + {syn}"
+    return fingerprint(cc, syn, extra=cfg.section_hash("triplets")), f"{cc} + {syn}"
 
 
 def align_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     tri = run_dir / "triplets"
-    return (fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets")),
+    return (fingerprint(tri, extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets")),
             str(tri))
 
 
 def evaluate_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     work, cc = run_dir / "align", run_dir / "codecontests_perf"
-    return fingerprint(work, extra=[cfg.section_hash("eval"), fingerprint(cc / "data")]), str(work)
+    return fingerprint(work, extra=[cfg.section_hash("eval"), fingerprint(cc)]), str(work)
 
 
 def publish_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str] | None:

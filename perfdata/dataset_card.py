@@ -50,7 +50,7 @@ def write_dataset_card(
 
     `tables` maps a config name to {"data_files": glob relative to out_dir, "description": str,
     "schema": [(column, type, description), ...]}. "data_files" may also map split names to globs
-    ({"train": "data/x-train-*.parquet", "test": ...}): `load_dataset(folder, split="test")` then
+    ({"train": "x/train-*.parquet", "test": ...}): `load_dataset(folder, split="test")` then
     loads that split. Each glob must already match a file under out_dir, so a typo fails here
     rather than at load time.
     """

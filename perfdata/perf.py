@@ -224,7 +224,7 @@ def repair(out_dir: Path) -> list[str]:
     in the current schema and split naming; rejects without their submission row (a batch that
     crashed between its two shards, or a quarantined submissions shard) are dropped."""
     out_dir = Path(out_dir)
-    shards.migrate_flat(out_dir)
+    shards.migrate_layout(out_dir)
     shards.clean_temp(out_dir)
     shutil.rmtree(out_dir / SPOOL, ignore_errors=True)
     msgs = []
@@ -739,7 +739,7 @@ def _hub_revision(name: str) -> str | None:
 def _split_globs(out_dir: Path, table: str) -> dict[str, str]:
     splits = sorted({shards.split_of(f, table) for f in shards.shard_files(out_dir, table)} - {None},
                     key=lambda s: (SPLIT_ORDER.get(s, 9), s))
-    return {s: f"data/{table}/{s}-*.parquet" for s in splits}
+    return {s: f"{table}/{s}-*.parquet" for s in splits}
 
 
 SPLIT_ORDER = {"train": 0, "valid": 1, "test": 2}

@@ -100,7 +100,7 @@ def publish_dataset(
         repo_id=repo_url.repo_id,
         repo_type="dataset",
         folder_path=folder,
-        allow_patterns=ALLOW_PATTERNS,
+        allow_patterns=files,  # the card and the files it names, nothing else
         ignore_patterns=IGNORE_PATTERNS,
         delete_patterns=DELETE_PATTERNS,
         commit_message=commit_message,

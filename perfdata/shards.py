@@ -1,9 +1,11 @@
 """The table I/O module: every Parquet file perfalign reads or writes goes through here.
 
-A table is the union of the Parquet files (shards) in its own directory of a dataset folder,
-``data/<table>/<split>-<id>.parquet``, so ``pandas.read_parquet(data/<table>)`` and the card's
-configs never mix tables. Folders written before that layout (``data/<table>-*.parquet``) are
-read as they are and moved into it by the next build (:func:`migrate_flat`).
+A table is the union of the Parquet files (shards) in its own directory at the root of a dataset
+folder, beside the card: ``<table>/<split>-<id>.parquet``. So ``pandas.read_parquet(<folder>/<table>)``
+and the card's configs give exactly one table, and ``pandas.read_parquet(<folder>)`` fails (README.md
+is not Parquet) instead of mixing tables. Folders written in the older layouts (``data/<table>/`` and
+the flat ``data/<table>-*.parquet``) are read as they are and moved into this one by the next build
+(:func:`migrate_layout`).
 
 A shard is written to a hidden temp file and renamed into place, so a crash (kill -9 at any
 moment) leaves either the whole shard or nothing; readers ignore leftovers. A shard that is
@@ -34,9 +36,12 @@ def clean_split(split: str) -> str:
     return split if _SPLIT_OK.fullmatch(split or "") else (re.sub(r"\W+", "_", split or "").strip("_") or "train")
 
 
+LEGACY = "data"  # the older layouts' folder: data/<table>/ and the flat data/<table>-*.parquet
+
+
 def table_dir(out_dir: Path, table: str) -> Path:
     """The directory of ``table``'s shards in a dataset folder."""
-    return Path(out_dir) / "data" / table
+    return Path(out_dir) / table
 
 
 def _flat_rest(path: Path, table: str) -> str | None:
@@ -47,33 +52,56 @@ def _flat_rest(path: Path, table: str) -> str | None:
     return path.name[len(prefix):-len(".parquet")] if path.name.startswith(prefix) else None
 
 
+def _stem(path: Path, table: str) -> str:
+    return path.name[:-len(".parquet")] if path.parent.name == table else _flat_rest(path, table) or ""
+
+
 def split_of(path: Path, table: str) -> str | None:
     """The split in a shard's name; None for a shard named before splits were (legacy)."""
-    stem = path.name[:-len(".parquet")] if path.parent.name == table else _flat_rest(path, table) or ""
-    parts = stem.split("-")
+    parts = _stem(path, table).split("-")
     return parts[0] if len(parts) == 2 else None
 
 
 def shard_id(path: Path, table: str) -> str:
     """The id in a shard's name (``<split>-<id>``, or ``<id>`` for a legacy shard)."""
-    stem = path.name[:-len(".parquet")] if path.parent.name == table else _flat_rest(path, table) or ""
-    return stem.rsplit("-", 1)[-1]
+    return _stem(path, table).rsplit("-", 1)[-1]
 
 
-def migrate_flat(out_dir: Path) -> list[Path]:
-    """Move a flat-layout folder's files (``data/<table>-<rest>.parquet``, ``data/<table>.parquet``)
-    into their table's directory (``data/<table>/<rest>.parquet``). Each move is one rename, so a
-    crash leaves every file whole in one place or the other (readers see both) and the next call
-    finishes; nothing is rewritten or dropped. Returns the new paths."""
-    data, moved = Path(out_dir) / "data", []
-    for f in sorted(data.glob("*.parquet")) if data.is_dir() else []:
-        table = f.name[:-len(".parquet")].split("-", 1)[0]
-        dest = table_dir(out_dir, table) / f"{_flat_rest(f, table)}.parquet"
+def _legacy_moves(out_dir: Path) -> Iterator[tuple[Path, Path]]:
+    """(file in an older layout, its place in this one): ``data/<table>/<name>.parquet`` and
+    ``data/<table>-<rest>.parquet`` go to ``<table>/``; a hidden file of ``data/`` (a journal) to the
+    folder's root."""
+    data = Path(out_dir) / LEGACY
+    for f in sorted(data.iterdir()) if data.is_dir() else []:
+        if f.is_dir():
+            yield from ((g, table_dir(out_dir, f.name) / g.name) for g in sorted(f.glob("*.parquet")))
+        elif f.name.endswith(".parquet") and not f.name.startswith("."):
+            table = f.name[:-len(".parquet")].split("-", 1)[0]
+            yield f, table_dir(out_dir, table) / f"{_flat_rest(f, table)}.parquet"
+        elif f.name.startswith(".") and not f.name.endswith((".tmp", ".lock")):
+            yield f, Path(out_dir) / f.name
+
+
+def migrate_layout(out_dir: Path) -> list[Path]:
+    """Move an older layout's files (see :func:`_legacy_moves`) into this one and remove the
+    emptied ``data/``. Each move is one rename, so a crash leaves every file whole in one place or
+    the other (readers see both) and the next call finishes; nothing is rewritten or dropped, and a
+    file whose new place is taken stops the move with a clear error. Returns the new paths."""
+    moved = []
+    for src, dest in list(_legacy_moves(out_dir)):
         if dest.exists():
-            raise FileExistsError(f"{f} and {dest} both exist: remove the one you do not want and rebuild")
+            raise FileExistsError(f"{src} and {dest} both exist: remove the one you do not want and rebuild")
         dest.parent.mkdir(exist_ok=True)
-        os.replace(f, dest)
+        os.replace(src, dest)
         moved.append(dest)
+    data = Path(out_dir) / LEGACY
+    if data.is_dir():
+        for f in data.rglob("*"):  # what is left: a crashed writer's temp files, stale locks
+            if f.is_file() and f.name.endswith((".tmp", ".lock")):
+                f.unlink()
+        for d in sorted((d for d in data.rglob("*") if d.is_dir()), reverse=True) + [data]:
+            if not any(d.iterdir()):
+                d.rmdir()
     return moved
 
 
@@ -93,9 +121,10 @@ def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.
 
 
 def shard_files(out_dir: Path, table: str) -> list[Path]:
-    """``table``'s shards in a dataset folder, in its directory or (not yet migrated) flat."""
-    flat = sorted(Path(out_dir, "data").glob(f"{table}-*.parquet"))
-    return sorted(table_dir(out_dir, table).glob("*.parquet")) + flat
+    """``table``'s shards in a dataset folder, in its directory or (not yet migrated) in an older layout."""
+    legacy = Path(out_dir, LEGACY)
+    return (sorted(table_dir(out_dir, table).glob("*.parquet")) + sorted((legacy / table).glob("*.parquet"))
+            + sorted(legacy.glob(f"{table}-*.parquet")))
 
 
 def read_table(out_dir: Path, table: str, schema: pa.Schema, columns: Iterable[str] | None = None) -> pa.Table:
@@ -134,20 +163,20 @@ def read_parquet(path: Path, columns: Iterable[str] | None = None) -> pa.Table:
 
 # ------------------------------------------------------------------ dataset folders (any writer)
 def dataset_files(path: str | Path, name: str) -> list[Path]:
-    """Parquet files of table ``name``: ``path`` is a dataset folder (its ``data/<name>/*.parquet``,
-    or the flat layout's ``data/<name>-*.parquet`` and ``data/<name>.parquet``), its ``data/``
-    folder, the table's directory, or a Parquet file."""
+    """Parquet files of table ``name``: ``path`` is a dataset folder (its ``<name>/*.parquet``, or an
+    older layout's ``data/<name>/``, ``data/<name>-*.parquet`` and ``data/<name>.parquet``), an older
+    layout's ``data/`` folder, the table's directory, or a Parquet file."""
     p = Path(path)
     if p.is_file():
         return [p]
-    for folder in (p, p.parent) if p.name == "data" else (p,):  # a dataset folder, or its data/ folder
-        single = folder / "data" / f"{name}.parquet"
+    for folder in (p, p.parent) if p.name == LEGACY else (p,):  # a dataset folder, or its data/ folder
+        single = folder / LEGACY / f"{name}.parquet"
         if files := shard_files(folder, name) + ([single] if single.is_file() else []):
             return files
     # a flat data/ folder under another name, or the table's directory itself
     if files := sorted(p.glob(f"{name}-*.parquet")) or (sorted(p.glob("*.parquet")) if p.name == name else []):
         return files
-    raise FileNotFoundError(f"no table {name!r} under {p} (no {name} table at {p}/data/{name}/: "
+    raise FileNotFoundError(f"no table {name!r} under {p} (no {name} table at {p}/{name}/: "
                             "a folder written by `perfalign perf build` or `perfalign triplets`)")
 
 
@@ -169,7 +198,7 @@ def read_rows(path: str | Path, name: str, columns: Iterable[str]) -> list[dict]
 
 def clean_temp(out_dir: Path) -> None:
     """Remove temp files left by a crashed writer."""
-    for p in (Path(out_dir) / "data").glob("**/.*.tmp"):
+    for p in Path(out_dir).glob("*/.*.tmp"):
         p.unlink(missing_ok=True)
 
 

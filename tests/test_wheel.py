@@ -129,6 +129,6 @@ def test_installed_wheel_runs_config_and_a_small_build_outside_the_checkout(inst
                   "--max-tests", "2", "--repeats", "1", "--json"], cwd=work, env=env, timeout=600)
     summary = json.loads(build.stdout.strip().splitlines()[-1])
     assert summary["problems"] == 1 and summary["status"].get("measured", 0) >= 1, summary
-    assert (out / "README.md").is_file() and list((out / "data").glob("submissions/*.parquet"))
+    assert (out / "README.md").is_file() and list((out / "submissions").glob("*.parquet"))
     print(f"wheel: {installed['wheel'].stat().st_size / 1e6:.2f} MB; setup {installed['setup_s']:.0f} s, "
           f"config + build {time.monotonic() - t0:.0f} s")

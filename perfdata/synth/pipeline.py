@@ -135,7 +135,7 @@ def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable
         summary.target = len(pairs)
         summary.notes.append(f"the bundled sample has {len(pairs)} pairs: n capped from {cfg.n}")
         log.warning(summary.notes[-1])
-    tables = SynthTables(out_dir / "data")
+    tables = SynthTables(out_dir)
     try:
         done = tables.keys()
         todo = [i for i in range(summary.target) if _sample_key(chash, i) not in done]

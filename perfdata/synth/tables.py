@@ -1,4 +1,4 @@
-"""The output tables `synthetic` and `synthetic_rejects` (Parquet under out_dir/data/) and the
+"""The output tables `synthetic` and `synthetic_rejects` (Parquet in out_dir/<table>/) and the
 crash-safe journal that feeds them.
 
 Every finished sample is appended to a JSONL journal (fsync'd) at once; the Parquet files are
@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
-from perfalign.perfdata.shards import BuildLock, migrate_flat, read_parquet, write_parquet
+from perfalign.perfdata.shards import BuildLock, migrate_layout, read_parquet, table_dir, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
 
@@ -77,10 +77,10 @@ def write_card(out_dir: Path) -> Path | None:
     """out_dir/README.md: one config per table with rows (`synthetic` the default), so
     `datasets.load_dataset(out_dir)` and `load_dataset(out_dir, "synthetic_rejects")` work."""
     out_dir = Path(out_dir)
-    tables = {t: {"data_files": f"data/{t}/{t}.parquet", "description": _DESCRIPTIONS[t],
+    tables = {t: {"data_files": f"{t}/{t}.parquet", "description": _DESCRIPTIONS[t],
                   "schema": schema_rows(SCHEMAS[t], COLUMN_DOCS)}
-              for t in TABLES if (out_dir / "data" / t / f"{t}.parquet").is_file()
-              and pq.ParquetFile(out_dir / "data" / t / f"{t}.parquet").metadata.num_rows}
+              for t in TABLES if (table_dir(out_dir, t) / f"{t}.parquet").is_file()
+              and pq.ParquetFile(table_dir(out_dir, t) / f"{t}.parquet").metadata.num_rows}
     if not tables:
         return None
     return write_dataset_card(out_dir, title="perfalign synthetic fast/slow pairs",
@@ -90,14 +90,14 @@ def write_card(out_dir: Path) -> Path | None:
 
 
 class SynthTables:
-    def __init__(self, data_dir: Path, *, flush_every: int = 1000):
-        self.dir = Path(data_dir)
+    def __init__(self, out_dir: Path, *, flush_every: int = 1000):
+        self.dir = Path(out_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.journal_path = self.dir / ".synthetic.journal.jsonl"
         self.flush_every = flush_every
         # two runs appending to one out_dir would race on the tables
         self._lock = BuildLock(self.dir, ".synthetic.lock", "another generation run")
-        migrate_flat(self.dir.parent)
+        migrate_layout(self.dir)
         self._rows = {t: self._read_parquet(t) for t in TABLES}
         self._since_flush = 0
         if self._read_journal():  # rows recovered after a crash
@@ -105,7 +105,7 @@ class SynthTables:
         self._journal = open(self.journal_path, "a", encoding="utf-8")
 
     def path(self, table: str) -> Path:
-        return self.dir / table / f"{table}.parquet"
+        return table_dir(self.dir, table) / f"{table}.parquet"
 
     def _read_parquet(self, table: str) -> dict[str, dict[str, Any]]:
         p = self.path(table)

@@ -119,11 +119,11 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
 
     subset = quick_instances()
     monkeypatch.setattr(controlled, "instances", lambda: subset)  # 8 instances instead of 108
-    (tmp_path / "syn" / "data").mkdir(parents=True)
+    (tmp_path / "syn" / "synthetic").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist([
         dict(key=f"s{i}", problem=f"Synthetic task {i}.", language="python3", fast=f"f{i}()", slow=f"s{i}()",
              fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0) for i in range(20)]),
-        tmp_path / "syn" / "data" / "synthetic.parquet")
+        tmp_path / "syn" / "synthetic" / "synthetic.parquet")
     out = tmp_path / "triplets"
     settings = load_config(profile="embedded").triplets
     assert settings.controlled_task
@@ -146,7 +146,7 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     assert len(ids) == 6 and ids <= set(load_contest_problems(cfg.codecontests_dir))
     # a rerun without the task drops its shards
     triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
-    assert not list((out / "data").rglob("controlled*")) and not controlled_dir(out).exists()
+    assert not list(out.glob("*/controlled*.parquet")) and not controlled_dir(out).exists()
     assert stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None
 
 

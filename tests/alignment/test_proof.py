@@ -75,8 +75,8 @@ def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
 
     data = run["task"].data_dir
     rows = [dict(r, source="synthetic") for r in load_triplet_rows(data, ("rl_train", "rl_eval"))]
-    (tmp_path / "syn" / "data").mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), tmp_path / "syn" / "data" / "triplets-0.parquet")
+    (tmp_path / "syn" / "triplets").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), tmp_path / "syn" / "triplets" / "0.parquet")
     cfg = preset("rlpf", model_name_or_path=str(run["sft"].run_dir), reward_model_path=str(run["rm"].run_dir),
                                    data_path=str(tmp_path / "syn"), output_dir=str(tmp_path / "rlpf"),
                                    per_device_train_batch_size=6, num_mini_batches=1, total_episodes=6,

@@ -133,8 +133,8 @@ def _write_triplets(path: Path, rows: list[dict]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    (path / "data").mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), path / "data" / "triplets-00000-of-00001.parquet")
+    (path / "triplets").mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=TRIPLET_SCHEMA), path / "triplets" / "00000-of-00001.parquet")
 
 
 def test_bad_inputs_fail_before_training(toy, tmp_path, no_model_loading):
@@ -343,14 +343,15 @@ def test_contest_problems_carry_how_labels_were_measured(tmp_path):
 
     from perfalign.alignment.data import load_contest_problems
 
-    (tmp_path / "data").mkdir()
+    for t in ("problems", "submissions"):
+        (tmp_path / t).mkdir()
     pq.write_table(pa.Table.from_pylist([dict(problem_id="p", test_inputs=["1\n"], test_outputs=["1\n"],
                                               time_limit_s=2.0,
                                               memory_limit_mb=256)]),
-                   tmp_path / "data" / "problems-00000-of-00001.parquet")
+                   tmp_path / "problems" / "train-00000.parquet")
     subs = [dict(problem_id="p", language="cpp", is_correct=True, runtime_s=t, verdict="OK", status="measured",
                  repeats=5, host="h1", calibration_cpu_s=cal) for t, cal in ((0.1, 0.09), (0.3, 0.11), (0.2, 0.1))]
-    pq.write_table(pa.Table.from_pylist(subs), tmp_path / "data" / "submissions-00000-of-00001.parquet")
+    pq.write_table(pa.Table.from_pylist(subs), tmp_path / "submissions" / "train-00000.parquet")
     p = load_contest_problems(tmp_path)["p"]
     assert (p.repeats, p.hosts, p.calibration_cpu_s, p.median_runtime_s) == (5, frozenset({"h1"}), 0.1, {"cpp": 0.2})
 

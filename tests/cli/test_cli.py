@@ -123,8 +123,8 @@ def test_publish_defaults_to_the_pipeline_layout_and_names_its_token_option(tmp_
     folder = tmp_path / "ds"
     folder.mkdir()
     (folder / "README.md").write_text("---\nconfigs: []\n---\n")
-    (folder / "data").mkdir()
-    (folder / "data" / "t.parquet").write_bytes(b"PAR1")  # never read: the token is checked first
+    (folder / "t").mkdir()
+    (folder / "t" / "t.parquet").write_bytes(b"PAR1")  # never read: the token is checked first
     res = CliRunner().invoke(app, ["publish", "--repo-id", "me/x", "--path", str(folder)],
                              env={"HF_TOKEN": None, "HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": None})
     assert res.exit_code == 2 and "--token" in res.output and "HF_TOKEN" in res.output, res.output

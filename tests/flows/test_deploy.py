@@ -46,7 +46,7 @@ def test_deploy_schedules_and_executes(prefect_server, tmp_path):
         assert runs, "the schedule created no runs"
         assert completed, f"no scheduled run completed: {[r.state.type for r in runs]}"
         # the run really built the dataset
-        assert list((tmp_path / "codecontests_perf" / "data").glob("submissions/*.parquet"))
+        assert list((tmp_path / "codecontests_perf" / "submissions").glob("*.parquet"))
         _, weekly = asyncio.run(_runs("weekly"))
         assert weekly and all(r.state.is_scheduled() for r in weekly)  # created ahead, not yet due
     finally:

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _finished_run(run: Path) -> None:
     """A run directory whose stages completed with the keys its files give today."""
     cfg = load_config(profile="embedded")
-    for f in ("codecontests_perf/data/problems.parquet", "synthetic/data/pairs.parquet",
-              "triplets/data/triplets.parquet", "align/sft/model.safetensors", "evaluate/report.md"):
+    for f in ("codecontests_perf/problems/train-0.parquet", "synthetic/synthetic/synthetic.parquet",
+              "triplets/triplets/00000-of-00001.parquet", "align/sft/model.safetensors", "evaluate/report.md"):
         (run / f).parent.mkdir(parents=True, exist_ok=True)
         (run / f).write_text(f)
     state = RunState(run)
@@ -50,10 +50,10 @@ def test_changed_input_or_setting_goes_to_the_flow(tmp_path):
     _finished_run(run)
     cfg = load_config(profile="embedded")
     before = (run / "stages.json").read_text()
-    (run / "triplets" / "data" / "triplets.parquet").write_text("changed")  # align's input
+    (run / "triplets" / "triplets" / "00000-of-00001.parquet").write_text("changed")  # align's input
     assert unchanged_run(cfg, run) is None
     assert (run / "stages.json").read_text() == before
-    (run / "triplets" / "data" / "triplets.parquet").write_text("triplets/data/triplets.parquet")
+    (run / "triplets" / "triplets" / "00000-of-00001.parquet").write_text("triplets/triplets/00000-of-00001.parquet")
     assert unchanged_run(load_config(profile="embedded", overrides=["eval.tasks=['controlled']"]), run) is None
     assert unchanged_run(cfg, run)["states"]["align"] == "skipped"
     assert unchanged_run(cfg, tmp_path / "never-ran") is None and not (tmp_path / "never-ran").exists()

@@ -1,13 +1,16 @@
-"""Each table of a dataset folder lives in its own directory (``data/<table>/``), so
-``pandas.read_parquet`` of a table directory and ``load_dataset(folder, table)`` give exactly that
-table's rows and columns, for CodeContests-Perf, synthetic and triplets folders; folders in the
-older flat layout (``data/<table>-*.parquet``) are read as they are and moved by the next build."""
+"""Each table of a dataset folder lives in its own directory at the folder's root (``<table>/``,
+beside README.md), so ``pandas.read_parquet`` of a table directory and ``load_dataset(folder, table)``
+give exactly that table's rows and columns, and ``pandas.read_parquet(folder)`` fails instead of
+mixing tables, for CodeContests-Perf, synthetic and triplets folders; folders in the older layouts
+(``data/<table>/`` and the flat ``data/<table>-*.parquet``) are read as they are and moved by the next
+build."""
 from __future__ import annotations
 
 import datasets
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from test_perf_robust import PY_SUM, _row, _write_jsonl
 from test_triplets import make_codecontests, make_synthetic
 
@@ -19,14 +22,25 @@ from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, TripletConfi
 
 
 def _assert_one_table(folder, table, schema: pa.Schema, rows: int) -> None:
-    df = pd.read_parquet(folder / "data" / table)
+    with pytest.raises(ValueError, match="parquet"):  # the card (README.md) is no Parquet file: nothing mixes
+        pd.read_parquet(folder)
+    assert not (folder / "data").exists()
+    df = pd.read_parquet(folder / table)
     assert (len(df), list(df.columns)) == (rows, schema.names), table
     ds = datasets.load_dataset(str(folder), table, cache_dir=str(folder.parent / f"hf-{folder.name}"))
     assert sum(len(s) for s in ds.values()) == rows and all(s.column_names == schema.names for s in ds.values())
 
 
+def _nest(folder) -> None:
+    """The layout with every table's directory under ``data/``."""
+    (folder / "data").mkdir()
+    for d in [d for d in folder.iterdir() if d.is_dir() and list(d.glob("*.parquet"))]:
+        d.rename(folder / "data" / d.name)
+
+
 def _flatten(folder) -> None:
     """The layout folders had before tables got their own directories."""
+    _nest(folder)
     for d in [d for d in (folder / "data").iterdir() if d.is_dir()]:
         for f in d.glob("*.parquet"):
             f.rename(folder / "data" / (f"{d.name}.parquet" if f.stem == d.name else f"{d.name}-{f.name}"))
@@ -42,7 +56,6 @@ def _perf_folder(tmp_path):
 
 def test_codecontests_perf_tables_do_not_mix(tmp_path):
     _, out, s = _perf_folder(tmp_path)
-    assert not list((out / "data").glob("*.parquet"))
     for table, rows in (("problems", 2), ("submissions", s.submissions), ("rejects", None)):
         n = shards.read_table(out, table, arrow_schema(table)).num_rows
         if rows is None and not n:
@@ -52,7 +65,7 @@ def test_codecontests_perf_tables_do_not_mix(tmp_path):
 
 
 def test_synthetic_and_triplets_tables_do_not_mix(tmp_path):
-    tables = SynthTables(tmp_path / "syn" / "data")
+    tables = SynthTables(tmp_path / "syn")
     for i in range(3):
         tables.append("synthetic", dict(key=f"k{i}", sample_index=i, problem="p", language="python3", fast="f()",
                                         slow="s()", fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0,
@@ -87,10 +100,10 @@ def test_flat_layout_is_read_then_migrated_losing_nothing(tmp_path):
     for t, rows in before.items():
         assert len(shards.load_table(out, t)) == len(rows)
     again = build(str(src), out, BuildSettings(repeats=1))  # the next build finishes the move
-    assert again.problems == 2 and not list((out / "data").glob("*.parquet"))
+    assert again.problems == 2 and not (out / "data").exists()
     for t, rows in before.items():
         assert sorted(map(str, shards.read_table(out, t, arrow_schema(t)).to_pylist())) == rows
-        assert len(pd.read_parquet(out / "data" / t)) == len(rows)
+        assert len(pd.read_parquet(out / t)) == len(rows)
 
     syn = tmp_path / "syn" / "data"
     syn.mkdir(parents=True)
@@ -98,9 +111,9 @@ def test_flat_layout_is_read_then_migrated_losing_nothing(tmp_path):
                slow_cpu_time_s=0.5, speedup=5.0, config_hash="h")
     pq.write_table(pa.Table.from_pylist([row], schema=SCHEMAS["synthetic"]), syn / "synthetic.parquet")
     assert len(shards.load_table(syn.parent, "synthetic")) == 1
-    tables = SynthTables(syn)
-    assert tables.keys() == {"k"} and (syn / "synthetic" / "synthetic.parquet").is_file()
-    assert not list(syn.glob("*.parquet"))
+    tables = SynthTables(syn.parent)
+    assert tables.keys() == {"k"} and (syn.parent / "synthetic" / "synthetic.parquet").is_file()
+    assert not syn.exists()
     tables.close()
 
     make_codecontests(tmp_path / "ccfix")
@@ -110,5 +123,37 @@ def test_flat_layout_is_read_then_migrated_losing_nothing(tmp_path):
     _flatten(tmp_path / "tri")
     assert len(shards.load_table(tmp_path / "tri", "triplets")) == n
     build_triplets(tmp_path / "tri", tmp_path / "ccfix", tmp_path / "synfix", TripletConfig(seed=7))
-    assert not list((tmp_path / "tri" / "data").glob("*.parquet"))
+    assert not (tmp_path / "tri" / "data").exists()
     assert len(shards.load_table(tmp_path / "tri", "triplets")) == n  # moved and replaced, not doubled
+
+
+def test_nested_layout_is_read_then_migrated_losing_nothing(tmp_path):
+    """Folders written with every table's directory under ``data/`` (and a synthetic run's journal
+    there) are read as they are; the next build moves them to the folder's root."""
+    src, out, _ = _perf_folder(tmp_path)
+    before = {t: sorted(map(str, shards.read_table(out, t, arrow_schema(t)).to_pylist())) for t in ("problems",
+                                                                                                    "submissions")}
+    _nest(out)
+    (out / "data" / "submissions" / ".train-x.parquet.tmp").write_bytes(b"torn")  # a crashed writer's leftover
+    for t, rows in before.items():
+        assert sorted(map(str, shards.read_table(out, t, arrow_schema(t)).to_pylist())) == rows
+        assert len(shards.load_table(out / "data", t)) == len(shards.load_table(out, t)) == len(rows)
+    build(str(src), out, BuildSettings(repeats=1))
+    assert not (out / "data").exists()
+    for t, rows in before.items():
+        assert sorted(map(str, shards.read_table(out, t, arrow_schema(t)).to_pylist())) == rows
+        _assert_one_table(out, t, arrow_schema(t), len(rows))
+
+    syn = tmp_path / "syn"
+    tables = SynthTables(syn)
+    tables.append("synthetic", dict(key="k0", sample_index=0, problem="p", language="python3", fast="f", slow="s",
+                                    fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0, config_hash="h"))
+    tables.close()
+    journal = '{"table": "synthetic", "row": {"key": "k1", "sample_index": 1, "config_hash": "h"}}\n'
+    _nest(syn)
+    (syn / ".synthetic.journal.jsonl").rename(syn / "data" / ".synthetic.journal.jsonl")
+    (syn / "data" / ".synthetic.journal.jsonl").write_text(journal)  # a row the crashed run had not flushed
+    tables = SynthTables(syn)
+    assert tables.keys() == {"k0", "k1"} and not (syn / "data").exists()
+    tables.close()
+    assert sorted(pd.read_parquet(syn / "synthetic")["key"]) == ["k0", "k1"]

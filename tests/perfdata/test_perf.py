@@ -169,7 +169,7 @@ def test_kill_9_and_resume(prefect_server, tmp_path):
     ref = build(str(SAMPLE), fresh, BuildSettings(repeats=1, max_tests=4, batch_size=2), limit_problems=3)
     assert sorted(keys) == sorted(_keys(fresh))
     assert ref.submissions == summary["submissions"]
-    assert not list((out / "data").glob(".*.tmp"))
+    assert not list(out.glob("**/.*.tmp"))
 
 
 def test_dask_local_cluster(prefect_server, tmp_path):

@@ -43,23 +43,23 @@ SCHEMAS = {
 
 @pytest.fixture
 def dataset_dir(tmp_path: Path) -> Path:
-    """A dataset folder: parquet tables under data/ (submissions in two shards) and a card."""
+    """A dataset folder: each table in its own directory (submissions in two shards) and a card."""
     out = tmp_path / "ds"
-    (out / "data").mkdir(parents=True)
     for name, rows in ROWS.items():
+        (out / name).mkdir(parents=True)
         shards = [rows[:3], rows[3:]] if name == "submissions" else [rows]
         for i, shard in enumerate(shards):
-            pq.write_table(pa.Table.from_pylist(shard), out / "data" / f"{name}-{i:05d}-of-{len(shards):05d}.parquet")
+            pq.write_table(pa.Table.from_pylist(shard), out / name / f"train-{i:05d}-of-{len(shards):05d}.parquet")
     # Junk an interrupted writer or a cache could leave behind: must not be uploaded.
-    (out / "data" / "submissions-00002.parquet.tmp").write_bytes(b"partial")
+    (out / "submissions" / "train-00002.parquet.tmp").write_bytes(b"partial")
     (out / ".cache").mkdir()
     (out / ".cache" / "x.parquet").write_bytes(b"not parquet")
-    (out / "data" / ".lock").write_text("")
+    (out / "submissions" / ".lock").write_text("")
     write_dataset_card(
         out,
         title="Perf test set",
         description="Tiny fixture dataset.",
-        tables={n: {"data_files": f"data/{n}-*.parquet", "description": f"the {n} table", "schema": SCHEMAS[n]}
+        tables={n: {"data_files": f"{n}/*.parquet", "description": f"the {n} table", "schema": SCHEMAS[n]}
                 for n in ROWS},
         extra_markdown="## Citation\n\nNone yet.",
     )
@@ -117,7 +117,7 @@ def test_card_front_matter_and_schema_docs(dataset_dir: Path):
     front = text.split("---\n")[1]
     assert "config_name: problems" in front and "default: true" in front
     assert front.count("default: true") == 1
-    assert "path: data/rejects-*.parquet" in front and "license: cc-by-4.0" in front
+    assert "path: rejects/*.parquet" in front and "license: cc-by-4.0" in front
     assert "| `cpu_time_ms` | `float64` | median CPU time |" in text
     assert "## Citation" in text
 
@@ -125,7 +125,7 @@ def test_card_front_matter_and_schema_docs(dataset_dir: Path):
 def test_card_rejects_glob_matching_nothing(tmp_path: Path):
     with pytest.raises(ValueError, match="matches no file"):
         write_dataset_card(tmp_path, title="t", description="d",
-                           tables={"x": {"data_files": "data/x-*.parquet", "description": "", "schema": []}})
+                           tables={"x": {"data_files": "x/*.parquet", "description": "", "schema": []}})
 
 
 def test_local_folder_loads(dataset_dir: Path, tmp_path: Path):
@@ -147,8 +147,8 @@ def test_publish_private_and_load_back(dataset_dir: Path, hub, tmp_path: Path):
     assert len(hub.calls("PUT", r"^/lfs-upload/")) == 4  # every parquet file went through LFS
     repo = hub.repos[("dataset", "perf-org/perf-test")]
     assert repo.private
-    assert sorted(repo.files) == ["README.md"] + sorted(f"data/{p.name}"
-                                                         for p in (dataset_dir / "data").glob("*.parquet"))
+    assert sorted(repo.files) == ["README.md"] + sorted(p.relative_to(dataset_dir).as_posix()
+                                                         for p in dataset_dir.glob("[!.]*/*.parquet"))
     assert repo.lfs_paths == {p for p in repo.files if p.endswith(".parquet")}
 
     env = {"HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
@@ -157,7 +157,8 @@ def test_publish_private_and_load_back(dataset_dir: Path, hub, tmp_path: Path):
     for name in ROWS:
         assert by_key(loaded[name]) == by_key(ROWS[name]), name
     assert by_key(loaded[None]) == by_key(ROWS["problems"])
-    assert hub.calls("GET", r"^/datasets/perf-org/perf-test/resolve/[0-9a-f]{40}/data/rejects-00000-of-00001\.parquet$")
+    assert hub.calls("GET",
+                     r"^/datasets/perf-org/perf-test/resolve/[0-9a-f]{40}/rejects/train-00000-of-00001\.parquet$")
 
     # Without a token the private repo is invisible.
     proc = run_load("perf-org/perf-test", ["rejects"], {**env, "HF_TOKEN": "", "HF_HOME": str(tmp_path / "h2")})
@@ -166,18 +167,18 @@ def test_publish_private_and_load_back(dataset_dir: Path, hub, tmp_path: Path):
 
 def test_republish_replaces_stale_shards(dataset_dir: Path, hub):
     publish_dataset(dataset_dir, "perf-org/again", token=TOKEN, endpoint=hub.url)
-    for p in (dataset_dir / "data").glob("submissions-*.parquet"):
+    for p in (dataset_dir / "submissions").glob("*.parquet"):
         p.unlink()
-    pq.write_table(pa.Table.from_pylist(ROWS["submissions"][:1]), dataset_dir / "data" / "submissions-all.parquet")
+    pq.write_table(pa.Table.from_pylist(ROWS["submissions"][:1]), dataset_dir / "submissions" / "all.parquet")
     publish_dataset(dataset_dir, "perf-org/again", token=TOKEN, endpoint=hub.url)
     repo = hub.repos[("dataset", "perf-org/again")]
-    assert [p for p in repo.files if "submissions" in p] == ["data/submissions-all.parquet"]
+    assert [p for p in repo.files if "submissions" in p] == ["submissions/all.parquet"]
     assert not repo.private and len(repo.commits) == 2
-    info = HfApi(endpoint=hub.url).get_paths_info("perf-org/again", ["data/submissions-all.parquet", "data"],
+    info = HfApi(endpoint=hub.url).get_paths_info("perf-org/again", ["submissions/all.parquet", "submissions"],
                                                   repo_type="dataset")
     by_type = {type(i).__name__: i for i in info}
-    assert by_type["RepoFolder"].path == "data" and by_type["RepoFile"].path == "data/submissions-all.parquet"
-    blob = (dataset_dir / "data" / "submissions-all.parquet").read_bytes()
+    assert by_type["RepoFolder"].path == "submissions" and by_type["RepoFile"].path == "submissions/all.parquet"
+    blob = (dataset_dir / "submissions" / "all.parquet").read_bytes()
     assert by_type["RepoFile"].lfs.sha256 == hashlib.sha256(blob).hexdigest()
 
 
@@ -205,8 +206,8 @@ def test_errors(dataset_dir: Path, hub, tmp_path: Path):
     with pytest.raises(PublishError, match="not found"):
         publish_dataset(tmp_path / "nope", "org/x", token=TOKEN, endpoint=hub.url)
     no_card = tmp_path / "no_card"
-    (no_card / "data").mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(ROWS["rejects"]), no_card / "data" / "rejects.parquet")
+    (no_card / "rejects").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(ROWS["rejects"]), no_card / "rejects" / "rejects.parquet")
     with pytest.raises(PublishError, match="README.md"):
         publish_dataset(no_card, "org/x", token=TOKEN, endpoint=hub.url)
     no_parquet = tmp_path / "no_parquet"
@@ -248,7 +249,7 @@ def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
     assert len(loaded["problems"]) == 1 and loaded["problems"][0]["problem_id"] == loaded[None][0]["problem_id"]
 
 
-def test_only_the_files_the_card_names_are_published(dataset_dir: Path):
+def test_only_the_files_the_card_names_are_published(dataset_dir: Path, hub):
     """A Parquet file beside the tables that no config of the card names (the controlled task's
     training-only shards in a triplets folder) is not published: a reader of the card could not
     find it, and a reader of the folder would mix it into a table."""
@@ -257,5 +258,8 @@ def test_only_the_files_the_card_names_are_published(dataset_dir: Path):
     from perfalign.perfdata.publish import files_to_upload
 
     named = files_to_upload(dataset_dir)
-    shutil.copy(dataset_dir / named[-1], dataset_dir / "data" / "triplets-controlled.parquet")
+    (dataset_dir / "extra").mkdir()
+    shutil.copy(dataset_dir / named[-1], dataset_dir / "extra" / "controlled.parquet")
     assert files_to_upload(dataset_dir) == named and "README.md" in named and len(named) > 1
+    publish_dataset(dataset_dir, "perf-org/named", token=TOKEN, endpoint=hub.url)
+    assert sorted(hub.repos[("dataset", "perf-org/named")].files) == sorted(named)

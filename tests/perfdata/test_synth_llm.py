@@ -27,7 +27,7 @@ def make_config(server, backend: str, tmp_path: Path, **kw) -> SynthConfig:
 
 
 def rows(out: Path, table: str = "synthetic") -> list[dict]:
-    p = out / "data" / table / f"{table}.parquet"  # one directory per table (perfdata.shards)
+    p = out / table / f"{table}.parquet"  # one directory per table (perfdata.shards)
     return pq.read_table(p).to_pylist() if p.exists() else []
 
 
@@ -174,7 +174,7 @@ def test_rerun_uses_cache_and_extends_incrementally(tmp_path):
         cfg.n = 5
         s = generate_synthetic(cfg, out, sandbox=FakeSandbox())
         assert len(srv.requests) == 5 and (s.kept, s.total_kept) == (2, 5)
-        (out / "data" / "synthetic" / "synthetic.parquet").unlink()  # tables lost, cache kept: rebuilt for free
+        (out / "synthetic" / "synthetic.parquet").unlink()  # tables lost, cache kept: rebuilt for free
         s = generate_synthetic(cfg, out, sandbox=FakeSandbox())
         assert len(srv.requests) == 5 and (s.cache_hits, s.requests, s.cost_usd) == (5, 0, 0.0)
     keys = [r["key"] for r in rows(out)]

@@ -35,7 +35,7 @@ def _env() -> dict:
 
 
 def _journal_lines(out: Path) -> int:
-    p = out / "data" / ".synthetic.journal.jsonl"
+    p = out / ".synthetic.journal.jsonl"
     return len(p.read_text().splitlines()) if p.exists() else 0
 
 
@@ -54,8 +54,8 @@ def test_resume_after_sigkill(tmp_path):
             proc.wait()
         first = srv.answered_bodies()
     assert len(first) == hang_at and _journal_lines(out) == hang_at
-    assert not (out / "data" / "synthetic" / "synthetic.parquet").exists()  # only the journal holds the rows
-    with open(out / "data" / ".synthetic.journal.jsonl", "a") as f:
+    assert not (out / "synthetic" / "synthetic.parquet").exists()  # only the journal holds the rows
+    with open(out / ".synthetic.journal.jsonl", "a") as f:
         f.write('{"table": "synthetic", "row": {"key": "torn')  # a write cut short by the kill
 
     with OpenAIServer() as srv:
@@ -68,7 +68,7 @@ def test_resume_after_sigkill(tmp_path):
     assert len(second) == n - hang_at  # only the request that never got an answer, and the rest
     assert len(set(first + second)) == len(first) + len(second)  # no request answered twice
 
-    table = pq.read_table(out / "data" / "synthetic" / "synthetic.parquet").to_pylist()
+    table = pq.read_table(out / "synthetic" / "synthetic.parquet").to_pylist()
     assert sorted(r["sample_index"] for r in table) == list(range(n))
     assert len({r["key"] for r in table}) == n and len({r["cache_key"] for r in table}) == n
     assert _journal_lines(out) == 0

@@ -27,7 +27,7 @@ def test_bundled_sample_pairs_verify(tmp_path, sandbox_backend, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     s = generate_synthetic(SynthConfig(n=2, repeats=1, min_speedup=2.0), tmp_path / "out")
     assert s.using_sample and (s.kept, s.rejected, s.failed) == (2, 0, 0), s.to_dict()
-    rows = pq.read_table(tmp_path / "out" / "data" / "synthetic" / "synthetic.parquet").to_pylist()
+    rows = pq.read_table(tmp_path / "out" / "synthetic" / "synthetic.parquet").to_pylist()
     assert [r["language"] for r in rows] == ["cpp", "python3"]
     for r in rows:
         assert r["speedup"] >= 2.0 and r["sandbox_backend"] == sandbox_backend
@@ -63,12 +63,12 @@ def test_real_verification_outcomes(tmp_path, sandbox_backend):
                           requests_per_minute=None, concurrency=1, repeats=1, min_speedup=3.0, time_limit_s=0.5,
                           cache_dir=tmp_path / "cache")
         s = generate_synthetic(cfg, tmp_path / "out")
-    rej_path = tmp_path / "out/data/synthetic_rejects/synthetic_rejects.parquet"
+    rej_path = tmp_path / "out/synthetic_rejects/synthetic_rejects.parquet"
     rej = {r["sample_index"]: r for r in pq.read_table(rej_path).to_pylist()}
     assert {i: rej[i]["reason"] for i in CASES if i in rej} == {
         0: "compile_error", 3: "disagreement", 5: "not_faster", 7: "timeout", 9: "runtime_error"}
     assert "error" in rej[0]["detail"] and rej[0]["raw_response"]
-    kept = pq.read_table(tmp_path / "out/data/synthetic/synthetic.parquet").to_pylist()
+    kept = pq.read_table(tmp_path / "out/synthetic/synthetic.parquet").to_pylist()
     assert [r["sample_index"] for r in kept] == [1] and kept[0]["speedup"] >= 3.0
     assert s.reject_reasons["malformed_response"] == 4
 

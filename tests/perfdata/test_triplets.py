@@ -15,8 +15,8 @@ from perfalign.perfdata.triplets import TRIPLET_SPLITS, TripletConfig, build_tri
 
 
 def write_table(root, name, rows):
-    (root / "data").mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), root / "data" / f"{name}-00000-of-00001.parquet")
+    (root / name).mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), root / name / "00000-of-00001.parquet")
 
 
 def make_codecontests(root, n_problems=40, n_heldout=3, seed=1):
