@@ -26,8 +26,9 @@ from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, m
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
 
+from ..records import CandidateRequest, EvalPrompt, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 from ..sandbox_jobs import Measurement, jobs_serial, score_jobs
-from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .base import EvalTask
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
