@@ -44,17 +44,9 @@ from perfalign.sandbox.clock import (
 )
 
 from . import shards
-from .codecontests import (
-    ErrorRecord,
-    Problem,
-    SourceUnreadable,
-    SpooledTests,
-    Submission,
-    Tests,
-    check_source_files,
-    iter_problems,
-)
+from .codecontests import SourceUnreadable, check_source_files, iter_problems
 from .dataset_card import write_dataset_card
+from .records import ErrorRecord, Problem, SpooledTests, Submission, Tests
 from .schema import TIMING_CAUSES, arrow_schema, card_schema, conform
 from .summary import (  # noqa: F401 - error_lines: the flows and the CLI import it from here
     BuildSummary,
