@@ -14,7 +14,7 @@ embedded profile, the tiny local model on 2 CPU cores, is config/profiles/embedd
 
 Inputs come from ``perfdata.triplets.build_triplets`` (triplets + SFT prompts with splits) and,
 for RLPF's execution reward, a CodeContests-Perf folder. Equations: ``common.equations``;
-PPO details around TRL (adaptive KL, world-wide advantage whitening): ``alignment.ppo``; the
+PPO details around TRL (adaptive KL, world-wide advantage whitening): ``alignment.rlpf_trainer``; the
 controlled task a tiny model can learn, with held-out prompts: ``alignment.controlled``.
 Nothing heavy is imported here: import the stage modules you need.
 """

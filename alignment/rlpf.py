@@ -1,7 +1,7 @@
 """Stage 3: Reinforcement Learning with Performance Feedback (§V-B, §VII-C3): PPO from the SFT
 model with the reward of Eq. 4 and a KL penalty (gamma = 0.1) against the SFT model (Eq. 6).
 Metrics on D_RL's eval prompts: mean reward and KL (paper: 1.8 and 0.29). The KL coefficient
-starts at 0.1 and adapts (alignment.ppo); advantages are whitened over all ranks' rollouts.
+starts at 0.1 and adapts (alignment.rlpf_trainer); advantages are whitened over all ranks' rollouts.
 
 Choice: TRL 1.12's own ``trl.experimental.ppo.PPOTrainer``, fed a ``RewardAdapter`` module in
 place of the reward model (it decodes each sequence, executes the code in the sandbox in one

@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scipy import stats  # noqa: E402
 
 from benchmarks.sandbox_bench import WORK_CPP  # noqa: E402
-from perfalign.perfdata.codecontests import Problem, iter_problems  # noqa: E402
+from perfalign.perfdata.codecontests import iter_problems  # noqa: E402
+from perfalign.perfdata.records import Problem  # noqa: E402
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase  # noqa: E402
 from perfalign.sandbox import clock as clk  # noqa: E402
 

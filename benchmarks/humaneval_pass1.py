@@ -28,9 +28,9 @@ def main() -> None:
 
     from perfalign.alignment.models import load_causal_lm, load_tokenizer
     from perfalign.alignment.prompting import model_prompt
+    from perfalign.evaluation.records import extract_candidate
     from perfalign.evaluation.score_one import score_candidate
     from perfalign.evaluation.tasks import humaneval as he
-    from perfalign.evaluation.tasks.base import extract_candidate
     from perfalign.sandbox import Sandbox
 
     torch.set_num_threads(a.threads)

@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 from scipy.stats import spearmanr  # noqa: E402
 
 from perfalign.perfdata import shards  # noqa: E402
-from perfalign.perfdata.codecontests import Problem, iter_problems  # noqa: E402
+from perfalign.perfdata.codecontests import iter_problems  # noqa: E402
 from perfalign.perfdata.perf import BuildSettings, problem_limits  # noqa: E402
+from perfalign.perfdata.records import Problem  # noqa: E402
 from perfalign.perfdata.schema import arrow_schema  # noqa: E402
 from perfalign.sandbox import Job, Sandbox  # noqa: E402
 

@@ -25,7 +25,8 @@ Nothing heavy (torch, transformers, matplotlib) is imported until it is used.
 from .config import EvalConfig, ModelSpec
 from .evaluate import evaluate
 from .metrics import mean_pass_at_k, pass_at_k, sample_speedup, speedup_at_k, speedup_n_at_k
-from .report import EvalReport, load_report, write_report
+from .records import EvalReport
+from .report import load_report, write_report
 from .run_models import finetune_metrics, models_from_run_dir
 
 __all__ = [

@@ -18,10 +18,10 @@ from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
 from .generation import make_generator
-from .report import EvalReport, write_report
+from .records import BaselineResult, EvalPrompt, EvalReport, Responses, SampleResult, ScoreRun
+from .report import write_report
 from .run_models import finetune_metrics
 from .task_scores import oracle_checks, task_scores
-from .tasks.base import BaselineResult, EvalPrompt, Responses, SampleResult, ScoreRun
 from .tasks.registry import TASKS, load_tasks, task_of
 
 log = logging.getLogger("perfalign.evaluation")

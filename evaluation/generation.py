@@ -13,7 +13,7 @@ from typing import Protocol
 from perfalign.common.prompts import format_response
 
 from .config import EvalConfig, ModelSpec
-from .tasks.base import EvalPrompt
+from .records import EvalPrompt
 
 log = logging.getLogger("perfalign.evaluation")
 

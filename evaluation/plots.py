@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .tasks.registry import CODE_GENERATION_TASKS, TASK_LABELS
 
 if TYPE_CHECKING:
-    from .report import EvalReport
+    from .records import EvalReport
 
 _HATCHES = ("", "//", "xx", "..", "\\\\", "++", "oo", "--")
 # Fig. 5-6 analogues: the paper's generation tasks, and the controlled task (the one task of the

@@ -11,7 +11,7 @@ from perfalign.common.progress import report as report_progress
 from perfalign.measure.harness import ProbeScore, ProbeSession, ProbeSettings, ProblemUnusable, score_problem
 from perfalign.measure.probe import ProbeProblem
 
-from .tasks.base import (
+from .records import (
     BaselineResult,
     CandidateRequest,
     EvalPrompt,

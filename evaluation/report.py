@@ -5,49 +5,17 @@
 """
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median_high
-from typing import Any
 
 from .plots import plot_code_generation, plot_polybench
-from .task_scores import TaskScore
+from .records import EvalReport
 from .tasks.registry import TASK_LABELS
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 _CLOCK = {"cpu": "CPU time", "wall": "wall time"}
-
-
-@dataclass
-class EvalReport:
-    created_at: str
-    host: dict[str, Any]
-    sandbox: dict[str, Any]
-    config: dict[str, Any]
-    models: list[dict[str, Any]]          # label, ref, kind, finetune {stage, metrics}, generation_s
-    scores: list[TaskScore]
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    excluded: list[dict[str, str]] = field(default_factory=list)
-    baselines: list[dict[str, Any]] = field(default_factory=list)
-    oracle_checks: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    figures: dict[str, str] = field(default_factory=dict)
-
-    def score(self, model: str, task: str) -> TaskScore | None:
-        return next((s for s in self.scores if s.model == model and s.task == task), None)
-
-    def has_task(self, task: str) -> bool:
-        return any(s.task == task for s in self.scores) or any(s["task"] == task for s in self.skipped)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)  # the scores too, field by field (TaskScore.to_dict)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "EvalReport":
-        return cls(**{**d, "scores": [TaskScore.from_dict(s) for s in d["scores"]]})
 
 
 def load_report(path: str | Path) -> EvalReport:

@@ -1,6 +1,6 @@
 """The models an alignment run produced and their fine-tuning metrics (paper §VIII-A).
 
-A stage's run directory (alignment.common.save_stage) holds the model, ``stage_config.json`` and
+A stage's run directory (alignment.stage_config.save_stage) holds the model, ``stage_config.json`` and
 ``metrics.json``. We read: SFT eval perplexity (Eq. 1), reward-model eval accuracy (Eq. 5, from
 the reward model RLPF used), RLPF eval mean reward and KL, DPA eval accuracy (Eq. 8).
 """

@@ -19,7 +19,7 @@ from perfalign.common.progress import report as report_progress
 from perfalign.sandbox import Job, RunResult, Sandbox, Verdict
 from perfalign.sandbox.clock import CONTRADICTED, count_contradicts_cpu
 
-from .tasks.base import (
+from .records import (
     BaselineResult,
     EvalPrompt,
     Responses,

@@ -13,7 +13,7 @@ from pathlib import Path
 from perfalign.measure.harness import ProbeScore, ProblemUnusable
 from perfalign.sandbox import Sandbox
 
-from .tasks.base import CandidateRequest, ScoreInputError
+from .records import CandidateRequest, ScoreInputError
 from .tasks.registry import TASKS
 
 SUITES = tuple(name for name, t in TASKS.items() if t.scores_one_by_one)

@@ -2,42 +2,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
 
 from .metrics import pass_at_k, speedup_at_k
-from .tasks.base import BaselineResult, EvalPrompt, SampleResult
-
-
-@dataclass
-class PromptScore:
-    prompt_id: str
-    n: int
-    correct: int
-    pass_at: dict[str, float]
-    speedup_at: dict[str, float]
-    baseline_s: float | None
-    speedups: list[float]
-    verdicts: dict[str, int]
-
-
-@dataclass
-class TaskScore:
-    model: str
-    task: str
-    timing: str
-    prompts: int
-    samples: int
-    pass_at: dict[str, float]       # "k" -> mean over prompts (Eq. 9)
-    speedup_at: dict[str, float]    # "k" -> mean over prompts (Eq. 10)
-    verdicts: dict[str, int]
-    per_prompt: list[PromptScore] = field(default_factory=list)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "TaskScore":
-        return cls(**{**d, "per_prompt": [PromptScore(**p) for p in d.get("per_prompt", [])]})
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+from .records import BaselineResult, EvalPrompt, PromptScore, SampleResult, TaskScore
 
 
 def task_scores(prompts: list[EvalPrompt], samples: list[SampleResult], baselines: dict[str, BaselineResult],

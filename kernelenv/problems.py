@@ -2,7 +2,7 @@
 from a user's checkout (or ``../shared/external/kernelbench``) by path, never copied.
 
 Sizes: KernelBench's are GPU-sized. On CPU every module-level integer size constant >= 16 is
-multiplied by the scale (``kernelenv.guest.scale_value``: max(1, round(v * s)); smaller integers
+multiplied by the scale (``kernelenv.sizes.scale_value``: max(1, round(v * s)); smaller integers
 are kernel sizes, strides, dims or groups and stay); constants derived from them follow.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .guest import free_constants, rewrite_constants, scale_value, size_constants
+from .sizes import free_constants, rewrite_constants, scale_value, size_constants
 
 
 class ProblemError(ValueError):

@@ -43,6 +43,7 @@ from .problems import KernelProblem
 
 GUEST = Path(__file__).with_name("guest.py")
 STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
+SIZES = Path(__file__).with_name("sizes.py")  # likewise: the size rules and the output comparison
 REPORT_PREFIX = "PERFALIGN-REPORT "
 
 # the flag of a baseline_error the trusted side established: the reference failed alone (its scale
@@ -168,7 +169,8 @@ class Scorer:
         self.cache = (cache_dir or cache_root()) / "kernels"
         self.guest = GUEST.read_text()
         self.stats = STATS.read_text()
-        self.guest_key = hashlib.sha256((self.guest + self.stats).encode()).hexdigest()[:12]
+        self.sizes_source = SIZES.read_text()
+        self.guest_key = hashlib.sha256((self.guest + self.stats + self.sizes_source).encode()).hexdigest()[:12]
 
     def close(self) -> None:
         if self._own:
@@ -185,7 +187,7 @@ class Scorer:
         # output_mb is RLIMIT_FSIZE, which also bounds the shared-memory file of the inputs and outputs
         c = self.config
         threads = str(c.threads)
-        job = Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
+        job = Job(self.guest, "python3", [TestCase(json.dumps({**i, "sizes": self.sizes_source})) for i in inputs],
                   Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
                          wall_guard_factor=2.0, wall_guard_s=60.0),
                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,

@@ -6,6 +6,7 @@ import pyarrow as pa
 CAUSES_DOC = ("time (past the cap: limit_cap x the time limit) / memory / wrong_answer / runtime_error / "
               "compile_error / output_limit / sandbox_error (a fault of the sandbox that persisted after "
               "retries; re-measured on the next run)")
+TIMING_CAUSES = frozenset({"time"})  # re-measured by --remeasure-rejects
 
 # (column, arrow type, description): one source of truth for Parquet and the card.
 PROBLEMS = [

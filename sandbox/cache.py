@@ -112,7 +112,7 @@ class CompileCache:
 UNIT_KEY_VERSION = "unit-object-1"
 # Total size of the unit-object cache before least-recently-used entries are pruned.
 DEFAULT_MAX_UNIT_CACHE_BYTES = 512 << 20
-MAX_UNIT_OBJECT_BYTES = 64 << 20  # the compile's own file-size limit (core.MAX_PROGRAM_MB) bounds it too
+MAX_UNIT_OBJECT_BYTES = 64 << 20  # the compile's own file-size limit (compile.MAX_PROGRAM_MB) bounds it too
 UNIT_OBJECT = "unit.o"
 
 

@@ -9,13 +9,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
-import json
 import math
 import os
 import queue
-import re
 import secrets
-import select
 import shutil
 import signal as _signal
 import tempfile
@@ -31,25 +28,19 @@ from . import calibration as _calibration
 from . import cgroups, environments, seccomp, toolchains
 from . import clock as _clock
 from .backends import Backend, Mount, Slot, make_backend
-from .backends.base import RunnerHandle
 from .backends.bwrap import GUEST_ENV
-from .cache import CompileCache, UnitCache, compile_key, pch_dir, unit_key
-from .checker import DEFAULT_TOLERANCE, outputs_match
+from .cache import CompileCache, UnitCache
+from .checker import DEFAULT_TOLERANCE
+from .compile import _INFRA_PROCESSES, Compiler, _check_flags
+from .frames import MB, SandboxError, _FrameReader, _HostDeadline, _in_flight, _ProgramFault, _TestJudge
 from .toolchains import describe
 from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
 
-MB = 1024 * 1024
 # Headroom of the whole-sandbox memory cgroup over the program's limit (runner, tmpfs files).
 _CGROUP_HEADROOM_MB = 64
 # The JVM needs room beyond -Xmx (metaspace, code cache, thread stacks).
 _JVM_OVERHEAD_MB = 192
-# Largest compiled program (all files of a compile-cache entry) we keep.
-MAX_PROGRAM_MB = 64
-_MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError", "Cannot allocate memory")
 _UID_BASE = 200000
-# Processes of the slot's uid that are not the program's: the runner (bwrap's outer process
-# lives in the parent user namespace and is not counted against the program's RLIMIT_NPROC).
-_INFRA_PROCESSES = 1
 # pids.max over RLIMIT_NPROC: the kernel releases a pids-cgroup charge about a second after a
 # task is reaped, so back-to-back jobs in a slot would otherwise hit a stale count. The exact
 # per-program bound is RLIMIT_NPROC (per user namespace, released at reap); pids.max stays the
@@ -60,18 +51,13 @@ _HOST_SLACK_S = 10.0
 _BOX_PREFIX = "perfalign-box-"
 _TMPFS_ROOT = "/dev/shm"  # boxes go here when they fit (Sandbox._box_root), else to the temp dir
 _TMPFS_SPARE = 256 * MB   # left free on it for everyone else
-_SOURCE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.(cpp|cc|cxx|h|hpp)$")
 _SLOT_SERIAL = itertools.count()
 # Sandboxes not closed by their owner still release their cgroups at exit.
 _LIVE: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
 atexit.register(lambda: [sb.close() for sb in list(_LIVE)])
 
 
-class SandboxError(RuntimeError):
-    """Infrastructure fault (not the program's): reported as SANDBOX_ERROR, retryable."""
-
-
-class Sandbox:
+class Sandbox(Compiler):
     """Runs untrusted submissions through one backend with up to ``workers`` concurrent slots."""
 
     def __init__(self, backend: str = "auto", workers: int = 1, calibrate: bool = True,
@@ -275,143 +261,6 @@ class Sandbox:
         res.flags = how + flags + sorted({f for t in tests for f in t.flags})  # "fast_repeat": see TestResult
         return res
 
-    def _compile(self, job: Job, lang: Language, slot: Slot, box: Path) -> tuple[Path, CompileInfo]:
-        source, limits, extra_flags = job.source, job.limits, tuple(job.compile_flags)
-        extra_sources, exports = dict(job.extra_sources), dict(job.exports)
-        if extra_sources and lang is not Language.CPP:
-            raise ValueError("extra_sources are for C++ jobs only")
-        if set(exports) - set(extra_sources):
-            raise ValueError(f"exports name units that are not extra sources: "
-                             f"{sorted(set(exports) - set(extra_sources))}")
-        for name in extra_sources:
-            if not _SOURCE_NAME.match(name) or name == "main.cpp":
-                raise ValueError(f"extra source name {name!r} is not allowed (plain file names ending in "
-                                 ".cpp/.cc/.cxx/.h/.hpp, not main.cpp)")
-        # The PCH only matches the default flags; with extra flags g++ reads the header instead.
-        pch = pch_dir() if lang is Language.CPP and not extra_flags else None
-        argv = toolchains.compile_argv(lang, source, "/pch" if pch else None, extra_flags, job.toolchain)
-        units = [f"/box/src/{n}" for n in sorted(extra_sources) if not n.endswith((".h", ".hpp"))]
-        plain, link_units = argv, None
-        if argv is not None and exports:  # some units may export only the functions named
-            link_units = [("/box/src/main.cpp", None)] + [
-                (u, tuple(exports[u.rsplit("/", 1)[1]]) if u.rsplit("/", 1)[1] in exports else None) for u in units]
-            argv = toolchains.private_link_argv(argv, link_units)
-        elif argv is not None and units:
-            at = argv.index("/box/src/main.cpp") + 1
-            argv = argv[:at] + units + argv[at:]
-        if argv is None:  # interpreted: the "program" is the source file
-            prog = box / "prog"
-            prog.mkdir(mode=0o755)
-            (prog / "main.py").write_text(source, encoding="utf-8", errors="surrogateescape")
-            os.chmod(prog / "main.py", 0o644)
-            return prog, CompileInfo(ok=True)
-        key = compile_key(lang, tuple(argv), source + "".join(
-            f"\0{n}\0{extra_sources[n]}" for n in sorted(extra_sources)))
-        if hit := self.cache.get(key):
-            return hit
-        files = {toolchains.source_filename(lang, source): source, **extra_sources}
-        out = self.cache.staging() / "out"
-        mounts = _compiler_mounts(box / "src", files, out, slot, pch)
-        lim = {"time_s": limits.compile_time_s, "wall_s": limits.compile_time_s,
-               "cpu_s": math.ceil(limits.compile_time_s), "fsize_bytes": MAX_PROGRAM_MB * MB,
-               "nproc": max(limits.processes, 64) + _INFRA_PROCESSES, "nofile": 1024}
-        t0 = time.monotonic()
-        if link_units is not None and self.units is not None:  # the trusted units' objects, compiled once (cache.py)
-            prebuilt = self._trusted_objects(plain, link_units, {"main.cpp": source, **extra_sources},
-                                             limits, lim, slot, box, pch)
-            if prebuilt:
-                mounts.append(Mount("/box/units", box / "units"))
-                argv = toolchains.private_link_argv(plain, link_units, prebuilt)
-        frames: list[tuple[dict, bytes, bytes]] = []
-        try:
-            self._launch(argv, ["/dev/null"], lim, mounts, slot, lambda *f: frames.append(f), repeats=1,
-                         stop_on_failure=True, memory_mb=limits.compile_memory_mb)
-            if not frames:
-                raise SandboxError("the compiler did not run")
-        except _ProgramFault as fault:  # e.g. a source that makes the compiler exhaust memory
-            shutil.rmtree(out.parent, ignore_errors=True)
-            return out, CompileInfo(ok=False, seconds=round(time.monotonic() - t0, 4), message=fault.message)
-        except SandboxError:
-            shutil.rmtree(out.parent, ignore_errors=True)  # nothing to cache from a failed sandbox
-            raise
-        seconds = time.monotonic() - t0
-        head, _, err = frames[0]
-        ok = (not head["timed_out"] and not head["cpu_exceeded"] and head["signal"] is None
-              and head["exit_code"] == 0)
-        message = err.decode("utf-8", "replace")[-8000:]
-        if head["timed_out"] or head["cpu_exceeded"]:
-            message = f"compilation exceeded {limits.compile_time_s:g} s\n" + message
-        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-        if head["signal"] == _signal.SIGXFSZ or size > MAX_PROGRAM_MB * MB or "File size limit exceeded" in message:
-            # e.g. `char big[300<<20] = {1};`: never let one program fill the cache
-            ok, message = False, f"the compiled program exceeds the {MAX_PROGRAM_MB} MB cap\n" + message
-            for p in out.iterdir():
-                shutil.rmtree(p) if p.is_dir() else p.unlink()
-        for p in out.rglob("*"):
-            os.chmod(p, 0o755 if p.is_dir() or p.name == "prog" else 0o644)
-        info = CompileInfo(ok=ok, seconds=round(seconds, 4), message=message.strip())
-        final = self.cache.commit(key, out, info)
-        shutil.rmtree(out.parent, ignore_errors=True)
-        return final, info
-
-    def _trusted_objects(self, argv: list[str], units: list[tuple[str, tuple[str, ...] | None]],
-                         texts: dict[str, str], limits: Limits, lim: dict, slot: Slot, box: Path,
-                         pch: Path | None) -> dict[str, str]:
-        """Guest paths of read-only objects (under /box/units) for the trusted units (no exports)
-        of a private-link build: from the unit cache, or compiled now in a sandbox run that holds
-        only the trusted files (no candidate byte) and stored by the host. {} when none is usable:
-        the build then compiles every unit itself, as without the cache."""
-        confined = {u.rsplit("/", 1)[1] for u, e in units if e is not None}
-        trusted_files = {n: t for n, t in texts.items() if n not in confined}
-        compiler = tuple(toolchains.unit_compiler(argv))
-        keys = {u: unit_key(compiler, u, trusted_files) for u, e in units if e is None}
-        found = {u: self.units.lookup(k) for u, k in keys.items()}
-        missing = sorted(u for u, o in found.items() if o is None)
-        if missing:
-            with contextlib.ExitStack() as locks:
-                for k in sorted({keys[u] for u in missing}):
-                    locks.enter_context(self.units.lock(k))
-                found.update({u: self.units.lookup(keys[u]) for u in missing})  # another build's
-                missing = [u for u in missing if found[u] is None]
-                if missing:
-                    found.update(self._compile_trusted(argv, missing, keys, trusted_files, limits, lim, slot,
-                                                       box, pch))
-        prebuilt = {}
-        for i, u in enumerate(sorted(keys)):
-            obj = found.get(u)
-            if isinstance(obj, Path):
-                (box / "units").mkdir(mode=0o755, exist_ok=True)
-                try:  # the build's own copy, mounted read-only
-                    shutil.copyfile(obj, box / "units" / f"{i}.o")
-                except OSError:  # pruned meanwhile by another process: the build compiles the unit
-                    continue
-                os.chmod(box / "units" / f"{i}.o", 0o444)
-                prebuilt[u] = f"/box/units/{i}.o"
-        return prebuilt
-
-    def _compile_trusted(self, argv: list[str], missing: list[str], keys: dict[str, str],
-                         trusted_files: dict[str, str], limits: Limits, lim: dict, slot: Slot, box: Path,
-                         pch: Path | None) -> dict[str, Path | bool]:
-        """Compile the ``missing`` trusted units alone and store their objects under ``keys``."""
-        out = box / "unit-out"
-        mounts = _compiler_mounts(box / "unit-src", trusted_files, out, slot, pch)
-        objects = {u: f"/box/out/{i}.o" for i, u in enumerate(missing)}
-        frames: list[tuple[dict, bytes, bytes]] = []
-        t0 = time.monotonic()
-        try:
-            self._launch(toolchains.unit_objects_argv(argv, objects), ["/dev/null"], lim, mounts, slot,
-                         lambda *f: frames.append(f), repeats=1, stop_on_failure=True,
-                         memory_mb=limits.compile_memory_mb)
-        except (_ProgramFault, SandboxError):
-            return {}  # nothing stored: the build compiles the units itself
-        if not frames or frames[0][0]["timed_out"] or frames[0][0]["cpu_exceeded"] or frames[0][0]["signal"]:
-            return {}  # out of time (a loaded host) is no fact about the unit: nothing stored
-        seconds, err = time.monotonic() - t0, frames[0][2].decode("utf-8", "replace")
-        done: dict[str, Path | bool] = {}
-        for i, u in enumerate(missing):
-            obj = out / f"{i}.o"
-            done[u] = self.units.store(keys[u], obj if obj.exists() else None, seconds, err)
-        return done
 
     def _execute(self, job: Job, lang: Language, prog_dir: Path, slot: Slot, box: Path, clock: str = "cpu"
                  ) -> tuple[list[TestResult], list[str]]:
@@ -539,179 +388,6 @@ class Sandbox:
             handle.close()
 
 
-class _ProgramFault(Exception):
-    def __init__(self, test: int, verdict: Verdict, message: str) -> None:
-        super().__init__(message)
-        self.test, self.verdict, self.message = test, verdict, message
-
-
-class _HostDeadline(Exception):
-    pass
-
-
-def _in_flight(last: tuple[int, int, bool] | None, repeats: int) -> int:
-    """The test the runner was on when it stopped reporting."""
-    if last is None:
-        return 0
-    test, repeat, failed = last
-    return test if (repeat + 1 < repeats and not failed) else test + 1
-
-
-class _FrameReader:
-    """Reads the runner's frames one at a time as they arrive: bounded memory, host deadlines."""
-
-    def __init__(self, handle: RunnerHandle, max_out: int, max_err: int = 1 << 20) -> None:
-        self.handle, self.max_out, self.max_err = handle, max_out, max_err
-        self.buf = bytearray()
-        self.eof = False
-
-    def _wait(self, deadline: float) -> None:
-        """Until the runner's stream is readable; raises _HostDeadline."""
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([self.handle.fileno()], [], [], left)[0]:
-            raise _HostDeadline()
-
-    def _fill(self, deadline: float) -> bool:
-        """Append the runner's next chunk to the buffer (False at EOF); raises _HostDeadline."""
-        if self.eof:
-            return False
-        self._wait(deadline)
-        chunk = self.handle.read(1 << 20)
-        self.eof = not chunk
-        self.buf += chunk
-        return bool(chunk)
-
-    def _take(self, n: int, deadline: float) -> bytearray | None:
-        # One buffer of the exact size, filled in place: no chunk lists, joins or copies, so
-        # the host holds one output at a time whatever the allocator does with small blocks
-        # (chunked reads kept ~1.2 GB resident over 10 x 60 MB outputs on a many-core host).
-        data = bytearray(n)
-        view = memoryview(data)
-        have = min(n, len(self.buf))
-        view[:have] = self.buf[:have]
-        del self.buf[:have]
-        while have < n:
-            if self.eof:
-                return None
-            self._wait(deadline)
-            got = self.handle.readinto(view[have:])
-            if not got:
-                self.eof = True
-                return None
-            have += got
-        view.release()
-        return data
-
-    def next(self, timeout: float) -> tuple[dict, bytes, bytes] | None:
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            if len(self.buf) > 1 << 16 or not self._fill(deadline):
-                return None
-        nl = self.buf.index(b"\n")
-        try:
-            head = json.loads(bytes(self.buf[:nl]))
-        except ValueError:
-            return None
-        self.buf = self.buf[nl + 1:]
-        if head.get("done"):
-            return head, b"", b""
-        out_len, err_len = int(head.get("out_len", 0)), int(head.get("err_len", 0))
-        if out_len > self.max_out or err_len > self.max_err:
-            return None
-        out = self._take(out_len, deadline)
-        err = self._take(err_len, deadline)
-        if out is None or err is None:
-            return None
-        return head, out, err
-
-
-class _TestJudge:
-    """Verdict and measurements of one test, built frame by frame (every repeat is judged)."""
-
-    def __init__(self, test: TestCase, job: Job, lim: Limits, clock: str = "cpu") -> None:
-        self.test, self.job, self.lim, self.clock = test, job, lim, clock
-        self.instructions: list[int] = []
-        self.cycles: list[float] = []
-        self.misses: tuple[int, int] | None = None
-        self.client_requests = 0  # valgrind client requests the program attempted (dropped by perfcount)
-        self.native_cpu: list[float] = []  # the same build run natively beside the count
-        self.cpu: list[float] = []
-        self.wall: list[float] = []
-        self.rss: list[int] = []
-        self.verdict, self.message = Verdict.OK, ""
-        self.exit_code: int | None = None
-        self.signal: int | None = None
-        self.output: str | None = None
-        self.failed = False
-
-    def fail(self, verdict: Verdict, message: str) -> None:
-        if self.verdict is Verdict.OK:
-            self.verdict, self.message = verdict, message
-        self.failed = True
-
-    def add(self, head: dict, out: bytes, err: bytes) -> None:
-        self.cpu.append(head["cpu_s"])
-        self.wall.append(head["wall_s"])
-        self.rss.append(head["max_rss_kb"])
-        self.exit_code, self.signal = head["exit_code"], head["signal"]
-        if self.verdict is not Verdict.OK:
-            return
-        verdict, message = _classify(head, err.decode("utf-8", "replace"), self.lim)
-        if self.clock in _clock.DETERMINISTIC:
-            counts, why = _clock.parse_log(head.get("clock_log", ""), int(head.get("clock_pid") or -1))
-            why = head.get("clock_problem") or why
-            if why and verdict in (Verdict.OK, Verdict.RUNTIME_ERROR):  # perfcount's reason over its exit code
-                verdict, message = Verdict.RUNTIME_ERROR, f"not countable under the {self.clock} clock: {why}"
-            elif counts is not None and not why:
-                self.instructions.append(counts.instructions)
-                self.client_requests = max(self.client_requests, counts.client_requests)
-                if self.clock == "cycles":
-                    self.cycles.append(_clock.cycles(counts))
-                    self.misses = self.misses or (counts.l1_misses, counts.ll_misses)
-        if verdict is Verdict.OK and not head.get("same_as_first"):
-            text = out.decode("utf-8", "replace")
-            if head["repeat"] == 0 and self.job.keep_output:
-                self.output = text
-            if self.test.expected is not None and not outputs_match(self.test.expected, text, self.job.tolerance):
-                verdict = Verdict.WRONG_ANSWER
-                message = "output differs from the expected output" + (
-                    f" (repeat {head['repeat']}; earlier repeats were correct)" if head["repeat"] else "")
-        if verdict is not Verdict.OK:
-            self.fail(verdict, message)
-
-    def add_native(self, head: dict, out: bytes, err: bytes) -> None:
-        """A native run of a counted program: its CPU time, and the same verdict and answer checks."""
-        if self.verdict is not Verdict.OK:
-            return
-        verdict, message = _classify(head, err.decode("utf-8", "replace"), self.job.limits)
-        if verdict is Verdict.OK and not head.get("same_as_first") and self.test.expected is not None and \
-                not outputs_match(self.test.expected, out.decode("utf-8", "replace"), self.job.tolerance):
-            verdict, message = Verdict.WRONG_ANSWER, "output differs from the expected output"
-        if verdict is not Verdict.OK:
-            self.fail(verdict, f"run natively beside the count: {message}")
-        else:
-            self.native_cpu.append(head["cpu_s"])
-
-    def result(self) -> TestResult:
-        return TestResult.from_repeats(self.verdict, self.cpu, self.wall, self.rss, self.instructions, self.cycles,
-                                       l1_misses=self.misses[0] if self.misses else None,
-                                       ll_misses=self.misses[1] if self.misses else None, exit_code=self.exit_code,
-                                       signal=self.signal, message=self.message, output=self.output,
-                                       native_cpu_times_s=self.native_cpu)
-
-
-def _compiler_mounts(src: Path, files: dict[str, str], out: Path, slot: Slot, pch: Path | None) -> list[Mount]:
-    """A compile's mounts: ``files`` (name -> text) written to ``src``, read-only at /box/src;
-    ``out`` (made here, writable by the slot's uid) at /box/out; the precompiled header at /pch."""
-    src.mkdir(mode=0o755)
-    for name, text in files.items():
-        (src / name).write_text(text, encoding="utf-8", errors="surrogateescape")
-    out.mkdir(mode=0o755)
-    if os.geteuid() == 0:  # the compiler runs as the slot's unprivileged uid
-        os.chown(out, slot.uid, slot.uid)
-    return [Mount("/box/src", src), Mount("/box/out", out, writable=True), *([Mount("/pch", pch)] if pch else [])]
-
-
 def _unlock(path: Path) -> None:
     """Undo the traverse-only mode so the box can be removed (by a non-root host too)."""
     with contextlib.suppress(OSError):
@@ -728,16 +404,6 @@ def _remove_stale_boxes() -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-_FLAG_OK = re.compile(r"^-(f[\w+=.-]+|O[0-3s]|march=[\w-]+|mtune=[\w-]+|l[\w+]+|D\w+(=[\w.]+)?|std=[\w+]+|pthread)$")
-
-
-def _check_flags(flags: tuple[str, ...]) -> None:
-    """Extra compiler flags are code-generation options only: no paths, plugins or specs."""
-    for f in flags:
-        if not _FLAG_OK.match(f) or f.startswith(("-fplugin", "-fprofile", "-fdump")):
-            raise ValueError(f"compiler flag {f!r} is not allowed")
-
-
 def _runner_limits(lim: Limits, use_as: bool) -> dict:
     return {
         "time_s": lim.time_s,
@@ -751,34 +417,3 @@ def _runner_limits(lim: Limits, use_as: bool) -> dict:
     }
 
 
-def _classify(head: dict, stderr: str, lim: Limits) -> tuple[Verdict, str]:
-    """Verdict of one execution from the runner's report (output checked separately).
-
-    Time is CPU time over every process and thread; the wall clock is only a guard.
-    """
-    sig, code = head["signal"], head["exit_code"]
-    if head["timed_out"]:
-        return Verdict.TIME_LIMIT_EXCEEDED, f"exceeded the {lim.wall_guard:g} s wall-clock guard"
-    if head.get("cpu_exceeded") or head["cpu_s"] > lim.time_s or sig == _signal.SIGXCPU:
-        return Verdict.TIME_LIMIT_EXCEEDED, f"exceeded the {lim.time_s:g} s CPU time limit"
-    # A stack overflow faults at RLIMIT_STACK (= the memory limit) with RSS near the limit:
-    # that is the program's crash, not a memory-limit verdict.
-    if head.get("oom_kills", 0) > 0 or (head["max_rss_kb"] > lim.memory_mb * 1024 and sig != _signal.SIGSEGV):
-        return Verdict.MEMORY_LIMIT_EXCEEDED, f"exceeded the {lim.memory_mb} MB memory limit"
-    if sig == _signal.SIGXFSZ or head.get("out_size", 0) > lim.output_mb * MB:
-        return Verdict.OUTPUT_LIMIT_EXCEEDED, f"wrote more than {lim.output_mb} MB"
-    if sig is not None or code != 0:
-        if any(m in stderr for m in _MEMORY_MARKERS):
-            return Verdict.MEMORY_LIMIT_EXCEEDED, f"ran out of memory (limit {lim.memory_mb} MB)"
-        what = f"killed by signal {sig} ({_signal_name(sig)})" if sig is not None else f"exit code {code}"
-        return Verdict.RUNTIME_ERROR, (what + ("\n" + stderr[-2000:] if stderr.strip() else "")).strip()
-    if not head.get("clean", True):
-        return Verdict.RUNTIME_ERROR, "left files behind that the sandbox could not remove"
-    return Verdict.OK, ""
-
-
-def _signal_name(sig: int) -> str:
-    try:
-        return _signal.Signals(sig).name
-    except ValueError:
-        return "unknown"

@@ -2,7 +2,9 @@
 
 common <- sandbox <- measure, perfdata <- alignment, kernelenv <- evaluation <- grpo <- config <- flows
 <- cli (siblings may not import each other); every module is ``perfalign.<package>...``. Function-local
-imports count too (a deferred import is still a dependency); ``if TYPE_CHECKING:`` imports do not."""
+imports count too (a deferred import is still a dependency); ``if TYPE_CHECKING:`` imports count
+only for the circles inside a package: no module circle, and a package's parts (its modules and
+subpackages) import each other in one direction only."""
 from __future__ import annotations
 
 import ast
@@ -34,7 +36,8 @@ def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom, mods: set[str]) -> li
     return subs + ([base] if len(subs) < len(node.names) else [])
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(type_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules it imports; ``type_only``: the ``if TYPE_CHECKING:`` imports too."""
     files = [p for top in LAYERS if (ROOT / top).is_dir() for p in (ROOT / top).rglob("*.py")]
     mods = {_module(p): p for p in files}
     graph: dict[str, set[str]] = {}
@@ -44,7 +47,7 @@ def import_graph() -> dict[str, set[str]]:
         typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
                        and "TYPE_CHECKING" in ast.unparse(block.test) for stmt in block.body for n in ast.walk(stmt)}
         for node in ast.walk(tree):
-            if id(node) in typing_only:  # annotations only: not a run-time dependency
+            if id(node) in typing_only and not type_only:  # annotations only: not a run-time dependency
                 continue
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -101,6 +104,36 @@ def test_no_import_cycles():
     assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
 
 
+def _part(mod: str, package: str) -> str | None:
+    """The part of ``package`` (its child module or subpackage) that holds ``mod``; None outside it
+    or for the package's own ``__init__``."""
+    rest = mod[len(package) + 1:].split(".") if mod.startswith(package + ".") else None
+    return f"{package}.{rest[0]}" if rest else None
+
+
+def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Within every package, part -> the parts it imports (an arrow between two parts of a package)."""
+    packages = {m.rsplit(".", 1)[0] for m in graph} - {"perfalign"}
+    parts: dict[str, set[str]] = {}
+    for pkg in packages:
+        for a, deps in graph.items():
+            pa = _part(a, pkg)
+            for b in deps:
+                pb = _part(b, pkg)
+                if pa and pb and pa != pb:
+                    parts.setdefault(pa, set()).add(pb)
+    return parts
+
+
+def test_no_import_circles_inside_packages_type_only_imports_included():
+    """A type-only import is still an arrow a reader follows: no module circle even counting them,
+    and the parts of a package (e.g. evaluation's tasks/ and its scoring engines) form no circle:
+    one of two parts that import each other points up."""
+    graph = import_graph(type_only=True)
+    cycles = _cycles(graph) + _cycles(part_graph(graph))
+    assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
+
+
 def test_the_bottom_layer_imports_nothing_of_perfalign():
     graph = import_graph()
     assert all(_layer(b) == "common" for a, deps in graph.items() if _layer(a) == "common" for b in deps)
@@ -113,6 +146,9 @@ def test_the_checker_sees_imports():
     assert "perfalign.common.equations" in graph["perfalign.perfdata.triplets"]
     assert "perfalign.evaluation.tasks.codecontests" in graph["perfalign.evaluation.tasks.registry"]
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert "perfalign.evaluation.config" in import_graph(type_only=True)["perfalign.evaluation.tasks.base"]
+    # evaluation.tasks.x -> evaluation.y is an arrow from the part evaluation.tasks to evaluation.y
+    assert part_graph({"p.e.tasks.x": {"p.e.y"}, "p.e.y": set()}) == {"p.e.tasks": {"p.e.y"}}
 
 
 def _code_files() -> list[Path]:

@@ -23,13 +23,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from perfalign.common.paths import BUNDLED_DATA
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, Tolerance, internal_helpers, run_twice
-
-PAREVAL_SAMPLE = BUNDLED_DATA / "pareval_sample"  # the eval config's default pareval_dir
-POLYBENCH_SAMPLE = BUNDLED_DATA / "polybench_sample"
 
 
 def sample_rows(root: Path, models: tuple[str, ...]) -> list[dict]:

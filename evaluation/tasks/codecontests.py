@@ -26,8 +26,9 @@ from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, m
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
 
+from ..records import CandidateRequest, EvalPrompt, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 from ..sandbox_jobs import Measurement, jobs_serial, score_jobs
-from .base import CandidateRequest, EvalPrompt, EvalTask, Responses, Scored, ScoreInputError, ScoreRun, Skipped
+from .base import EvalTask
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -176,7 +177,8 @@ def contest_names(source: str | Path | None = None) -> list[str]:
     root = _source_root(source)
     if _is_perf_folder(root):
         return sorted({r["problem_id"] for r in read_rows(root, "problems", ("problem_id",))})
-    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
+    from perfalign.perfdata.codecontests import iter_problems
+    from perfalign.perfdata.records import ErrorRecord
 
     return sorted(p.problem_id for p in iter_problems(str(root)) if not isinstance(p, ErrorRecord))
 
@@ -198,7 +200,8 @@ def load_contest_problem(problem: str, source: str | Path | None = None, languag
         return ContestProblem(problem, [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
                               Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])),
                               [(middle["solution"], middle["runtime_s"])], lang, str(root), p["description"])
-    from perfalign.perfdata.codecontests import ErrorRecord, iter_problems
+    from perfalign.perfdata.codecontests import iter_problems
+    from perfalign.perfdata.records import ErrorRecord
 
     for p in iter_problems(str(root)):
         if isinstance(p, ErrorRecord) or problem not in (p.problem_id, p.name):

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
 from perfalign.sandbox import Limits, TestCase
 
+from ..records import EvalPrompt, Skipped
 from ..sandbox_jobs import jobs_serial, score_jobs
-from .base import EvalPrompt, EvalTask, Skipped
+from .base import EvalTask
 from .codecontests import ContestSpec
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ TASK = "controlled"
 class ControlledTask(EvalTask[ContestSpec]):
     name = TASK
     labels = {TASK: "Controlled (held-out)"}
-    default = False  # selectable: alignment.controlled's held-out prompts
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[ContestSpec]], list[Skipped]]:
         if not config.controlled_dir:

@@ -36,11 +36,10 @@ from perfalign.measure.contest import ContestProblem, ContestSettings, score_con
 from perfalign.measure.harness import ProblemUnusable
 from perfalign.sandbox import Job, Limits, TestCase
 
-from .base import (
+from ..records import (
     BaselineResult,
     CandidateRequest,
     EvalPrompt,
-    EvalTask,
     Responses,
     SampleResult,
     Scored,
@@ -50,6 +49,7 @@ from .base import (
     extract_candidate,
     new_sample,
 )
+from .base import EvalTask
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -323,7 +323,6 @@ class HumanEvalTask(EvalTask[HumanEvalProblem]):
 
     name = TASK
     labels = {TASK: "HumanEval (held-out)"}
-    default = False   # each sample costs a few sandbox runs: selected explicitly
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[HumanEvalProblem]], list[Skipped]]:
         try:

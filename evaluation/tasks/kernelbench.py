@@ -25,7 +25,8 @@ from perfalign.common.prompts import optimization_prompt
 from perfalign.kernelenv import KernelProblem, ProblemError, find_candidate, load_problems, reference_candidate
 from perfalign.sandbox.environments import torch_site
 
-from .base import BaselineResult, EvalPrompt, EvalTask, Responses, SampleResult, Scored, ScoreRun, Skipped, new_sample
+from ..records import BaselineResult, EvalPrompt, Responses, SampleResult, Scored, ScoreRun, Skipped, new_sample
+from .base import EvalTask
 
 if TYPE_CHECKING:
     from ..config import EvalConfig
@@ -105,7 +106,6 @@ def _prompt(problem: KernelProblem) -> EvalPrompt:
 class KernelBenchTask(EvalTask[KernelSpec]):
     name = TASK
     labels = {TASK: "KernelBench (CPU)"}
-    default = False  # selectable: needs a checkout and torch usable in the sandbox
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[KernelSpec]], list[Skipped]]:
         """The problems of ``config.kernelbench_levels`` under ``config.kernelbench_dir``, by level then

@@ -57,9 +57,11 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
+from ..config import DEFAULT_PAREVAL_DIR
 from ..probe_sessions import probes_serial, score_probe_candidate, score_probes
-from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
-from .bundled import PAREVAL_SAMPLE, bundled_problem, read_task_dir, sample_rows, task_tolerance
+from ..records import CandidateRequest, EvalPrompt, ScoreInputError, Skipped
+from .base import EvalTask
+from .bundled import bundled_problem, read_task_dir, sample_rows, task_tolerance
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -244,7 +246,7 @@ class ParEvalTask(EvalTask[ProbeProblem]):
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
         if not request.pareval_dir:  # what the pipeline evaluates; `eval score` needs a checkout
-            return sample_rows(PAREVAL_SAMPLE, MODELS)
+            return sample_rows(DEFAULT_PAREVAL_DIR, MODELS)
         co = ParEvalCheckout(request.pareval_dir)
         return [{"problem": n, "models": [m for m in MODELS if (n, m) in co.prompts]} for n in co.names()]
 

@@ -49,9 +49,11 @@ from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Param, Signature, find_function, split_top_level
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes
 
+from ..config import DEFAULT_POLYBENCH_DIR
 from ..probe_sessions import probes_serial, score_probe_candidate, score_probes
-from .base import CandidateRequest, EvalPrompt, EvalTask, ScoreInputError, Skipped
-from .bundled import POLYBENCH_SAMPLE, bundled_problem, read_task_dir, sample_rows
+from ..records import CandidateRequest, EvalPrompt, ScoreInputError, Skipped
+from .base import EvalTask
+from .bundled import bundled_problem, read_task_dir, sample_rows
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore
@@ -269,7 +271,7 @@ class PolyBenchTask(EvalTask[ProbeProblem]):
 
     def problem_names(self, request: CandidateRequest) -> list[dict] | str:
         if not request.polybench_dir:  # what the pipeline evaluates; `eval score` needs a checkout
-            return sample_rows(POLYBENCH_SAMPLE, ("serial", "omp"))
+            return sample_rows(DEFAULT_POLYBENCH_DIR, ("serial", "omp"))
         return [{"problem": n, "models": ["serial", "omp"]} for n in PolyBenchCheckout(request.polybench_dir).names()]
 
     def score_candidate(self, problem: str, code: str, request: CandidateRequest,

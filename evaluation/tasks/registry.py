@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import EvalPrompt, EvalTask, Skipped
+from ..records import EvalPrompt, Skipped
+from .base import EvalTask
 from .codecontests import CodeContestsTask
 from .controlled import ControlledTask
 from .humaneval import HumanEvalTask
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 
 TASKS: dict[str, EvalTask] = {t.name: t for t in (CodeContestsTask(), ParEvalTask(), PolyBenchTask(),
                                                    ControlledTask(), KernelBenchTask(), HumanEvalTask())}
-TASK_GROUPS = tuple(n for n, t in TASKS.items() if t.default)              # what EvalConfig.tasks selects
-OPTIONAL_TASK_GROUPS = tuple(n for n, t in TASKS.items() if not t.default)
 TASK_LABELS = {label: title for t in TASKS.values() for label, title in t.labels.items()}
 CODE_GENERATION_TASKS = ("codecontests", "pareval-serial", "pareval-omp", "pareval-mpi")  # Fig. 5-6
 

@@ -12,7 +12,7 @@ import sys
 # what they imported.
 PROBE = """
 import json, sys
-from perfalign.flows.cli import main
+from perfalign.cli.main import main
 codes = []
 for argv in json.loads(sys.argv[1]):
     sys.argv = ["perfalign", *argv]

@@ -9,8 +9,8 @@ import random
 import pytest
 from typer.testing import CliRunner
 
+from perfalign.evaluation.records import ScoreInputError
 from perfalign.evaluation.tasks import humaneval as he
-from perfalign.evaluation.tasks.base import ScoreInputError
 from perfalign.sandbox import Sandbox
 
 try:
@@ -93,7 +93,7 @@ def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
     """`perfalign eval`'s path (EvalTask.load / score): the held-out prompts, a fenced sample scored
     like `eval score`, a response without code NO_CODE."""
     from perfalign.config.tables import preset
-    from perfalign.evaluation.tasks.base import ScoreRun
+    from perfalign.evaluation.records import ScoreRun
     from perfalign.evaluation.tasks.registry import TASKS
 
     cfg = preset("eval", tasks=("humaneval",), contest_repeats=2)

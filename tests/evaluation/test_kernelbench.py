@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from perfalign.config.tables import preset
 from perfalign.evaluation import EvalConfig, ModelSpec, evaluate
-from perfalign.evaluation.tasks.base import ScoreRun
+from perfalign.evaluation.records import ScoreRun
 from perfalign.evaluation.tasks.kernelbench import NO_DIR_REASON, KernelBenchTask
 from perfalign.evaluation.tasks.registry import load_tasks
 from perfalign.sandbox.environments import TorchSite, torch_site
@@ -93,7 +93,7 @@ def test_prompts_load_sorted_and_limited_with_oracles():
 
 
 def test_no_torch_in_the_sandbox_excludes_the_prompts_with_the_reason(monkeypatch):
-    from perfalign.evaluation.tasks.base import EvalPrompt
+    from perfalign.evaluation.records import EvalPrompt
     from perfalign.evaluation.tasks.kernelbench import TASK, KernelSpec
 
     monkeypatch.setattr("perfalign.kernelenv.score.environments.torch_site",

@@ -11,8 +11,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from perfalign.evaluation.plots import plot_code_generation, plot_polybench  # noqa: E402
-from perfalign.evaluation.report import EvalReport  # noqa: E402
-from perfalign.evaluation.task_scores import PromptScore, TaskScore  # noqa: E402
+from perfalign.evaluation.records import EvalReport, PromptScore, TaskScore  # noqa: E402
 from perfalign.evaluation.tasks.registry import TASK_LABELS  # noqa: E402
 
 

@@ -5,8 +5,9 @@ from types import SimpleNamespace
 
 from perfalign.evaluation.evaluate import score_tasks
 from perfalign.evaluation.probe_sessions import probes_serial
+from perfalign.evaluation.records import BaselineResult, EvalPrompt, SampleResult, Scored
 from perfalign.evaluation.sandbox_jobs import jobs_serial
-from perfalign.evaluation.tasks.base import BaselineResult, EvalPrompt, EvalTask, SampleResult, Scored
+from perfalign.evaluation.tasks.base import EvalTask
 from perfalign.evaluation.tasks.registry import TASKS
 
 

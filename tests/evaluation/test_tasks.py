@@ -11,10 +11,9 @@ from perfalign.common.prompts import RESPONSE_MARKER
 from perfalign.config.tables import preset
 from perfalign.evaluation import EvalConfig, ModelSpec, load_report, write_report
 from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
-from perfalign.evaluation.report import EvalReport
+from perfalign.evaluation.records import BaselineResult, EvalReport, SampleResult, extract_candidate
 from perfalign.evaluation.run_models import finetune_metrics, models_from_run_dir
 from perfalign.evaluation.task_scores import task_scores
-from perfalign.evaluation.tasks.base import BaselineResult, SampleResult, extract_candidate
 from perfalign.evaluation.tasks.registry import load_tasks
 from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, normalize_candidate, run_twice
@@ -87,6 +86,15 @@ def test_input_errors_are_clear(tmp_path):
         ModelSpec("DS", "embedded"), ModelSpec("oracle:slow", "oracle:slow")]
 
 
+def test_the_config_names_every_task_group():
+    # EvalConfig's choices are the registry's tasks, in its order (config.py imports no task)
+    from perfalign.evaluation.config import OPTIONAL_TASK_GROUPS, TASK_GROUPS
+    from perfalign.evaluation.tasks.registry import TASKS
+
+    assert TASK_GROUPS + OPTIONAL_TASK_GROUPS == tuple(TASKS)
+    assert EvalConfig().tasks == TASK_GROUPS
+
+
 def test_candidate_normalization_and_extraction():
     sig = "double f(std::vector<double> const& x)"
     assert normalize_candidate("double f(std::vector<double> const& x) { return 1; }", "f", sig).startswith("double f(")
@@ -138,7 +146,7 @@ def _sample(model, pid, i, correct, speedup, task="polybench", verdict=None):
 
 
 def test_scoring_by_hand():
-    from perfalign.evaluation.tasks.base import EvalPrompt
+    from perfalign.evaluation.records import EvalPrompt
 
     prompts = [EvalPrompt("polybench", pid, "", "cpp", "cpu", None) for pid in ("a", "b", "c")]
     samples = [_sample("m", "a", 0, True, 2.0), _sample("m", "a", 1, False, 0.0),
@@ -183,7 +191,7 @@ def test_stage_metrics_and_run_dir(tmp_path):
 
 
 def test_report_renders_from_json(tmp_path):
-    from perfalign.evaluation.task_scores import PromptScore, TaskScore
+    from perfalign.evaluation.records import PromptScore, TaskScore
 
     per = [PromptScore(k, 2, 1, {"1": 0.5}, {"1": s}, 0.01, [2 * s, 0.0], {"OK": 1, "WRONG_ANSWER": 1})
            for k, s in (("gemm", 1.5), ("2mm", 0.5))]

@@ -18,7 +18,8 @@ from perfalign.kernelenv import (
     reference_candidate,
     summarize,
 )
-from perfalign.kernelenv.guest import (
+from perfalign.kernelenv.score import parse_report
+from perfalign.kernelenv.sizes import (
     compare,
     free_constants,
     rewrite_constants,
@@ -26,7 +27,6 @@ from perfalign.kernelenv.guest import (
     size_constants,
     vary_sizes,
 )
-from perfalign.kernelenv.score import parse_report
 from perfalign.kernelenv.static import analyze
 
 KB = Path(__file__).resolve().parents[3] / "shared" / "external" / "kernelbench"

@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfalign.perfdata import shards
-from perfalign.perfdata.codecontests import ErrorRecord, Problem, iter_problems
+from perfalign.perfdata.codecontests import iter_problems
 from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.records import ErrorRecord, Problem
 from perfalign.perfdata.schema import arrow_schema
 
 ROOT = Path(__file__).resolve().parents[2]

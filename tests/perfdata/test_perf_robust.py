@@ -18,8 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from perfalign.perfdata import perf, shards
-from perfalign.perfdata.codecontests import ErrorRecord, Problem, SpooledTests, Tests, iter_problems
+from perfalign.perfdata.codecontests import iter_problems
 from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.records import ErrorRecord, Problem, SpooledTests, Tests
 from perfalign.perfdata.schema import arrow_schema
 from perfalign.sandbox import CompileInfo, RunResult, Sandbox, Verdict
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from perfalign.perfdata.codecontests import Problem, iter_problems
+from perfalign.perfdata.codecontests import iter_problems
+from perfalign.perfdata.records import Problem
 from perfalign.sandbox import Job, Language, Limits, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]

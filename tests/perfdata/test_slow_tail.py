@@ -13,8 +13,9 @@ from pathlib import Path
 
 from perfalign.flows.summaries import flatten, jsonable
 from perfalign.perfdata import perf, shards
-from perfalign.perfdata.codecontests import Problem, iter_problems
+from perfalign.perfdata.codecontests import iter_problems
 from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.records import Problem
 from perfalign.perfdata.schema import arrow_schema
 from perfalign.sandbox import CompileInfo, Job, Limits, RunResult, Sandbox, Verdict
 from perfalign.sandbox import TestResult as Measured
