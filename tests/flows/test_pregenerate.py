@@ -1,0 +1,87 @@
+"""The evaluation's models generated while align trains (flows/pregenerate.py), no training: the
+base model at once, a stage's model once its metrics.json is written in this run (a stale one of
+an earlier run is not its model; a resumed run's finished stages are), none started after
+``finish``, which waits for the one in progress."""
+import os
+import threading
+import time
+
+from perfalign.evaluation.config import ModelSpec
+from perfalign.flows.pregenerate import Pregeneration
+
+
+def model_dir(path, finished=False, age_s=0.0):
+    path.mkdir(parents=True)
+    (path / "config.json").write_text("{}")
+    if finished:
+        (path / "metrics.json").write_text("{}")
+        t = time.time() - age_s
+        os.utime(path / "metrics.json", (t, t))
+    return path
+
+
+class Recording(Pregeneration):
+    """Records what it would generate; ``gate``: each generation waits for it."""
+
+    def __init__(self, *args, gate=None, **kwargs):
+        self.calls, self.gate, self.started = [], gate, threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def _generate(self, spec, config):
+        self.calls.append((spec, config))
+        self.started.set()
+        if self.gate is not None:
+            assert self.gate.wait(10)
+        return 1.5
+
+
+def until(check, timeout=10.0):
+    end = time.monotonic() + timeout
+    while not check() and time.monotonic() < end:
+        time.sleep(0.02)
+    return check()
+
+
+def test_each_model_once_its_stage_has_finished(tmp_path):
+    base, align = model_dir(tmp_path / "base"), tmp_path / "align"
+    model_dir(align / "dpa", finished=True, age_s=60)  # an earlier run's: stale until DPA saves again
+    sft = model_dir(align / "sft")
+    p = Recording(lambda models: {"models": models}, str(base), align, {"sft": "+SFT", "dpa": "+DPA"},
+                  since=time.time() - 1)
+    assert until(lambda: len(p.calls) == 1)
+    (sft / "metrics.json").write_text("{}")
+    assert until(lambda: len(p.calls) == 2)
+    p.finish()
+    assert [(s.label, s.ref) for s, _ in p.calls] == [("base", str(base)), ("+SFT", str(sft))]
+    assert p.calls[1][1] == {"models": [ModelSpec("+SFT", str(sft))]}  # the evaluation's config for it
+    assert p.generated == {"base": 1.5, "+SFT": 1.5}
+
+
+def test_a_resumed_run_generates_its_finished_stages(tmp_path):
+    align = tmp_path / "align"
+    dpa = model_dir(align / "dpa", finished=True, age_s=60)
+    p = Recording(lambda models: models, None, align, {"sft": "+SFT", "dpa": "+DPA"}, since=None)
+    assert until(lambda: len(p.calls) == 1)
+    p.finish()
+    assert [(s.label, s.ref) for s, _ in p.calls] == [("+DPA", str(dpa))]
+
+
+def test_finish_waits_for_the_model_in_progress_and_starts_no_more(tmp_path):
+    gate, align = threading.Event(), tmp_path / "align"
+    model_dir(align / "sft", finished=True)
+    p = Recording(lambda models: models, str(model_dir(tmp_path / "base")), align, {"sft": "+SFT"},
+                  since=None, gate=gate)
+    assert p.started.wait(10)
+    ended = threading.Thread(target=p.finish)
+    ended.start()
+    ended.join(0.3)
+    assert ended.is_alive()  # waiting for the base model's generation
+    gate.set()
+    ended.join(10)
+    assert not ended.is_alive() and [s.label for s, _ in p.calls] == ["base"] and p.generated == {"base": 1.5}
+
+
+def test_a_hub_name_is_not_generated_here(tmp_path):
+    p = Recording(lambda models: models, "org/some-model", tmp_path / "align", {}, since=None)
+    p.finish()
+    assert p.calls == []
