@@ -118,17 +118,21 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     if not resume:
         for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
             shutil.rmtree(stale, ignore_errors=True)
-    early = None if run.unchanged("align", h) else pregenerate_beside_align(cfg, run, resume)
-    try:
-        summary = run.run_stage("align", h, desc, lambda: align(
-            cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
-    except BaseException:
+
+    def go() -> dict:
+        early = pregenerate_beside_align(cfg, run, resume)
+        try:
+            result = align(cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True,
+                           resume=resume)
+        except BaseException:
+            if early:
+                early.cancel()
+            raise
         if early:
-            early.cancel()
-        raise
-    if early:
-        early.finish()  # the evaluate stage starts once the model in progress is generated
-    return summary
+            early.finish()  # the model in progress: the evaluation needs it anyway
+        return result
+
+    return run.run_stage("align", h, desc, go)
 
 
 def pregenerate_beside_align(cfg: PerfalignConfig, run: RunState, resume: bool):

@@ -85,3 +85,22 @@ def test_a_hub_name_is_not_generated_here(tmp_path):
     p = Recording(lambda models: models, "org/some-model", tmp_path / "align", {}, since=None)
     p.finish()
     assert p.calls == []
+
+
+def test_the_pipeline_generates_beside_align_when_models_generate_side_by_side(tmp_path, monkeypatch):
+    import dataclasses
+
+    from perfalign.flows import pipeline as pl
+    from perfalign.flows.config import load_config
+    from perfalign.flows.runstate import RunState
+
+    made = []
+    monkeypatch.setattr("perfalign.flows.pregenerate.Pregeneration", lambda *a, **kw: made.append((a, kw)) or "p")
+    monkeypatch.setattr("perfalign.alignment.models.resolve_model", lambda ref: f"/models/{ref}")
+    cfg, run = load_config(profile="embedded"), RunState(tmp_path / "run")
+    assert cfg.eval.parallel_models > 1 and pl.pregenerate_beside_align(cfg, run, resume=True) == "p"
+    (make_config, base, align_dir, stages), kw = made[0]
+    assert (base, align_dir, stages, kw) == ("/models/embedded", run.run_dir / "align",
+                                             {"sft": "+SFT", "rlpf": "+RLPF", "dpa": "+DPA"}, {"since": None})
+    one = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, parallel_models=1))
+    assert pl.pregenerate_beside_align(one, run, resume=False) is None and len(made) == 1  # a GPU profile: not here
