@@ -122,15 +122,11 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     def go() -> dict:
         early = pregenerate_beside_align(cfg, run, resume)
         try:
-            result = align(cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True,
-                           resume=resume)
-        except BaseException:
+            return align(cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True,
+                         resume=resume)
+        finally:
             if early:
-                early.cancel()
-            raise
-        if early:
-            early.finish()  # the model in progress: the evaluation needs it anyway
-        return result
+                early.stop()
 
     return run.run_stage("align", h, desc, go)
 

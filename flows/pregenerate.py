@@ -33,18 +33,14 @@ class Pregeneration:
         self._thread = threading.Thread(target=self._run, name="pregenerate", daemon=True)
         self._thread.start()
 
-    def finish(self) -> None:
-        """Start no more models; wait for the one in progress (the evaluation needs it anyway)."""
-        self._closing.set()
-        self._thread.join()
-        if self.generated:
-            log.info("generated beside align: %s", ", ".join(f"{k} {v:.0f} s" for k, v in self.generated.items()))
-
-    def cancel(self) -> None:
-        """End now (the align stage failed or was interrupted): the model in progress is dropped."""
+    def stop(self) -> None:
+        """Start no more models and end the one in progress (at its low priority on a busy machine
+        it could take long: the evaluate stage generates it at the normal one)."""
         self._stop.set()
         self._closing.set()
         self._thread.join(30)
+        if self.generated:
+            log.info("generated beside align: %s", ", ".join(f"{k} {v:.0f} s" for k, v in self.generated.items()))
 
     def _ready(self) -> tuple[str, str] | None:
         """(label, model directory) of the next finished model not generated yet."""

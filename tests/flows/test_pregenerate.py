@@ -1,7 +1,7 @@
 """The evaluation's models generated while align trains (flows/pregenerate.py), no training: the
 base model at once, a stage's model once its metrics.json is written in this run (a stale one of
-an earlier run is not its model; a resumed run's finished stages are), none started after
-``finish``, which waits for the one in progress."""
+an earlier run is not its model; a resumed run's finished stages are); ``stop`` ends the one in
+progress (at nice 10 on a busy machine it could take long) and starts no more."""
 import os
 import threading
 import time
@@ -21,17 +21,19 @@ def model_dir(path, finished=False, age_s=0.0):
 
 
 class Recording(Pregeneration):
-    """Records what it would generate; ``gate``: each generation waits for it."""
+    """Records what it would generate; with ``endless``, a generation ends only when stopped
+        (as call_in_child's child does: Cancelled)."""
 
-    def __init__(self, *args, gate=None, **kwargs):
-        self.calls, self.gate, self.started = [], gate, threading.Event()
+    def __init__(self, *args, endless=False, **kwargs):
+        self.calls, self.endless, self.started = [], endless, threading.Event()
         super().__init__(*args, **kwargs)
 
     def _generate(self, spec, config):
         self.calls.append((spec, config))
         self.started.set()
-        if self.gate is not None:
-            assert self.gate.wait(10)
+        if self.endless:
+            self._stop.wait()
+            raise RuntimeError("stopped")
         return 1.5
 
 
@@ -51,7 +53,7 @@ def test_each_model_once_its_stage_has_finished(tmp_path):
     assert until(lambda: len(p.calls) == 1)
     (sft / "metrics.json").write_text("{}")
     assert until(lambda: len(p.calls) == 2)
-    p.finish()
+    p.stop()
     assert [(s.label, s.ref) for s, _ in p.calls] == [("base", str(base)), ("+SFT", str(sft))]
     assert p.calls[1][1] == {"models": [ModelSpec("+SFT", str(sft))]}  # the evaluation's config for it
     assert p.generated == {"base": 1.5, "+SFT": 1.5}
@@ -62,28 +64,25 @@ def test_a_resumed_run_generates_its_finished_stages(tmp_path):
     dpa = model_dir(align / "dpa", finished=True, age_s=60)
     p = Recording(lambda models: models, None, align, {"sft": "+SFT", "dpa": "+DPA"}, since=None)
     assert until(lambda: len(p.calls) == 1)
-    p.finish()
+    p.stop()
     assert [(s.label, s.ref) for s, _ in p.calls] == [("+DPA", str(dpa))]
 
 
-def test_finish_waits_for_the_model_in_progress_and_starts_no_more(tmp_path):
-    gate, align = threading.Event(), tmp_path / "align"
+def test_stop_ends_the_model_in_progress_and_starts_no_more(tmp_path):
+    align = tmp_path / "align"
     model_dir(align / "sft", finished=True)
     p = Recording(lambda models: models, str(model_dir(tmp_path / "base")), align, {"sft": "+SFT"},
-                  since=None, gate=gate)
+                  since=None, endless=True)
     assert p.started.wait(10)
-    ended = threading.Thread(target=p.finish)
-    ended.start()
-    ended.join(0.3)
-    assert ended.is_alive()  # waiting for the base model's generation
-    gate.set()
-    ended.join(10)
-    assert not ended.is_alive() and [s.label for s, _ in p.calls] == ["base"] and p.generated == {"base": 1.5}
+    t = time.monotonic()
+    p.stop()
+    assert time.monotonic() - t < 5 and not p._thread.is_alive()
+    assert [s.label for s, _ in p.calls] == ["base"] and p.generated == {}
 
 
 def test_a_hub_name_is_not_generated_here(tmp_path):
     p = Recording(lambda models: models, "org/some-model", tmp_path / "align", {}, since=None)
-    p.finish()
+    p.stop()
     assert p.calls == []
 
 
