@@ -143,7 +143,10 @@ def pregenerate_beside_align(cfg: PerfalignConfig, run: RunState, resume: bool):
     from .pregenerate import Pregeneration
 
     stages = {s: label for s, label in STAGE_LABELS.items() if s in cfg.align.stages}
-    base = resolve_model(cfg.sft.model_name_or_path) if "sft" in cfg.align.stages else None
+    try:  # a model that cannot be resolved fails in align's own checks, with their message
+        base = resolve_model(cfg.sft.model_name_or_path) if "sft" in cfg.align.stages else None
+    except Exception:  # noqa: BLE001
+        base = None
     return Pregeneration(lambda models: _eval_config(cfg, run, models), base, run.run_dir / "align", stages,
                          since=None if resume else time.time())
 

@@ -28,7 +28,7 @@ class Pregeneration:
                  stages: dict[str, str], since: float | None) -> None:
         self._make_config, self._base, self._dir = make_config, base, align_dir
         self._stages, self._since = dict(stages), since
-        self._closing, self._stop = threading.Event(), threading.Event()
+        self._stop = threading.Event()
         self.generated: dict[str, float] = {}  # label -> seconds
         self._thread = threading.Thread(target=self._run, name="pregenerate", daemon=True)
         self._thread.start()
@@ -37,7 +37,6 @@ class Pregeneration:
         """Start no more models and end the one in progress (at its low priority on a busy machine
         it could take long: the evaluate stage generates it at the normal one)."""
         self._stop.set()
-        self._closing.set()
         self._thread.join(30)
         if self.generated:
             log.info("generated beside align: %s", ", ".join(f"{k} {v:.0f} s" for k, v in self.generated.items()))
@@ -63,12 +62,12 @@ class Pregeneration:
     def _run(self) -> None:
         from perfalign.evaluation.config import ModelSpec
 
-        while not self._closing.is_set():
+        while not self._stop.is_set():
             ready = self._ready()
             if ready is None:
                 if not self._stages:
                     return
-                self._closing.wait(POLL_S)
+                self._stop.wait(POLL_S)
                 continue
             label, ref = ready
             if not Path(ref, "config.json").is_file():  # a Hub name: nothing to key a cache by
