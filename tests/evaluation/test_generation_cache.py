@@ -58,3 +58,21 @@ def test_sampled_once_then_answered_from_the_cache(model, monkeypatch):
     assert cached_generations(generation_key(spec, cfg, [prompt()]))[0] == first
     ev._generate(spec, EvalConfig(num_samples=3), [prompt()])  # other settings: sampled again
     assert calls == [1, 1]
+
+
+def test_what_is_cached_is_what_sampling_again_gives(tmp_path, monkeypatch):
+    """The cache's premise on the real tiny model: ``pregenerate`` (what runs beside align) stores
+    exactly what a fresh sampling of the same model, prompts and settings returns."""
+    from perfalign.alignment.models import embedded_base_model
+    from perfalign.evaluation.generation import make_generator
+    from perfalign.evaluation.tasks.registry import load_tasks
+
+    base = ModelSpec("base", str(embedded_base_model()))  # the shared cache's tiny model
+    monkeypatch.setattr("perfalign.common.paths.cache_root", lambda: tmp_path / "cache")
+    cfg = EvalConfig(models=[base], tasks=("pareval",), pareval_models=("serial",), max_prompts_per_task=2,
+                     num_samples=2, max_new_tokens=16, torch_threads=1, profile_name="embedded")
+    prompts, _ = load_tasks(cfg)
+    ev.pregenerate(base, cfg)
+    stored = cached_generations(generation_key(base, cfg, prompts))
+    assert stored is not None and len(stored[0]) == len(prompts) == 2
+    assert make_generator(base, cfg).generate(prompts, cfg.num_samples) == stored[0]
