@@ -17,7 +17,7 @@ from perfalign.common.progress import report as report_progress
 from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
-from .generation import make_generator
+from .generation import cached_generations, generation_key, make_generator, store_generations
 from .records import BaselineResult, EvalPrompt, EvalReport, Responses, SampleResult, ScoreRun
 from .report import write_report
 from .run_models import finetune_metrics
@@ -103,8 +103,27 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
 
 
 def _generate(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt]) -> tuple[list[list[str]], float]:
+    """The model's responses and the seconds they took: from the generation cache (the same
+    weights, prompts and sampling settings: what sampling again would give) or sampled now and stored."""
+    key = generation_key(spec, config, prompts)
+    hit = cached_generations(key)
+    if hit is not None:
+        log.info("%s: generations from the cache (made in %.1f s)", spec.label, hit[1])
+        return hit
     t = time.time()
-    return make_generator(spec, config).generate(prompts, config.num_samples), time.time() - t
+    responses = make_generator(spec, config).generate(prompts, config.num_samples)
+    store_generations(key, responses, time.time() - t)
+    return responses, time.time() - t
+
+
+def pregenerate(spec: ModelSpec, config: EvalConfig, niceness: int = 0) -> float:
+    """Generate a model's responses to the evaluation's prompts into the generation cache ahead of
+    ``evaluate`` (which then reuses them), at ``niceness`` (this process's CPU priority: work that
+    fills idle cores without slowing what runs beside it). Returns the seconds generation took."""
+    if niceness:
+        os.nice(niceness)
+    prompts, _ = load_tasks(config)
+    return _generate(spec, config, prompts)[1]
 
 
 def _generate_all(config: EvalConfig, prompts: list[EvalPrompt]):
@@ -116,6 +135,9 @@ def _generate_all(config: EvalConfig, prompts: list[EvalPrompt]):
     side_by_side = config.parallel_models > 1 and sum(not m.is_oracle for m in config.models) > 1
 
     def one(spec: ModelSpec):
+        hit = cached_generations(generation_key(spec, config, prompts))  # no child started for it
+        if hit is not None:
+            return hit
         if side_by_side and not spec.is_oracle:
             return call_in_child(_generate, spec, config, prompts)
         return _generate(spec, config, prompts)

@@ -161,3 +161,56 @@ def _closed_fence(tokenizer, prompt_width: int):
 
 def make_generator(spec: ModelSpec, config: EvalConfig) -> Generator:
     return OracleGenerator(spec.oracle_mode) if spec.is_oracle else HFGenerator(spec.ref, config)
+
+
+# The settings that decide what a model samples (with its weights and the prompts): a cached
+# generation is reused only when all of them match, so it is what generating again would give.
+SAMPLING_FIELDS = ("num_samples", "temperature", "top_p", "max_new_tokens", "batch_size", "seed", "bf16",
+                   "torch_threads")
+
+
+def generation_key(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt]) -> str | None:
+    """The content key of a model's generations: its directory's files, the sampling settings and
+    the prompts; None for what has no local files to hash (an oracle, a Hub name)."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    model = Path(spec.ref)
+    if spec.is_oracle or not (model / "config.json").is_file():
+        return None
+    h = hashlib.sha256()
+    for f in sorted(p for p in model.iterdir() if p.is_file()):  # not trainer/: its checkpoints
+        h.update(f.name.encode() + b"\0")
+        with f.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    h.update(json.dumps({k: getattr(config, k) for k in SAMPLING_FIELDS}, sort_keys=True).encode())
+    h.update(json.dumps([(p.task, p.prompt_id, p.text) for p in prompts]).encode())
+    return h.hexdigest()[:32]
+
+
+def _cache_file(key: str):
+    from perfalign.common.paths import cache_root
+
+    return cache_root() / "generations" / f"{key}.json"
+
+
+def cached_generations(key: str | None) -> tuple[list[list[str]], float] | None:
+    """(responses, the seconds they took) stored under ``key``; None when not stored."""
+    import json
+
+    if key is None:
+        return None
+    try:
+        data = json.loads(_cache_file(key).read_text())
+        return data["responses"], float(data["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_generations(key: str | None, responses: list[list[str]], seconds: float) -> None:
+    from perfalign.common.fileio import atomic_write_json
+
+    if key is not None:
+        atomic_write_json(_cache_file(key), {"responses": responses, "seconds": round(seconds, 2)})

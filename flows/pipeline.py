@@ -118,8 +118,37 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     if not resume:
         for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
             shutil.rmtree(stale, ignore_errors=True)
-    return run.run_stage("align", h, desc, lambda: align(
-        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
+
+    def go() -> dict:
+        early = pregenerate_beside_align(cfg, run, resume)
+        try:
+            return align(cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True,
+                         resume=resume)
+        finally:
+            if early:
+                early.stop()
+
+    return run.run_stage("align", h, desc, go)
+
+
+def pregenerate_beside_align(cfg: PerfalignConfig, run: RunState, resume: bool):
+    """The evaluation's models generated while align trains (flows/pregenerate.py), when the
+    evaluation generates in processes side by side (``eval.parallel_models`` > 1: CPU models; a
+    GPU would have to hold a second model beside training); None otherwise."""
+    if cfg.eval.parallel_models <= 1:
+        return None
+    from perfalign.alignment.models import resolve_model
+    from perfalign.evaluation.run_models import STAGE_LABELS
+
+    from .pregenerate import Pregeneration
+
+    stages = {s: label for s, label in STAGE_LABELS.items() if s in cfg.align.stages}
+    try:  # a model that cannot be resolved fails in align's own checks, with their message
+        base = resolve_model(cfg.sft.model_name_or_path) if "sft" in cfg.align.stages else None
+    except Exception:  # noqa: BLE001
+        base = None
+    return Pregeneration(lambda models: _eval_config(cfg, run, models), base, run.run_dir / "align", stages,
+                         since=None if resume else time.time())
 
 
 def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str | None, tasks: list[str] | None = None,
@@ -137,17 +166,21 @@ def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str |
 def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.evaluation import models_from_run_dir
 
-    from .align import controlled_dir
     from .evaluate import evaluate
 
-    e = cfg.eval
-    work, cc, out = run.run_dir / "align", run.run_dir / "codecontests_perf", run.run_dir / "evaluate"
+    work, out = run.run_dir / "align", run.run_dir / "evaluate"
+
     def go() -> dict:
-        ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in e.tasks else None
-        config = eval_config_from(cfg, models_from_run_dir(work, prefix="base"), str(cc), controlled_dir=ctl)
-        return evaluate(config, str(out))
+        return evaluate(_eval_config(cfg, run, models_from_run_dir(work, prefix="base")), str(out))
 
     return run.run_stage("evaluate", *evaluate_key(cfg, run.run_dir), go)
+
+
+def _eval_config(cfg: PerfalignConfig, run: RunState, models: list):
+    from .align import controlled_dir
+
+    ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in cfg.eval.tasks else None
+    return eval_config_from(cfg, models, str(run.run_dir / "codecontests_perf"), controlled_dir=ctl)
 
 
 def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
