@@ -76,6 +76,18 @@ def test_labels_carry_their_clock():
         language_clocks({"cpp": rows["cpp"] + [{"clock": "cpu"}]})
 
 
+def test_labels_carry_the_native_cpu_beside_their_count():
+    """The sandbox's rule on the recorded native runs (sandbox.clock.native_cpu_s); a row from
+    before the column, or with a test without runs, has none (no check, no crash)."""
+    from perfalign.perfdata.submissions import NATIVE_COLUMN, language_native_medians, native_cpu_label
+
+    rows = [{NATIVE_COLUMN: [[1.0, 1.2, 0.9], [2.0, 2.0, 2.2]]}, {NATIVE_COLUMN: [[3.0, 3.0, 3.0]]},
+            {NATIVE_COLUMN: [[1.0], []]}, {}]
+    assert native_cpu_label(rows[0]) == pytest.approx((3.0, 0.3))  # medians 1.0 + 2.0; (1.2 - 0.9) / 1.0
+    assert native_cpu_label(rows[2]) is None and native_cpu_label(rows[3]) is None
+    assert language_native_medians({"cpp": rows, "java": [{}]}) == {"cpp": pytest.approx((3.0, 0.15))}
+
+
 def test_the_rlpf_stage_takes_the_datasets_clock():
     from perfalign.alignment.rlpf import RLPFStageConfig
     from perfalign.flows.config import load_config
