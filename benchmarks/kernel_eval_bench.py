@@ -85,9 +85,9 @@ def self_speedups(args) -> None:
                     flags = " ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
                     print(f"{name:6s} {p.name:32s} {i:2d} {s.verdict:10s} x{s.speedup_eager or 0:6.3f} "
                           f"reward {s.reward} {s.seconds:5.1f}s {flags} {getattr(s, 'timing', '')}", flush=True)
-    if args.record:
-        args.record.parent.mkdir(parents=True, exist_ok=True)
-        args.record.write_text(json.dumps(records, indent=1))
+                if args.record:  # after every execution: a stopped run keeps what it measured
+                    args.record.parent.mkdir(parents=True, exist_ok=True)
+                    args.record.write_text(json.dumps(records, indent=1))
     print(f"\n{sum(len(v) for v in results.values())} scorings in {time.monotonic() - t0:.0f} s "
           f"(scale {args.scale}, one sandbox worker)\n")
     for (name, prob), rows in sorted(results.items()):
