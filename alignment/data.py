@@ -15,9 +15,11 @@ from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.submissions import (
     CLOCK_COLUMNS,
     MEASURED_COLUMNS,
+    NATIVE_COLUMN,
     language_clocks,
     language_count_medians,
     language_medians,
+    language_native_medians,
     measured_by_problem,
 )
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
@@ -50,7 +52,8 @@ def load_triplet_rows(path: str | Path, splits: tuple[str, ...], limit: int | No
 
 # CodeContests-Perf's default ``perf.repeats``: what a problem without that column was measured with.
 DATASET_REPEATS = BuildSettings.repeats
-_LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s", *CLOCK_COLUMNS)  # how the labels were measured (optional)
+# how the labels were measured (optional)
+_LABEL_COLUMNS = ("repeats", "host", "calibration_cpu_s", *CLOCK_COLUMNS, NATIVE_COLUMN)
 
 
 @dataclass
@@ -72,6 +75,9 @@ class RewardProblem:
     # and for a deterministic clock the median count (mean over tests): the baseline in that unit
     label_clocks: dict[str, str] = field(default_factory=dict)
     median_count: dict[str, float] = field(default_factory=dict)
+    # language -> (median native CPU seconds, noise) measured beside the counts (absent in folders
+    # from before the column: the count is then not checked against the CPU time)
+    native_cpu: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def load_contest_problems(codecontests_dir: str | Path | list,
@@ -108,7 +114,8 @@ def load_contest_problems(codecontests_dir: str | Path | list,
                                   repeats=int(median(reps)) if reps else DATASET_REPEATS,
                                   hosts=frozenset(s["host"] for s in used if s.get("host")),
                                   calibration_cpu_s=median(cals) if cals else None,
-                                  label_clocks=clocks, median_count=language_count_medians(by_language))
+                                  label_clocks=clocks, median_count=language_count_medians(by_language),
+                                  native_cpu=language_native_medians(by_language))
     return out
 
 

@@ -33,7 +33,16 @@ from perfalign.common.outcomes import Outcome, flag_outcome, judge, sandbox_outc
 from perfalign.common.plausibility import CheckedSpeedup, SpeedupPolicy, speedup_ratio
 from perfalign.common.prompts import extract_code
 from perfalign.sandbox.calibration import host_scale
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock, fallback_reason
+from perfalign.sandbox.clock import (
+    CONTRADICTED,
+    DEFAULT_CLOCK,
+    DETERMINISTIC,
+    ClockMismatch,
+    check_clock,
+    count_contradicts_cpu,
+    fallback_reason,
+    native_cpu_s,
+)
 
 from .data import RewardProblem
 from .scoring import reward_scores
@@ -90,6 +99,12 @@ class _Measured:
     flags: tuple[str, ...] = ()  # the sandbox's "fast_repeat": its runtime is the slowest repeat's
     control: str | None = None   # SANDBOX_ERROR only: the verdict of the control program run after it
     clock: str = DEFAULT_CLOCK   # what measured ``runtime_s`` (a count under instructions / cycles)
+    native_cpu_s: float | None = None  # under a count: the same build's native CPU time beside it...
+    native_noise: float = 0.0          # ...and its relative noise (sandbox.clock.native_cpu_s)
+
+# on a counted reward whose dataset holds no native CPU time beside its counts (a folder from
+# before the column): the count could not be checked against the CPU time
+UNCHECKED = "count_unchecked"
 
 
 def label_clock(language: str, clock: str) -> str:
@@ -109,7 +124,11 @@ class PerformanceReward:
     count (mean over tests) and the baseline the dataset's median count in that language: no host
     calibration (a count does not depend on the machine) and no re-measurement (it would repeat
     the same count). The dataset's labels must carry the same clock (``ClockMismatch``, checked
-    when the reward is made): instructions are never compared with seconds."""
+    when the reward is made): instructions are never compared with seconds. A count that says
+    faster is checked against the CPU time measured beside it (the candidate's native runs
+    against the dataset's, converted to this host): slower beyond their noise, it is flagged
+    ``count_contradicts_cpu`` and penalized (common.outcomes); a dataset without that column is
+    not checked (flag ``count_unchecked``, logged once)."""
 
     def __init__(self, problems: dict[str, RewardProblem], reward_model=None, tokenizer=None, sandbox=None,
                  workers: int = 2, repeats: int | None = None, policy: SpeedupPolicy = SpeedupPolicy(),
@@ -130,6 +149,7 @@ class PerformanceReward:
         self.rm_batch_size, self.max_length = rm_batch_size, max_length
         self._cache: dict[tuple[str, str, str], _Measured] | None = {} if cache else None
         self.counts: Counter = Counter()
+        self._unchecked: set[str] = set()  # problems already logged as count_unchecked
 
     @property
     def sandbox(self):
@@ -209,8 +229,9 @@ class PerformanceReward:
             return RewardDetail(performance_reward(has_tests=True, correct=False), "execution", m.verdict, m.runtime_s,
                                 cause=judge(m.verdict.lower()).cause)
         med, checked = self._speedup(key, m)
-        flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ()) + m.flags
-        bad = flag_outcome(m.flags)
+        flags = tuple(checked.flags) + (("remeasured",) if m.remeasured else ()) + m.flags \
+            + self._cpu_check(key, m, checked.value)
+        bad = flag_outcome(flags)
         if bad is not None:  # e.g. fast_repeat: state kept between repeats
             return RewardDetail.of(bad, "execution", m.verdict, m.runtime_s, flags)
         if med is None or not (math.isfinite(med) and med > 0):  # correct, no usable baseline in this language
@@ -220,6 +241,26 @@ class PerformanceReward:
         r = performance_reward(has_tests=True, correct=True, runtime_s=m.runtime_s, median_runtime_s=med,
                                policy=self.policy)
         return RewardDetail(r, "execution", m.verdict, m.runtime_s, checked.value, flags)
+
+    def _cpu_check(self, key: tuple[str, str, str], m: _Measured, speedup: float | None) -> tuple[str, ...]:
+        """Under a count that says faster: (CONTRADICTED,) where the CPU time beside it says slower
+        beyond the noise of both sides (or its run has none), (UNCHECKED,) where the dataset has no
+        CPU time to compare."""
+        if m.clock not in DETERMINISTIC or speedup is None or speedup <= 1.0:
+            return ()
+        p = self.problems[key[0]]
+        base = p.native_cpu.get(key[1])
+        if base is not None and not m.native_cpu_s:  # its own run lacks the CPU time: no credit unchecked
+            return (CONTRADICTED,)
+        if base is None:
+            if key[0] not in self._unchecked:
+                self._unchecked.add(key[0])
+                log.warning("%s: no native CPU time beside the dataset's %s counts (a folder from before the "
+                            "column): its counted rewards are not checked against the CPU time", key[0], key[1])
+            return (UNCHECKED,)
+        base_cpu = base[0] * host_scale(p.hosts, p.calibration_cpu_s, m.calibration)
+        return (CONTRADICTED,) if count_contradicts_cpu(speedup, base_cpu / m.native_cpu_s,
+                                                        base[1] + m.native_noise) else ()
 
     def _measure(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], _Measured]:
         """Run each program once (cached); re-measure once those whose speedup is implausible and
@@ -271,10 +312,11 @@ class PerformanceReward:
         out = {}
         for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
             clock = getattr(res, "clock", DEFAULT_CLOCK)
+            native, noise = native_cpu_s(res.tests) if clock in DETERMINISTIC else (None, 0.0)
             out[keys[j]] = _Measured(res.verdict.value, _count(res) if clock in DETERMINISTIC else res.mean_cpu_time_s,
                                      dict(getattr(res, "calibration", None) or {}),
                                      flags=tuple(f for f in getattr(res, "flags", ()) if f == "fast_repeat"),
-                                     clock=clock)
+                                     clock=clock, native_cpu_s=native, native_noise=noise)
             self.counts["sandbox_runs"] += 1
         return out
 

@@ -8,6 +8,8 @@ correct at ~1x) and our own CPU kernels (kernelenv/oracles/level1) against eager
 ``self``: the reference scored against itself ``--n`` times per problem (a few small level-1
 problems, the copies of a problem in one sandboxed execution): min / median / max of the
 self-speedup (the truth is 1.0) and the share withheld.
+``--record JSON`` writes each self-scoring's rounds (reference, subject, reference alone) with its
+score and the load average: the recorded rounds ``tests/kernelenv/test_timing.py`` re-judges.
 ``--before DIR`` also scores with a snapshot of an older ``kernelenv`` package (DIR holds it as
 ``kernelenv_before/``), alternating old and new scorings so both see the same machine.
 
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import json
+import os
 import statistics
 import sys
 import time
@@ -65,6 +69,7 @@ def self_speedups(args) -> None:
                                                             allow_reference_ops=True), sandbox=sb)
         problems = [load_problem(args.kernelbench / "level1" / f"{stem}.py") for stem in args.problems]
         results = {(name, p.name): [] for name in scorers for p in problems}
+        records = []
         t0 = time.monotonic()
         for k, p in enumerate(problems):
             src = reference_candidate(p)
@@ -72,10 +77,17 @@ def self_speedups(args) -> None:
                 # --n copies in one sandboxed execution (score_many): one torch start-up per test
                 for i, s in enumerate(scorers[name].score_many(p, [(f"reference-{i}", src) for i in range(args.n)])):
                     withheld = s.reward is None or "unmeasurable" in s.flags
+                    records.append({"scorer": name, "problem": p.name, "scale": s.scale, "speedup": s.speedup_eager,
+                                    "flags": s.flags, "timing": s.timing, "reference": s.eager_times_s,
+                                    "subject": s.times_s, "alone": getattr(s, "alone_times_s", []),
+                                    "load": round(os.getloadavg()[0], 2)})
                     results[(name, p.name)].append((s.speedup_eager, withheld, s.verdict))
                     flags = " ".join(f for f in s.flags if not f.startswith(("cpu:", "scale:")))
                     print(f"{name:6s} {p.name:32s} {i:2d} {s.verdict:10s} x{s.speedup_eager or 0:6.3f} "
                           f"reward {s.reward} {s.seconds:5.1f}s {flags} {getattr(s, 'timing', '')}", flush=True)
+                if args.record:  # after every execution: a stopped run keeps what it measured
+                    args.record.parent.mkdir(parents=True, exist_ok=True)
+                    args.record.write_text(json.dumps(records, indent=1))
     print(f"\n{sum(len(v) for v in results.values())} scorings in {time.monotonic() - t0:.0f} s "
           f"(scale {args.scale}, one sandbox worker)\n")
     for (name, prob), rows in sorted(results.items()):
@@ -91,6 +103,7 @@ def main() -> None:
     ap.add_argument("what", choices=["oracles", "reference", "self"])
     ap.add_argument("--n", type=int, default=10, help="self: scorings per problem")
     ap.add_argument("--problems", nargs="+", default=SELF_PROBLEMS, help="self: level-1 problem stems")
+    ap.add_argument("--record", type=Path, default=None, help="self: write every scoring's rounds to this JSON")
     ap.add_argument("--before", type=Path, default=None, help="self: a folder holding kernelenv_before/")
     ap.add_argument("--kernelbench", type=Path, default=KB)
     ap.add_argument("--levels", nargs="+", default=["level1", "level2"])

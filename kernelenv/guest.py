@@ -23,7 +23,8 @@ Timing is the one measurement protocol (``measure/timing_stats.py``, whose sourc
 in the job and the driver ``exec``s): the reference server is first timed alone (before any
 candidate code exists: the machine's own noise), then the subject and the reference in
 interleaved rounds, both on the same fresh inputs, in a fresh random order each round, until
-each median's relative standard error is below the target (or the round / time cap). A round's
+the speedup's estimate (``rounds_estimate``: the medians', else the paired one) is precise to
+the target (or the round / time cap). A round's
 CPU: the reference server's process clock, and for the subject everything else the sandbox's
 cgroup counted over the round minus the driver's own CPU (its children, its threads, and any
 work it does between its calls, while the reference runs, are charged to it).
@@ -655,16 +656,18 @@ class _Driver:
         return batch
 
     def _enough(self, series: list, pairs: list, spent: float, most: int = 0) -> bool:
-        """The protocol's stopping rule after a round: the minimum done, and every median precise
-        to the target (or futile), the two speedup estimates agreeing, or a cap reached."""
+        """The protocol's stopping rule after a round: the minimum done, and the estimate a score
+        would report (``rounds_estimate``: the medians', else the paired one) precise to the
+        target (or futile), or a cap reached. Without pairs (the reference alone) its median."""
         st, n = self.stats, len(series[0])
         if n < int(self.job["min_trials"]):
             return False
         if n >= (most or int(self.job["trials"])) or spent >= float(self.job["time_budget_s"]):
             return True
-        gap = st["shift"](pairs, statistics.median(series[0]), statistics.median(series[1])) if pairs else 0.0
         futile = st["futile_above"](self.gate, n, int(self.job["trials"]))
-        return not st["needs_more_rounds"]([st["rel_se_of_cost"](x) for x in series], gap, self.gate, futile)
+        est = st["rounds_estimate"](pairs, self.gate) if pairs else \
+            st["Estimate"](None, st["rel_se_of_cost"](series[0]))
+        return not st["more_rounds"](est, self.gate, futile)
 
     def _reference_alone(self, ref) -> None:
         """Phase A: the reference's server loads and runs alone (the machine's own noise)."""

@@ -4,8 +4,9 @@ One sandboxed execution (``Job``, python3 with the ``torch`` toolchain) per scor
 per candidate, each from a clean state, all under the same secret seed (``kernelenv/guest.py``).
 In each, the eager reference is first timed alone (no candidate code exists yet: the machine's
 own noise), then the candidate and the reference are timed in interleaved rounds, in a fresh
-random order each round, until each median is precise to the target: the one measurement
-protocol, its statistics in ``measure/timing_stats.py`` (the probe harness's). The ``torch.compile``
+random order each round, until the estimate a score reports is precise to the target: the one
+measurement protocol, its statistics and its estimate in ``measure/timing_stats.py`` (the probe harness's and
+the contest protocol's: the medians where precise, else the rounds' paired ratios). The ``torch.compile``
 baseline (cold Inductor compile: ~20 s of CPU) is a separate trusted execution (compiled against
 eager, the same rounds) cached per problem, scale and host; its compile/eager ratio is applied to
 the eager time of the candidate's own run. Speedups go through ``common.plausibility``.
@@ -114,6 +115,7 @@ class KernelScore:
     correctness: list = field(default_factory=list)
     times_s: list = field(default_factory=list)
     eager_times_s: list = field(default_factory=list)   # the reference's per round, beside times_s
+    alone_times_s: list = field(default_factory=list)   # the reference's per round, timed alone first
     timing: dict = field(default_factory=dict)          # the gate's numbers (rel_se, shift, rounds...)
     reference_ops: dict = field(default_factory=dict)
     candidate_ops: list = field(default_factory=list)
@@ -252,8 +254,10 @@ class Scorer:
         k = max(1, int((rep or {}).get("calls_per_round", 1)))  # per round: k calls of each model
         if rep and rep.get("reference_alone_cpu_s"):
             out["eager_s"] = _median(rep["reference_alone_cpu_s"]) / k
-        if rep and rep.get("status") == "ok":
-            out["eager_s"], out["compile_s"] = _median(rep["reference_cpu_s"]) / k, _median(rep["times_cpu_s"]) / k
+        if rep and rep.get("status") == "ok":  # the one protocol's estimate of compiled against eager
+            est = timing_stats.rounds_estimate(list(zip(rep["reference_cpu_s"], rep["times_cpu_s"])), c.gate)
+            out["eager_s"] = _median(rep["reference_cpu_s"]) / k
+            out["compile_s"] = out["eager_s"] / est.speedup if est.speedup else _median(rep["times_cpu_s"]) / k
         else:
             out["message"] = "torch.compile baseline failed: " + str(
                 (rep or {}).get("message") or (res.tests[0].message if res.tests else res.message))[-1500:]
@@ -302,7 +306,8 @@ class Scorer:
                 if ks.verdict == "correct" and "implausible" in ks.flags:
                     first = ks.speedup_eager
                     ks.flags = [f for f in ks.flags if f not in ("implausible", "capped", "below_timer_resolution",
-                                                                 "imprecise_timing", "erratic_timing", "unmeasurable")]
+                                                                 "imprecise_timing", "erratic_timing", "unmeasurable",
+                                                                 "paired_timing")]
                     self._measure(problem, scale, compile_ratio, [(ks, source)])
                     ks.flags.append("remeasured")
                     ks.message = (ks.message + f" (first measurement {first:.3g}x)").strip()
@@ -358,9 +363,11 @@ class Scorer:
         ks.times_s, ks.eager_times_s = [t / k for t in cand["times_cpu_s"]], [t / k for t in cand["reference_cpu_s"]]
         ks.trials = len(ks.times_s) * k
         ks.eager_s, ks.runtime_s = _median(ks.eager_times_s), _median(ks.times_s)
-        alone = [t / k for t in cand.get("reference_alone_cpu_s", [])]
-        t = judge_timing(ks.eager_times_s, ks.times_s, alone, c.gate, c.policy)
+        ks.alone_times_s = [t / k for t in cand.get("reference_alone_cpu_s", [])]
+        t = judge_timing(ks.eager_times_s, ks.times_s, ks.alone_times_s, c.gate, c.policy)
         ks.speedup_eager, ks.timing = t.speedup, {**t.info, "calls_per_round": k}
+        if "paired_timing" in t.flags:  # the medians carried the machine's drift; the rounds' ratios did not
+            ks.runtime_s = ks.eager_s / t.speedup
         ks.flags += [f for f in t.flags if f not in ks.flags]
         if t.message:
             ks.message = (ks.message + " " + t.message).strip()
@@ -394,15 +401,18 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
     """The speedup of interleaved rounds (per round: the reference's CPU, the subject's), gated on
     its precision, and whose fault the noise is.
 
-    The estimate is median(reference) / median(subject); its error combines both medians'; the
-    second estimate is the median of the per-round ratios (``timing_stats.shift``). Within the
-    gate: reported (flag ``imprecise_timing`` above sqrt(2) x target). Above it (``unmeasurable``):
+    The estimate is the one protocol's (``timing_stats.rounds_estimate``, as the probe harness and
+    the contest protocol): median(reference) / median(subject), its error combining both medians',
+    its gap to the median per-round ratio (``timing_stats.shift``); where those fail the gate, the
+    paired estimate (the inverse mean per-round cost ratio, its error t-widened: a busy host's
+    drift cancels within a round; flag ``paired_timing``). Within the gate: reported (flag
+    ``imprecise_timing`` above sqrt(2) x target). Neither within it (``unmeasurable``):
     - the reference timed *alone* (``alone``: before any candidate code existed in the sandbox) was
       itself above the limit: the machine cannot measure this problem now, which the candidate
       cannot have caused: no speedup, the reward withheld (flag ``unmeasurable``);
     - else the noise appeared only with the candidate beside the reference: its own variability,
       or its doing (background work disturbing the reference, erratic calls): it is scored, at a
-      pessimistic bound: the slower of its two estimates, times exp(2 x its combined error)
+      pessimistic bound: the slowest of its estimates, times exp(2 x the medians' combined error)
       (flag ``erratic_timing``), so that noise can never raise a reward.
     A candidate slower than the reference whatever the noise (``timing_stats.precision``'s
     ``slower_than``) is reported as measured, flagged ``imprecise_timing``: never withheld."""
@@ -410,16 +420,18 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
     pairs = list(zip(reference, subject))
     errs = {"reference": timing_stats.rel_se_of_cost(reference), "subject": timing_stats.rel_se_of_cost(subject),
             "alone": timing_stats.rel_se_of_cost(alone)}
-    rel_se = timing_stats.combined_rel_se(errs["reference"], errs["subject"])
-    gap = timing_stats.shift(pairs, b, c)
-    checked = speedup_ratio(b, c, policy)
-    decision = timing_stats.precision(rel_se, gap, gate, len(pairs), checked.value)
+    medians_se = timing_stats.combined_rel_se(errs["reference"], errs["subject"])
+    est = timing_stats.rounds_estimate(pairs, gate)
+    paired = est.rule == "paired"
+    checked = speedup_ratio(b, b / est.speedup if paired else c, policy)
+    decision = timing_stats.precision(est.rel_se, est.gap, gate, len(pairs), checked.value)
     rr = timing_stats.round_ratio_speedup(pairs)
-    info = {"rounds": len(pairs), "rel_se": _round(rel_se), "shift": round(gap, 4),
-            "round_ratio_speedup": _round(rr), **{f"rel_se_{k}": _round(v) for k, v in errs.items()},
+    info = {"rounds": len(pairs), "rule": est.rule, "rel_se": _round(est.rel_se),
+            "shift": round(timing_stats.shift(pairs, b, c), 4), "round_ratio_speedup": _round(rr),
+            "rel_se_medians": _round(medians_se), **{f"rel_se_{k}": _round(v) for k, v in errs.items()},
             "decision": decision.decision}
     info["estimate"] = _round(checked.value)  # before the gate: what blocked timing would have reported
-    flags = list(checked.flags)
+    flags = list(checked.flags) + (["paired_timing"] if paired else [])
     if decision.decision == "ok":
         return Timing(checked.value, flags, "", info)
     if decision.decision == "imprecise":
@@ -429,8 +441,9 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
         return Timing(None, ["unmeasurable"], f"correct; no speedup: {decision.reason}; the reference alone was as "
                       f"noisy ({100 * errs['alone']:.0f}%): the machine's, the reward is withheld", info)
     info["blame"] = "candidate"
-    slow = max(c, b / rr) if rr else c
-    bound = math.exp(2 * min(rel_se if rel_se is not None else 0.0, 10.0))
+    mean_cost = timing_stats.paired_speedup(pairs).speedup
+    slow = max([c] + [b / x for x in (rr, mean_cost) if x])
+    bound = math.exp(2 * min(medians_se if medians_se is not None else 0.0, 10.0))
     low = speedup_ratio(b, slow * bound, policy)
     return Timing(low.value, low.flags + ["erratic_timing"],
                   f"timing: {decision.reason}; the reference alone was precise, so the noise is the candidate's: "

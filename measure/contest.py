@@ -23,7 +23,7 @@ from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, ClockMismatch, check_clock
 
 from .harness import ProbeScore, ProbeSettings
-from .timing_stats import Estimate, NoiseGate, combined_rel_se, hybrid, rel_se_of_cost, shift
+from .timing_stats import NoiseGate, more_rounds, rounds_estimate
 
 
 @dataclass
@@ -113,7 +113,7 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
         sc.baseline_s = statistics.median(b for b, _ in pairs)
         sc.runtime_s = statistics.median(c for _, c in pairs)
         sc.round_speedups = [round(b / c, 4) for b, c in pairs if c]
-        est = _estimate(pairs)
+        est = rounds_estimate(pairs)
         sc.rel_se = None if est.rel_se is None else round(est.rel_se, 4)
         extra = set()
         if est.rule == "paired":  # the medians carried the machine's drift; the rounds' ratios did not
@@ -127,7 +127,7 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
         return sc
 
     base = base_times[pick]
-    while len(cand_runs) < s.max_repeats and _noisy(_estimate(_pairs(base, cand_runs))):
+    while len(cand_runs) < s.max_repeats and more_rounds(rounds_estimate(_pairs(base, cand_runs)), NoiseGate()):
         more_base, more_cands = rounds(2, [sources[pick]])
         base, cand_runs = base + more_base[0], cand_runs + more_cands
         failed = _failure(label, unit, cand_runs)
@@ -158,18 +158,3 @@ def _failure(label: str, unit: str, cands: list[RunResult]) -> ProbeScore | None
 def _pairs(base: list[float | None], cands: list[RunResult]) -> list[tuple[float, float]]:
     """(baseline, candidate) of each round where both have a measure."""
     return [(b, c) for b, r in zip(base, cands) for c in [_runtime(r)] if b is not None and c is not None]
-
-
-def _estimate(pairs: list[tuple[float, float]]) -> Estimate:
-    """The probe harness's rule on the rounds: medians (their errors, their gap to the per-round
-    ratios) where the gate takes them, else the paired estimate."""
-    if not pairs:
-        return Estimate(None, None)
-    b, c = statistics.median(x for x, _ in pairs), statistics.median(y for _, y in pairs)
-    rel_se = combined_rel_se(rel_se_of_cost([x for x, _ in pairs]), rel_se_of_cost([y for _, y in pairs]))
-    return hybrid(Estimate(b / c if b > 0 and c > 0 else None, rel_se, shift(pairs, b, c)), pairs, NoiseGate())
-
-
-def _noisy(est: Estimate) -> bool:
-    gate = NoiseGate()
-    return (est.rel_se or 0.0) > gate.target_rel_se or est.gap > gate.target_rel_se

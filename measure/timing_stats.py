@@ -16,7 +16,9 @@ run it as is. Each equation is one function:
 - ``optimistic_bound``: the highest speedup the noise leaves plausible;
 - ``precision``: the decision ok / imprecise / unmeasurable under a ``NoiseGate``;
 - ``paired_speedup``: the paired estimate, from the per-round ratios alone (immune to drift);
-- ``hybrid``: the medians' estimate where the gate takes it, else the paired one.
+- ``hybrid``: the medians' estimate where the gate takes it, else the paired one;
+- ``rounds_estimate``: ``hybrid`` on rounds of two costs each (no null run);
+- ``more_rounds``: the stopping rule on the estimate a score would report.
 """
 from __future__ import annotations
 
@@ -177,3 +179,21 @@ def hybrid(medians: Estimate, pairs: list[tuple[float, float]], gate: NoiseGate)
         return medians
     paired = paired_speedup(pairs)
     return paired if passes(paired) else medians
+
+
+def rounds_estimate(pairs: list[tuple[float, float]], gate: NoiseGate = NoiseGate()) -> Estimate:
+    """The estimate a score reports from (baseline, candidate) costs per round, with no null run
+    (the contest protocol, the kernel scorer): the medians' (their combined error, their gap to
+    the per-round ratios) where the gate takes it, else the paired one (``hybrid``)."""
+    if not pairs:
+        return Estimate(None, None)
+    base, cand = [b for b, _ in pairs], [c for _, c in pairs]
+    b, c = statistics.median(base), statistics.median(cand)
+    rel_se = combined_rel_se(rel_se_of_cost(base), rel_se_of_cost(cand))
+    return hybrid(Estimate(b / c if b > 0 and c > 0 else None, rel_se, shift(pairs, b, c)), pairs, gate)
+
+
+def more_rounds(est: Estimate, gate: NoiseGate, futile: float = math.inf) -> bool:
+    """Rounds are added while the estimate a score would report is less precise than the target
+    (unless futile) or its medians and per-round ratios are further apart than that."""
+    return needs_more_rounds([est.rel_se], est.gap, gate, futile)

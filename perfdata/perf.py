@@ -567,6 +567,7 @@ def _measured_row(sub: Submission, split: str, key: str, settings: BuildSettings
         "clock": res.clock,  # the clock that really measured it (a fallback says cpu)
         "test_clock_counts": None if res.clock == "cpu" else [
             t.cycles if res.clock == "cycles" else t.instructions for t in res.tests],
+        "test_native_cpu_repeats_s": None if res.clock == "cpu" else [t.native_cpu_times_s for t in res.tests],
         "compile_ok": res.compile.ok,
         "compile_seconds": res.compile.seconds,
         "compile_message": res.compile.message if res.compile.message or ok else res.message,

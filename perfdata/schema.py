@@ -63,6 +63,9 @@ SUBMISSIONS = [
                            "null in rows from before the column: cpu"),
     ("test_clock_counts", pa.list_(pa.float64()),
      "per test: the deterministic clock's value (instructions or estimated cycles; null under cpu)"),
+    ("test_native_cpu_repeats_s", pa.list_(pa.list_(pa.float64())),
+     "per test: every native run's CPU time beside a deterministic count (the same build outside valgrind: "
+     "what a counted reward's CPU time is checked against, sandbox.clock.count_contradicts_cpu; null under cpu)"),
     ("compile_ok", pa.bool_(), "compiled (true for interpreted languages)"),
     ("compile_seconds", pa.float64(), "compile wall time (0 when cached)"),
     ("compile_message", pa.string(), "compiler output"),

@@ -6,7 +6,10 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
+from types import SimpleNamespace
 from typing import Iterable, Mapping
+
+from perfalign.sandbox.clock import native_cpu_s
 
 # The columns measured_correct reads.
 MEASURED_COLUMNS = ("problem_id", "language", "is_correct", "status", "verdict", "runtime_s")
@@ -68,4 +71,30 @@ def language_count_medians(by_language: Mapping[str, list[Mapping]]) -> dict[str
         vals = [v for v in map(count_label, rows) if v is not None]
         if vals:
             out[lang] = statistics.median(vals)
+    return out
+
+
+# The optional column of native CPU times measured beside a count (perfdata.perf; absent in older folders).
+NATIVE_COLUMN = "test_native_cpu_repeats_s"
+
+
+def native_cpu_label(row: Mapping) -> tuple[float, float] | None:
+    """(native CPU seconds, relative noise) of a counted label, by the sandbox's rule
+    (sandbox.clock.native_cpu_s: the summed median of each test's native runs, the largest
+    (max - min) / median); None without the column or a test without runs."""
+    reps = row.get(NATIVE_COLUMN) or []
+    if not reps or any(not r for r in reps):
+        return None
+    total, noise = native_cpu_s([SimpleNamespace(native_cpu_times_s=list(r)) for r in reps])
+    return (total, noise) if total else None
+
+
+def language_native_medians(by_language: Mapping[str, list[Mapping]]) -> dict[str, tuple[float, float]]:
+    """language -> (median native CPU seconds, median noise) of its counted labels that carry
+    them: the CPU time a counted reward's own must not contradict."""
+    out = {}
+    for lang, rows in by_language.items():
+        vals = [v for v in map(native_cpu_label, rows) if v is not None]
+        if vals:
+            out[lang] = (statistics.median(t for t, _ in vals), statistics.median(n for _, n in vals))
     return out
