@@ -82,15 +82,17 @@ class ProofConfig:
     pilot_max_new_tokens: int = 192  # rows stop at their closing fence; the references are 29-69 tokens
 
 
-def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> ControlledTask:
-    """Measured once and reused by every seed (and later runs)."""
-    root = workdir / "task"
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False) -> ControlledTask:
+    """Measured once and reused by every seed (and later runs); ``heldout_only``: only the held-out
+    instances' references (all the pilot gate needs), in a folder of their own."""
+    root = workdir / ("pilot_task" if heldout_only else "task")
     if (root / "controlled_task.json").exists():
         built = json.loads((root / "controlled_task.json").read_text()).get("family_set", "computations")
         if built != family_set:
             raise SystemExit(f"{root} holds the {built} task, not {family_set}: give another --workdir")
         return load_controlled_task(root)
-    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set)
+    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set,
+                                 **(dict(train=[]) if heldout_only else {}))
 
 
 def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
@@ -360,7 +362,7 @@ def main() -> int:
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox(backend="auto", workers=2) as sb:
-        task = get_task(w, sb, cfg.family_set)
+        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot)
         if args.pilot:
             return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)
         if args.reward_noise:

@@ -127,7 +127,7 @@ def read_samples(path: Path) -> list[dict]:
 
 
 def run_pilot(task, model_name: str, out: Path, instances: list, samples_per_prompt: int, temperature: float = 0.2,
-              max_new_tokens: int = 192, seed: int = 0, sandbox=None, threads: int = 2) -> list[dict]:
+              max_new_tokens: int = 192, seed: int = 0, sandbox=None, threads: int = 1) -> list[dict]:
     """Sample and classify every instance's prompt not yet in ``out/samples.jsonl``; all rows."""
     import torch
 
