@@ -333,7 +333,7 @@ def main() -> int:
     ap.add_argument("--families", default=DEFAULT_FAMILY_SET, choices=FAMILY_SETS,
                     help="the controlled task's problems: closed-form computations, or idiom choices "
                          "(alignment/idioms.py)")
-    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_small for --profile small, "
+    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_PROFILE for another --profile, "
                                                     "_idioms for --families idioms)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
