@@ -25,8 +25,6 @@ def _rows(tok, insts, kind: str) -> list[str]:
 
 def _nll(model, tok, texts: list[str]):
     """Mean per-token NLL of the texts (prompt tokens included: a fixed set, compared before and after)."""
-    import torch
-
     enc = tok(texts, return_tensors="pt", padding=True)
     labels = enc["input_ids"].masked_fill(enc["attention_mask"] == 0, -100)
     return model(**enc, labels=labels).loss, int(enc["attention_mask"].sum())

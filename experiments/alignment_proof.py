@@ -82,7 +82,8 @@ class ProofConfig:
     pilot_max_new_tokens: int = 192  # rows stop at their closing fence; the references are 29-69 tokens
 
 
-def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False) -> ControlledTask:
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET,
+             heldout_only: bool = False) -> ControlledTask:
     """Measured once and reused by every seed (and later runs); ``heldout_only``: only the held-out
     instances' references (all the pilot gate needs), in a folder of their own."""
     root = workdir / ("pilot_task" if heldout_only else "task")
@@ -305,21 +306,23 @@ def format_summary(s: dict) -> str:
     return "\n".join(lines)
 
 
-def pilot_gate(task: ControlledTask, cfg: ProofConfig, model: str | None, out: Path, prompts: int | None, sandbox) -> int:
+def pilot_gate(task: ControlledTask, cfg: ProofConfig, model: str | None, out: Path, prompts: int | None,
+               sandbox) -> int:
     """The pilot gate on the held-out prompts (the first ``prompts`` of them, spread over the
     families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``."""
-    from perfalign.flows.config import load_config
     from pilot import format_gate, gate_table, interleaved, run_pilot
+
+    from perfalign.flows.config import load_config
 
     model = model or load_config(profile=cfg.profile).align.base_model
     t0 = time.time()
-    rows = run_pilot(task, model, out, interleaved(task.heldout)[:prompts], cfg.pilot_samples_per_prompt, cfg.pilot_temperature,
-                     cfg.pilot_max_new_tokens, sandbox=sandbox)
+    rows = run_pilot(task, model, out, interleaved(task.heldout)[:prompts], cfg.pilot_samples_per_prompt,
+                     cfg.pilot_temperature, cfg.pilot_max_new_tokens, sandbox=sandbox)
     table = gate_table(rows)
-    (out / "gate.json").write_text(json.dumps({"model": model, "profile": cfg.profile, "temperature": cfg.pilot_temperature,
-                                               "samples_per_prompt": cfg.pilot_samples_per_prompt,
-                                               "prompts": sorted({r["problem_id"] for r in rows}), "table": table},
-                                              indent=1))
+    (out / "gate.json").write_text(json.dumps(
+        {"model": model, "profile": cfg.profile, "temperature": cfg.pilot_temperature,
+         "samples_per_prompt": cfg.pilot_samples_per_prompt, "prompts": sorted({r["problem_id"] for r in rows}),
+         "table": table}, indent=1))
     print(format_gate(table))
     print(f"\nwritten {out / 'gate.json'}; {time.time() - t0:.0f} s")
     return 0
