@@ -22,6 +22,13 @@ saved as it finishes, so a seed interrupted (or spanning sessions) resumes where
 
 ``--families idioms`` trains and evaluates on the idiom families instead (alignment/idioms.py: fast
 and slow are idiom choices, each prompt carries a number the program copies; no medium program).
+
+``--pilot`` runs only the pilot gate (experiments/pilot.py) before any training: the profile's base
+model (or ``--pilot-model``, e.g. an SFT run directory) sampled on the held-out prompts at T 0.2,
+each sample classified in the sandbox, and the per-family gate table printed; resumable.
+
+    nice -n 5 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --pilot \
+        --pilot-samples 8 --pilot-out docs/measurements/pilot-qwen05b-2026-11-28/base
 """
 from __future__ import annotations
 
@@ -70,17 +77,23 @@ class ProofConfig:
     rlpf_learning_rate: float = 3e-5
     temperature: float = 1.0         # evaluation sampling as RLPF samples: top-k 0, top-p 1
     max_new_tokens: int = 96
+    pilot_temperature: float = 0.2   # the pre-registered gate's (docs/alignment.md)
+    pilot_samples_per_prompt: int = 8
+    pilot_max_new_tokens: int = 192  # rows stop at their closing fence; the references are 29-69 tokens
 
 
-def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET) -> ControlledDataset:
-    """Measured once and reused by every seed (and later runs)."""
-    root = workdir / "task"
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET,
+             heldout_only: bool = False) -> ControlledDataset:
+    """Measured once and reused by every seed (and later runs); ``heldout_only``: only the held-out
+    instances' references (all the pilot gate needs), in a folder of their own."""
+    root = workdir / ("pilot_task" if heldout_only else "task")
     if (root / "controlled_task.json").exists():
         built = json.loads((root / "controlled_task.json").read_text()).get("family_set", "computations")
         if built != family_set:
             raise SystemExit(f"{root} holds the {built} task, not {family_set}: give another --workdir")
         return load_controlled_task(root)
-    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set)
+    return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set,
+                                 **(dict(train=[]) if heldout_only else {}))
 
 
 def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
@@ -293,14 +306,37 @@ def format_summary(s: dict) -> str:
     return "\n".join(lines)
 
 
+def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out: Path, prompts: int | None,
+               sandbox) -> int:
+    """The pilot gate on the held-out prompts (the first ``prompts`` of them, spread over the
+    families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``."""
+    from pilot import format_gate, gate_table, interleaved, run_pilot
+
+    from perfalign.flows.config import load_config
+
+    model = model or load_config(profile=cfg.profile).align.base_model
+    t0 = time.time()
+    rows = run_pilot(task, model, out, interleaved(task.heldout)[:prompts], cfg.pilot_samples_per_prompt,
+                     cfg.pilot_temperature, cfg.pilot_max_new_tokens, sandbox=sandbox)
+    table = gate_table(rows)
+    (out / "gate.json").write_text(json.dumps(
+        {"model": model, "profile": cfg.profile, "temperature": cfg.pilot_temperature,
+         "samples_per_prompt": cfg.pilot_samples_per_prompt, "prompts": sorted({r["problem_id"] for r in rows}),
+         "table": table}, indent=1))
+    print(format_gate(table))
+    print(f"\nwritten {out / 'gate.json'}; {time.time() - t0:.0f} s")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default=ProofConfig.profile, choices=("embedded", "small"),
-                    help="the stages' settings and model (small: SmolLM2-135M-Instruct with LoRA)")
+    ap.add_argument("--profile", default=ProofConfig.profile, choices=("embedded", "small", "qwen-0.5b"),
+                    help="the stages' settings and model (small: SmolLM2-135M-Instruct with LoRA; "
+                         "qwen-0.5b: Qwen2.5-Coder-0.5B-Instruct)")
     ap.add_argument("--families", default=DEFAULT_FAMILY_SET, choices=FAMILY_SETS,
                     help="the controlled task's problems: closed-form computations, or idiom choices "
                          "(alignment/idioms.py)")
-    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_small for --profile small, "
+    ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_PROFILE for another --profile, "
                                                     "_idioms for --families idioms)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
@@ -308,6 +344,15 @@ def main() -> int:
     ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
+    ap.add_argument("--pilot", action="store_true", help="only the pilot gate: sample the held-out prompts at T "
+                    f"{ProofConfig.pilot_temperature}, classify in the sandbox, print the per-family gate table")
+    ap.add_argument("--pilot-model", default=None, help="the model the pilot samples (default: the profile's base "
+                                                        "model; or a run directory, e.g. SFT's)")
+    ap.add_argument("--pilot-samples", type=int, default=ProofConfig.pilot_samples_per_prompt,
+                    help="samples per held-out prompt, generated in one batch")
+    ap.add_argument("--pilot-prompts", type=int, default=None, help="only the first N held-out prompts (one per "
+                                                                    "family first, then the second of each)")
+    ap.add_argument("--pilot-out", default=None, help="where samples.jsonl and gate.json go (default: WORKDIR/pilot)")
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
@@ -315,11 +360,14 @@ def main() -> int:
         "" if args.families == DEFAULT_FAMILY_SET else f"_{args.families}")
     cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families,
                       samples_per_prompt=args.samples_per_prompt,
-                      sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes)
+                      sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes,
+                      pilot_samples_per_prompt=args.pilot_samples)
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox(backend="auto", workers=2) as sb:
-        task = get_task(w, sb, cfg.family_set)
+        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot)
+        if args.pilot:
+            return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
             return 0
