@@ -53,7 +53,7 @@ class EvalConfig:
     models: list[ModelSpec] = field(default_factory=list)
     tasks: tuple[str, ...] = TASK_GROUPS     # task groups: codecontests, pareval, polybench, controlled, kernelbench
     codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
-    controlled_dir: str | None = None        # task "controlled": an alignment.controlled task folder
+    controlled_dir: str | None = None        # task "controlled": an perfdata.controlled task folder
     kernelbench_dir: str | None = None       # task "kernelbench": a KernelBench checkout's KernelBench/ folder
     kernelbench_levels: tuple[int, ...] = (1,)  # task "kernelbench": which KernelBench levels to run
     pareval_dir: str = str(DEFAULT_PAREVAL_DIR)      # a ParEval checkout (default: the bundled sample)

@@ -256,27 +256,31 @@ def print_synth_summary(summary: dict) -> None:  # its notes were logged (warnin
                       f"cost ${summary['cost_usd']:.4f}")
 
 
+_CONTROLLED_HELP = "The controlled task's folder (a pipeline run's controlled/)"
+
+
 @triplets_app.command("build")
 @config_options("triplets.seed", "triplets.max_margin", "triplets.held_out_count", "triplets.small_groups",
-                "triplets.min_group_solutions", "triplets.controlled_task")
+                "triplets.min_group_solutions", "triplets.controlled_pairs")
 def triplets_build(
     out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
     synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
+    controlled: Optional[Path] = typer.Option(None, "--controlled", help=_CONTROLLED_HELP + ": its training rows join."),
     conf: ConfigArgs = None,
 ) -> None:
     """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits.
     Unset options take the profile's values from the config file."""
     if not codecontests and not synthetic:
         _fail("give --codecontests, --synthetic, or both")
-    for p in (codecontests, synthetic):
+    for p in (codecontests, synthetic, controlled):
         if p and not p.is_dir():
             _fail(f"{p} is not a directory")
     settings = _load_config(conf).triplets
     from perfalign.flows.align import build_triplets_flow
 
-    with _failing(ValueError), _session():
-        res = build_triplets_flow(_str(codecontests), _str(synthetic), str(out), settings)
+    with _failing(ValueError, FileNotFoundError), _session():
+        res = build_triplets_flow(_str(codecontests), _str(synthetic), str(out), settings, _str(controlled))
     console.print(json.dumps({k: v for k, v in res["stats"].items()
                               if k in ("totals", "triplets", "margin", "languages")}))
     console.print(f"triplets -> {out}")
@@ -294,6 +298,8 @@ def _renamed(value, old_value, name: str):
     return value if value is not None else old_value
 _CC_OPT = typer.Option(None, "--codecontests",
                        help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
+_ALIGN_CONTROLLED_OPT = typer.Option(None, "--controlled", help=_CONTROLLED_HELP + ": RLPF executes its tests "
+                                     "(triplets built with its rows).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
@@ -301,16 +307,17 @@ def _align_command(stages: Optional[list[str]], *keys: str):
     """`perfalign align` (``stages`` None: the configured ones) or `perfalign train STAGE`."""
     @config_options(*keys)
     def command(triplets: Path = _TRIPLETS_OPT, out: Optional[Path] = _ALIGN_OUT_OPT,
-                codecontests: Optional[Path] = _CC_OPT, conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT,
+                codecontests: Optional[Path] = _CC_OPT, controlled: Optional[Path] = _ALIGN_CONTROLLED_OPT,
+                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT,
                 workdir: Optional[Path] = typer.Option(None, "--workdir", **_OLD_NAME)) -> None:
-        from perfalign.flows.align import align, preflight, stage_configs
+        from perfalign.flows.align import align, contest_dirs, preflight, stage_configs
 
         workdir = _renamed(out, workdir, "--out")
         cfg = _load_config(conf)
         wanted = stages or list(cfg.align.stages)
-        cc = _str(codecontests)
         bad_input = (ValueError, FileNotFoundError, FileExistsError)
         with _failing(*bad_input):  # bad inputs fail here, before Prefect starts or any model loads (and only here)
+            cc = contest_dirs(_str(codecontests), _str(controlled))
             configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
             preflight(configs, wanted, str(triplets), cc, str(workdir))
         with _failing(*bad_input), _session():
@@ -358,8 +365,7 @@ def eval_cmd(
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf directory (held-out problems and baselines)."),
     controlled: Optional[Path] = typer.Option(None, "--controlled",
-                                              help="The controlled task's folder (a pipeline run's "
-                                                   "triplets/controlled): its held-out prompts."),
+                                              help=_CONTROLLED_HELP + ": its held-out prompts."),
     conf: ConfigArgs = None,
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", **_OLD_NAME),
 ) -> None:

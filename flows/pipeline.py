@@ -1,6 +1,6 @@
 """Flow `pipeline`: the whole DAG in one run directory.
 
-CodeContests-Perf -> synthetic pairs -> triplets -> align (SFT, RM, RLPF, DPA) -> evaluate ->
+CodeContests-Perf -> synthetic pairs -> the controlled task -> triplets -> align (SFT, RM, RLPF, DPA) -> evaluate ->
 publish (only when a repo id is configured). Each stage is skipped when its settings and the
 content of its inputs are unchanged (flows/runstate.py), so reruns are incremental and a crashed
 run resumes where it stopped.
@@ -25,8 +25,10 @@ from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
 from .stagekeys import (  # noqa: E402
+    NO_CONTROLLED_TASK,
     NOT_PUBLISHED,
     align_key,
+    controlled_key,
     evaluate_key,
     perf_key,
     pipeline_result,
@@ -97,18 +99,36 @@ def start_beside(cfg: PerfalignConfig, run: RunState) -> dict[str, tuple[str, st
     return {"synthetic": (h, desc, result.result)}
 
 
+def stage_controlled(cfg: PerfalignConfig, run: RunState) -> dict:
+    """The controlled task measured into its own folder (``triplets.controlled_task``; off: the
+    folder and its record go)."""
+    from .align import build_controlled_flow
+
+    out, key = run.run_dir / "controlled", controlled_key(cfg, run.run_dir)
+    if key is None:
+        shutil.rmtree(out, ignore_errors=True)
+        if run.data["stages"].pop("controlled", None):
+            run.save()
+        return NO_CONTROLLED_TASK
+    return run.run_stage("controlled", *key, lambda: build_controlled_flow(str(out), cfg.triplets))
+
+
+def _controlled_dir(cfg: PerfalignConfig, run: RunState) -> str | None:
+    return str(run.run_dir / "controlled") if cfg.triplets.controlled_task else None
+
+
 def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import build_triplets_flow as triplets  # a flow of its own in the UI
 
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
     return run.run_stage("triplets", *triplets_key(cfg, run.run_dir),
-                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
+                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets, _controlled_dir(cfg, run)))
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.alignment.common import TRAINER_DIR
 
-    from .align import align
+    from .align import align, contest_dirs
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
     h, desc = align_key(cfg, run.run_dir)
@@ -119,7 +139,8 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
         for stale in work.glob(f"*/{TRAINER_DIR}/checkpoint-*"):
             shutil.rmtree(stale, ignore_errors=True)
     return run.run_stage("align", h, desc, lambda: align(
-        cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True, resume=resume))
+        cfg, str(tri), str(work), contest_dirs(str(cc), _controlled_dir(cfg, run)), stages=list(cfg.align.stages),
+        overwrite=True, resume=resume))
 
 
 def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str | None, tasks: list[str] | None = None,
@@ -137,13 +158,12 @@ def eval_config_from(cfg: PerfalignConfig, models: list, codecontests_dir: str |
 def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.evaluation import models_from_run_dir
 
-    from .align import controlled_dir
     from .evaluate import evaluate
 
     e = cfg.eval
     work, cc, out = run.run_dir / "align", run.run_dir / "codecontests_perf", run.run_dir / "evaluate"
     def go() -> dict:
-        ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in e.tasks else None
+        ctl = str(run.run_dir / "controlled") if "controlled" in e.tasks else None
         config = eval_config_from(cfg, models_from_run_dir(work, prefix="base"), str(cc), controlled_dir=ctl)
         return evaluate(config, str(out))
 
@@ -164,6 +184,7 @@ def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
 STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
     ("codecontests_perf", stage_perf),
     ("synthetic", stage_synth),
+    ("controlled", stage_controlled),
     ("triplets", stage_triplets),
     ("align", stage_align),
     ("evaluate", stage_evaluate),

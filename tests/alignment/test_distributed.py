@@ -23,7 +23,7 @@ import torch
 import yaml
 
 from perfalign.alignment import models
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import load_triplet_rows, preference_rows
 from perfalign.alignment.scoring import completion_logprobs
 from perfalign.common.paths import SOURCE_ROOT

@@ -12,7 +12,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 
 from perfalign.alignment.common import METRICS_FILE, STAGE_CONFIG_FILE
-from perfalign.alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
+from perfalign.alignment.proof import sample_and_classify
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import load_triplet_rows
 from perfalign.alignment.dpa import run_dpa
 from perfalign.alignment.reward_model import train_reward_model

@@ -11,7 +11,7 @@ import pytest
 
 from perfalign.alignment import dpa, models, reward_model, rlpf, sft
 from perfalign.alignment.common import TRAINER_DIR
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.flows.config import preset
 
 STAGES = {"sft": (sft, sft.run_sft), "reward": (reward_model, reward_model.train_reward_model),

@@ -18,7 +18,7 @@ import torch
 
 from perfalign.alignment import models
 from perfalign.alignment.common import METRICS_FILE, group_pairs_by_length
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
 from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
@@ -37,7 +37,7 @@ from perfalign.sandbox import Verdict
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """A small controlled task (6 training, 2 held-out instances; alignment.controlled)."""
+    """A small controlled task (6 training, 2 held-out instances; perfdata.controlled)."""
     train, held = quick_instances()
     return build_controlled_task(tmp_path_factory.mktemp("toy"), copies=2, repeats=1, train=train, heldout=held)
 

@@ -1,4 +1,4 @@
-"""The controlled task (alignment/controlled.py): held-out prompts really unseen, margins that
+"""The controlled task (perfdata/controlled.py): held-out prompts really unseen, margins that
 vary with the measured runtimes, samples classified by execution, and its evaluation task group."""
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.alignment.controlled import (
+from perfalign.perfdata.controlled import (
     BIG_NS,
     CORRECT_KINDS,
     build_controlled_task,
-    classify_samples,
     instances,
     load_controlled_task,
     quick_instances,
 )
+from perfalign.alignment.proof import classify_samples
 from perfalign.common.prompts import extract_code, format_response
 from perfalign.flows.config import preset
 from perfalign.perfdata.shards import load_table
@@ -111,7 +111,7 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    import perfalign.alignment.controlled as controlled
+    import perfalign.perfdata.controlled as controlled
     from perfalign.alignment.data import load_contest_problems, load_sft_rows, load_triplet_rows
     from perfalign.alignment.rlpf import rl_prompts
     from perfalign.flows.align import controlled_dir, stage_configs, triplets
@@ -152,7 +152,7 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
 
 def test_measuring_the_programs_reports_progress(sandbox):
     """The triplets stage's longest quiet part: its programs measured in the sandbox show progress."""
-    from perfalign.alignment.controlled import MEASURING, measure_references
+    from perfalign.perfdata.controlled import MEASURING, measure_references
     from perfalign.common.progress import listening
 
     seen: list[tuple[str, int, int]] = []

@@ -1,4 +1,4 @@
-"""The idiom task (alignment/idioms.py) and on-policy pairs (alignment/onpolicy.py): numbers copied
+"""The idiom task (perfdata/idioms.py) and on-policy pairs (alignment/onpolicy.py): numbers copied
 from the prompt, wrong programs that fail, held-out combinations, the controlled task's machinery
 on two kinds, and a model's own samples turned into measured pairs."""
 from __future__ import annotations
@@ -10,13 +10,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pyarrow as pa
 import pytest
 
-from perfalign.alignment.controlled import (
+from perfalign.perfdata.controlled import (
     all_instances,
     build_controlled_task,
-    classify_samples,
     load_controlled_task,
 )
-from perfalign.alignment.idioms import FAMILIES, instances, quick_instances, run_reference
+from perfalign.alignment.proof import classify_samples
+from perfalign.perfdata.idioms import FAMILIES, instances, quick_instances, run_reference
 from perfalign.common.equations import adaptive_margin
 from perfalign.common.prompts import format_response
 from perfalign.perfdata.shards import load_table
