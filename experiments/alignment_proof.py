@@ -39,6 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from perfalign.alignment.proof import sample_and_classify  # noqa: E402
+from perfalign.flows.config import preset
 from perfalign.perfdata.controlled import (  # noqa: E402
     DEFAULT_FAMILY_SET,
     FAMILY_SETS,
@@ -46,8 +48,6 @@ from perfalign.perfdata.controlled import (  # noqa: E402
     build_controlled_task,
     load_controlled_task,
 )
-from perfalign.alignment.proof import sample_and_classify  # noqa: E402
-from perfalign.flows.config import preset
 
 MODELS = ("sft", "dpo", "dpa", "rlpf")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
@@ -88,11 +88,11 @@ def reward_model_report(run_dir: Path, task: ControlledTask) -> dict:
     speedup (Spearman of r_f - r_s against log(runtime_s / runtime_f), correct pairs only)."""
     from scipy.stats import spearmanr
 
-    from perfalign.perfdata.controlled import preference_pairs
     from perfalign.alignment.models import load_sequence_classifier, load_tokenizer
     from perfalign.alignment.scoring import reward_scores
     from perfalign.common.equations import reward_accuracy
     from perfalign.common.prompts import format_response
+    from perfalign.perfdata.controlled import preference_pairs
 
     tok = load_tokenizer(str(run_dir))
     rm = load_sequence_classifier(str(run_dir), tokenizer=tok)

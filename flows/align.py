@@ -69,7 +69,8 @@ def contest_dirs(codecontests_dir: str | None, controlled_dir: str | None) -> st
         return codecontests_dir
     from perfalign.perfdata.controlled import load_controlled_task
 
-    return [*([codecontests_dir] if codecontests_dir else []), str(load_controlled_task(controlled_dir).codecontests_dir)]
+    ctl = str(load_controlled_task(controlled_dir).codecontests_dir)
+    return [*([codecontests_dir] if codecontests_dir else []), ctl]
 
 
 @flow(name="build_triplets", flow_run_name=flow_run_name("triplets"))
@@ -141,7 +142,7 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
                     pending.remove(s)
                     running[s] = train_stage.submit(s, configs[s], own_process=True, stop=stop)
             if not running:
-                raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: the needs form a DAG
+                raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: needs are a DAG
             # one running: nothing else can start before it ends; more: look again each second
             done = wait(list(running.values()), timeout=None if len(running) == 1 else 1.0).done
             for s, fut in list(running.items()):
@@ -156,9 +157,9 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
 
 
 @flow(name="align", flow_run_name=flow_run_name("align", "workdir"))
-def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | list[str] | None = None,
-          stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None,
-          resume: bool = False) -> dict:
+def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str,
+          codecontests_dir: str | list[str] | None = None, stages: list[str] | None = None, overwrite: bool = False,
+          configs: dict | None = None, resume: bool = False) -> dict:
     """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
     ``configs``: stage configs a caller already built and checked with ``preflight`` (the CLI,
     which fails before Prefect starts), else built and checked here. ``resume`` (an unfinished

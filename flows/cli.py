@@ -266,7 +266,8 @@ def triplets_build(
     out: Path = typer.Option(..., "--out", help="Output directory (triplets, sft_prompts, stats.json)."),
     codecontests: Optional[Path] = typer.Option(None, "--codecontests", help="A CodeContests-Perf directory."),
     synthetic: Optional[Path] = typer.Option(None, "--synthetic", help="A synthetic-pairs directory."),
-    controlled: Optional[Path] = typer.Option(None, "--controlled", help=_CONTROLLED_HELP + ": its training rows join."),
+    controlled: Optional[Path] = typer.Option(None, "--controlled",
+                                              help=_CONTROLLED_HELP + ": its training rows join."),
     conf: ConfigArgs = None,
 ) -> None:
     """Build triplets with the adaptive margin and the SFT prompts; no problem crosses splits.

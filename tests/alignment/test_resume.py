@@ -11,8 +11,8 @@ import pytest
 
 from perfalign.alignment import dpa, models, reward_model, rlpf, sft
 from perfalign.alignment.common import TRAINER_DIR
-from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.flows.config import preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
 STAGES = {"sft": (sft, sft.run_sft), "reward": (reward_model, reward_model.train_reward_model),
           "dpa": (dpa, dpa.run_dpa)}

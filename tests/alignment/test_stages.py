@@ -18,7 +18,6 @@ import torch
 
 from perfalign.alignment import models
 from perfalign.alignment.common import METRICS_FILE, group_pairs_by_length
-from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import ContestProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
 from perfalign.alignment.reward import PerformanceReward, PromptInfo, RewardAdapter
@@ -31,6 +30,7 @@ from perfalign.common.equations import dpa_loss, reward_model_loss
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.flows.config import load_config, preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import Verdict
 

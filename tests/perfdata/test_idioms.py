@@ -10,15 +10,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pyarrow as pa
 import pytest
 
+from perfalign.alignment.proof import classify_samples
+from perfalign.common.equations import adaptive_margin
+from perfalign.common.prompts import format_response
 from perfalign.perfdata.controlled import (
     all_instances,
     build_controlled_task,
     load_controlled_task,
 )
-from perfalign.alignment.proof import classify_samples
 from perfalign.perfdata.idioms import FAMILIES, instances, quick_instances, run_reference
-from perfalign.common.equations import adaptive_margin
-from perfalign.common.prompts import format_response
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
