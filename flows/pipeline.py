@@ -20,7 +20,6 @@ from .env import configure_prefect
 configure_prefect()
 
 from prefect import flow  # noqa: E402
-from prefect.task_runners import ThreadPoolTaskRunner  # noqa: E402
 
 from .config import DEFAULT_PROFILE, PerfalignConfig, load_config  # noqa: E402
 from .runstate import RunState, check_run_dir, default_run_dir  # noqa: E402
@@ -39,27 +38,13 @@ from .stagekeys import (  # noqa: E402
 from .summaries import flow_run_name  # noqa: E402
 
 
-def perf_parameters(cfg: PerfalignConfig) -> dict:
-    """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
-    one mapping (the CLI, the pipeline and the scheduled deployment all use it)."""
-    p = cfg.perf
-    return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
-                time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
-                allow_partial=p.allow_partial, clock=p.clock, limit_cap=p.limit_cap,
-                max_in_flight=2 * cfg.sandbox.worker_count())
-
-
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
-    from .perf import build_codecontests_perf
+    from .perf import run_build
 
-    workers, out = cfg.sandbox.worker_count(), run.run_dir / "codecontests_perf"
+    out = run.run_dir / "codecontests_perf"
     h, desc = perf_key(cfg, run.run_dir)
-
-    def go() -> dict:
-        return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
-            out=str(out), **perf_parameters(cfg))
-
-    summary = run.run_stage("codecontests_perf", h, desc, go)
+    summary = run.run_stage("codecontests_perf", h, desc,
+                            lambda: run_build(str(out), cfg.perf, workers=cfg.sandbox.worker_count()))
     if summary.get("failed_batches"):
         raise RuntimeError(f"codecontests_perf: {summary['failed_batches']} batch(es) failed; rerun to retry them")
     return summary
