@@ -144,3 +144,14 @@ def test_a_table_printed_to_a_file_is_not_cut_to_80_columns():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 0, res.stderr
     assert str(long_dir / "codecontests_perf") in res.stdout and "12 problems, 340 submissions measured" in res.stdout
+
+
+def test_a_controlled_folder_is_checked_before_anything_runs(tmp_path):
+    """`--controlled` (triplets build, align, eval) names the controlled stage's folder; a folder
+    that is not one fails with one line, exit code 2, before Prefect starts or a model loads."""
+    res = CliRunner().invoke(app, ["triplets", "build", "--synthetic", str(tmp_path), "--out", str(tmp_path / "o"),
+                                   "--controlled", str(tmp_path / "none")])
+    assert res.exit_code == 2 and f"{tmp_path / 'none'} is not a directory" in " ".join(res.output.split())
+    res = CliRunner().invoke(app, ["align", "--triplets", str(tmp_path), "--out", str(tmp_path / "w"),
+                                   "--controlled", str(tmp_path)])
+    assert res.exit_code == 2 and "controlled_task.json" in res.output, res.output

@@ -59,7 +59,7 @@ def test_copying_the_number_is_required_and_the_wrong_program_fails():
 
 
 def test_inputs_are_deterministic_and_speed_is_not_length():
-    from perfalign.alignment import idioms
+    from perfalign.perfdata import idioms
 
     inst = quick_instances()[0][0]
     before = inst.tests()
