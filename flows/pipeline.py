@@ -1,9 +1,9 @@
 """Flow `pipeline`: the whole DAG in one run directory.
 
-CodeContests-Perf -> synthetic pairs -> the controlled task -> triplets -> align (SFT, RM, RLPF, DPA) -> evaluate ->
-publish (only when a repo id is configured). Each stage is skipped when its settings and the
-content of its inputs are unchanged (flows/runstate.py), so reruns are incremental and a crashed
-run resumes where it stopped.
+CodeContests-Perf -> synthetic pairs -> the controlled task (with ``triplets.controlled_task``) ->
+triplets -> align (SFT, RM, RLPF, DPA) -> evaluate -> publish (only when a repo id is configured).
+Each stage is skipped when its settings and the content of its inputs are unchanged
+(flows/runstate.py), so reruns are incremental and a crashed run resumes where it stopped.
 """
 from __future__ import annotations
 

@@ -133,11 +133,12 @@ def test_flow_builds_a_loadable_dataset(flow_build):
 
 
 def test_incremental_build_runs_only_what_is_missing(flow_build):
+    from perfalign.flows.config import PerfSettings
     from perfalign.flows.perf import run_build
 
     out, first = flow_build
     before = _keys(out)
-    summary = run_build(source=str(SAMPLE), out=str(out), workers=2, limit_problems=3, repeats=2, max_tests=3)
+    summary = run_build(str(out), PerfSettings(source=str(SAMPLE), limit_problems=3, repeats=2, max_tests=3), workers=2)
     after = _keys(out)
     assert summary["resumed_skipped"] == len(before)
     assert len(after) == len(set(after)) > len(before)
