@@ -72,6 +72,11 @@ def test_the_controlled_folder_is_an_input_of_the_triplets_stage(tmp_path):
     assert unchanged_run(cfg, run) is None
     off = load_config(profile="embedded", overrides=["triplets.controlled_task=false"])
     assert KEYS["controlled"](off, run) is None and KEYS["controlled"](cfg, run) is not None
+    from perfalign.flows.summaries import headline, run_label
+
+    assert headline("controlled", {"train_instances": 96, "heldout_instances": 12}) == \
+        "96 training + 12 held-out instances measured"  # `perfalign status`
+    assert run_label(run / "controlled") == "run"
 
 
 def test_failed_batches_are_retried_by_the_flow(tmp_path):
