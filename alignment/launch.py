@@ -8,20 +8,21 @@ import dataclasses
 import json
 import sys
 
-from .stages import STAGE_CONFIGS, STAGE_FUNCTIONS
+from .stages import STAGES
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m perfalign.alignment.launch")
-    ap.add_argument("stage", choices=sorted(STAGE_FUNCTIONS))
+    ap.add_argument("stage", choices=list(STAGES))
     ap.add_argument("config", help="JSON file with the stage config's fields")
     args = ap.parse_args(argv)
     with open(args.config) as f:
         fields = json.load(f)
     fields.pop("stage", None)
-    cls = STAGE_CONFIGS[args.stage]
+    stage = STAGES[args.stage]
+    cls = stage.config
     tuples = {f.name for f in dataclasses.fields(cls) if isinstance(f.default, tuple)}  # JSON has lists
-    result = STAGE_FUNCTIONS[args.stage](cls(**{k: tuple(v) if k in tuples else v for k, v in fields.items()}))
+    result = stage.run(cls(**{k: tuple(v) if k in tuples else v for k, v in fields.items()}))
     print(json.dumps({"run_dir": str(result.run_dir), "metrics": result.metrics}, default=str))
     return 0
 

@@ -1,5 +1,5 @@
 """On-policy preference pairs: a model's own samples on a controlled task's training problems,
-executed in the sandbox (``controlled.execute_samples``, the one measurement path), the correct
+executed in the sandbox (``perfdata.controlled.execute_samples``, the one measurement path), the correct
 ones paired faster over slower with Eq. 3's margins, as rows of the triplets table."""
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import statistics
 
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.plausibility import speedup_ratio
+from perfalign.perfdata.controlled import LANG, ControlledDataset, execute_samples
 from perfalign.perfdata.perf import BuildSettings
-
-from .controlled import LANG, ControlledDataset, execute_samples
 
 
 def _program_id(problem_id: str, code: str) -> str:

@@ -65,7 +65,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=4, help="Training steps per run.")
     ap.add_argument("--profile", default="embedded", help="The profile whose [sft] settings are used.")
     args = ap.parse_args()
-    from perfalign.alignment.controlled import build_controlled_task, quick_instances
+    from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
     with tempfile.TemporaryDirectory() as tmp:
         train, held = quick_instances()

@@ -1,4 +1,4 @@
-"""Per idiom family (alignment/idioms.py): the slow/fast CPU-time ratio of the two reference
+"""Per idiom family (perfdata/idioms.py): the slow/fast CPU-time ratio of the two reference
 programs on the big test, measured in the sandbox in one run (``controlled.measure_references``,
 ``Sandbox.run_many``), and the fast/slow length ratio (characters of the whole program).
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from perfalign.alignment.controlled import measure_references  # noqa: E402
-from perfalign.alignment.idioms import FAMILIES, instances  # noqa: E402
+from perfalign.perfdata.controlled import measure_references  # noqa: E402
+from perfalign.perfdata.idioms import FAMILIES, instances  # noqa: E402
 
 
 def pick(per_family: int | None) -> list:

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
 STARTED = ("running", "completed", "skipped", "failed", "interrupted")
-STAGES = ("codecontests_perf", "synthetic", "triplets", "align", "evaluate", "publish")
+STAGES = ("codecontests_perf", "synthetic", "controlled", "triplets", "align", "evaluate", "publish")
 
 
 CGROUPS = Path("/sys/fs/cgroup")

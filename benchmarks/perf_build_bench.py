@@ -52,11 +52,13 @@ def sandbox_only(problems: list[Problem], settings: BuildSettings, workers: int)
 
 
 def through_build(out: Path, settings: BuildSettings, workers: int, limit: int | None) -> tuple[int, float]:
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import run_build
 
     t0 = time.perf_counter()
-    summary = run_build(source=str(SAMPLE), out=str(out), workers=workers, limit_problems=limit,
-                        repeats=settings.repeats, batch_size=settings.batch_size)
+    perf = PerfSettings(source=str(SAMPLE), limit_problems=limit, repeats=settings.repeats,
+                        batch_size=settings.batch_size)
+    summary = run_build(str(out), perf, workers=workers)
     return summary["test_executions"], time.perf_counter() - t0
 
 

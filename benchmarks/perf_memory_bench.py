@@ -103,9 +103,10 @@ def _child(args: argparse.Namespace) -> None:
         sys.path.insert(0, args.builder_root)
     t0 = time.perf_counter()
     if args.flow:
+        from perfalign.config.tables import PerfSettings
         from perfalign.flows.perf import run_build
 
-        status = run_build(source=args.source, out=args.out, workers=args.workers, repeats=1)["status"]
+        status = run_build(args.out, PerfSettings(source=args.source, repeats=1), workers=args.workers)["status"]
     else:
         from perfalign.perfdata.perf import BuildSettings, build
 

@@ -113,8 +113,8 @@ def main() -> None:
 
     import torch
 
-    from perfalign.alignment import idioms
     from perfalign.alignment.models import load_tokenizer
+    from perfalign.perfdata import idioms
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)

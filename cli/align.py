@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from .app import (
+    _CONTROLLED_HELP,
     _OLD_NAME,
     _failing,
     _group,
@@ -28,6 +29,8 @@ _TRIPLETS_OPT = typer.Option(..., "--triplets", help="Triplets directory (perfal
 _ALIGN_OUT_OPT = typer.Option(None, "--out", help="Output directory: one subdirectory per stage.")
 _CC_OPT = typer.Option(None, "--codecontests",
                        help="CodeContests-Perf directory (RLPF executes contest problems' tests).")
+_ALIGN_CONTROLLED_OPT = typer.Option(None, "--controlled", help=_CONTROLLED_HELP + ": RLPF executes its tests "
+                                     "(triplets built with its rows).")
 _OVERWRITE_OPT = typer.Option(False, "--overwrite", help="Replace a finished stage directory.")
 
 
@@ -35,16 +38,17 @@ def _align_command(stages: Optional[list[str]], *keys: str):
     """`perfalign align` (``stages`` None: the configured ones) or `perfalign train STAGE`."""
     @config_options(*keys)
     def command(triplets: Path = _TRIPLETS_OPT, out: Optional[Path] = _ALIGN_OUT_OPT,
-                codecontests: Optional[Path] = _CC_OPT, conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT,
+                codecontests: Optional[Path] = _CC_OPT, controlled: Optional[Path] = _ALIGN_CONTROLLED_OPT,
+                conf: ConfigArgs = None, overwrite: bool = _OVERWRITE_OPT,
                 workdir: Optional[Path] = typer.Option(None, "--workdir", **_OLD_NAME)) -> None:
-        from perfalign.flows.align import align, preflight, stage_configs
+        from perfalign.flows.align import align, contest_dirs, preflight, stage_configs
 
         workdir = _renamed(out, workdir, "--out")
         cfg = _load_config(conf)
         wanted = stages or list(cfg.align.stages)
-        cc = _str(codecontests)
         bad_input = (ValueError, FileNotFoundError, FileExistsError)
         with _failing(*bad_input):  # bad inputs fail here, before Prefect starts or any model loads (and only here)
+            cc = contest_dirs(_str(codecontests), _str(controlled))
             configs = stage_configs(cfg, str(triplets), str(workdir), cc, overwrite)
             preflight(configs, wanted, str(triplets), cc, str(workdir))
         with _failing(*bad_input), _session():

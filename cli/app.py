@@ -100,6 +100,7 @@ def _preflight(check: str, *args) -> None:
 
 
 _OLD_NAME = {"hidden": True, "help": "Old name of the option above."}  # kept so old scripts still run
+_CONTROLLED_HELP = "The controlled task's folder (a pipeline run's controlled/)"  # the --controlled options
 
 
 def _renamed(value, old_value, name: str):

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .app import (
+    _CONTROLLED_HELP,
     _OLD_NAME,
     _fail,
     _failing,
@@ -43,8 +44,7 @@ def eval_cmd(
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf directory (held-out problems and baselines)."),
     controlled: Optional[Path] = typer.Option(None, "--controlled",
-                                              help="The controlled task's folder (a pipeline run's "
-                                                   "triplets/controlled): its held-out prompts."),
+                                              help=_CONTROLLED_HELP + ": its held-out prompts."),
     conf: ConfigArgs = None,
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", **_OLD_NAME),
 ) -> None:

@@ -50,18 +50,15 @@ def perf_build(
     from prefect.exceptions import FailedRun
 
     from perfalign.flows.perf import already_built, run_build
-    from perfalign.flows.pipeline import perf_parameters
     from perfalign.perfdata.perf import SourceUnreadable
     from perfalign.sandbox.clock import ClockMismatch
 
-    params = perf_parameters(cfg)
-    params.pop("max_in_flight")  # run_build's, from the task runner it picks
     with _failing(SourceUnreadable, ClockMismatch, code=1):  # as the flow fails on them
-        summary = already_built(out=str(out), remeasure_rejects=remeasure_rejects, **params)
+        summary = already_built(str(out), cfg.perf, remeasure_rejects)
     if summary is None:
         with _session(bars=not as_json), _failing(FailedRun, code=1):  # e.g. a source file found damaged
-            summary = run_build(out=str(out), workers=cfg.sandbox.workers or None, dask_address=dask_address,
-                                remeasure_rejects=remeasure_rejects, **params)
+            summary = run_build(str(out), cfg.perf, workers=cfg.sandbox.workers or None, dask_address=dask_address,
+                                remeasure_rejects=remeasure_rejects)
     if as_json:
         print(json.dumps(summary))
     else:

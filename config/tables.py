@@ -30,16 +30,16 @@ from perfalign.alignment.models import PRODUCTION_BASE_MODEL
 from perfalign.alignment.reward_model import RewardStageConfig
 from perfalign.alignment.rlpf import RLPFStageConfig
 from perfalign.alignment.sft import SFTStageConfig
+from perfalign.alignment.stages import STAGES as ALIGN_STAGES
 from perfalign.evaluation.config import EvalConfig
 from perfalign.grpo.train import GrpoRunConfig
 from perfalign.kernelenv.score import ScoreConfig
+from perfalign.perfdata.controlled import check_pairs
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
 
 from .fields import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
-
-ALIGN_STAGES = ("sft", "reward", "rlpf", "dpa")
 
 
 class ConfigError(ValueError):
@@ -89,7 +89,17 @@ class PerfSettings(BuildSettings):
 class TripletSettings(TripletConfig):
     """Triplets (paper §VII-B) and whether the controlled task's rows join them."""
 
-    controlled_task: bool = False  # also train on the controlled task (alignment/controlled.py; eval task "controlled")
+    controlled_task: bool = False  # also train on the controlled task (perfdata/controlled.py; eval task "controlled")
+    # the tiny model needs ~300 SFT steps on the family; two pair kinds per instance keep the reward
+    # model and DPA within the main job's time
+    controlled_copies: int = 3     # SFT rows per correct program of a training instance
+    controlled_repeats: int = 1    # runs per test when the controlled stage measures the references
+    controlled_pairs: tuple[str, ...] = ("fast>medium", "fast>slow")  # reward pairs kept (fast>medium ... fast>wrong)
+
+    def __post_init__(self) -> None:
+        if self.controlled_copies < 1 or self.controlled_repeats < 1:
+            raise ValueError("controlled_copies and controlled_repeats must be >= 1")
+        check_pairs(self.controlled_pairs)
 
     def triplet_config(self) -> TripletConfig:
         return _base(TripletConfig, self)
@@ -100,7 +110,7 @@ class AlignSettings:
     """Which alignment stages run, from which base model (the stages' own tables hold the rest)."""
 
     base_model: str = PRODUCTION_BASE_MODEL  # a Hub id, a path, or "embedded" (the tiny local model)
-    stages: tuple[str, ...] = ALIGN_STAGES   # which of sft, reward, rlpf, dpa run
+    stages: tuple[str, ...] = tuple(ALIGN_STAGES)  # which of sft, reward, rlpf, dpa run
     # (a CPU box, one torch thread per stage: 2; one GPU holds one stage: 1)
     parallel_stages: int = 1  # stages trained at once as the DAG allows, a process each (SFT beside the RM)
 

@@ -21,7 +21,7 @@ DEFAULT_PAREVAL_DIR = BUNDLED_DATA / "pareval_sample"  # the bundled samples; va
 DEFAULT_POLYBENCH_DIR = BUNDLED_DATA / "polybench_sample"
 
 # The task groups EvalConfig.tasks chooses from (tasks.registry.TASKS, in its order): those run by default,
-# then those run only when named (controlled: alignment.controlled's held-out prompts; kernelbench: needs a
+# then those run only when named (controlled: perfdata.controlled's held-out prompts; kernelbench: needs a
 # checkout and torch usable in the sandbox; humaneval: each sample costs a few sandbox runs).
 TASK_GROUPS = ("codecontests", "pareval", "polybench")
 OPTIONAL_TASK_GROUPS = ("controlled", "kernelbench", "humaneval")
@@ -58,7 +58,7 @@ class EvalConfig:
     models: list[ModelSpec] = field(default_factory=list)
     tasks: tuple[str, ...] = TASK_GROUPS     # task groups: codecontests, pareval, polybench, controlled, kernelbench
     codecontests_dir: str | None = None      # a CodeContests-Perf folder (perfdata.perf.build output)
-    controlled_dir: str | None = None        # task "controlled": an alignment.controlled task folder
+    controlled_dir: str | None = None        # task "controlled": a perfdata.controlled task folder
     kernelbench_dir: str | None = None       # task "kernelbench": a KernelBench checkout's KernelBench/ folder
     kernelbench_levels: tuple[int, ...] = (1,)  # task "kernelbench": which KernelBench levels to run
     pareval_dir: str = str(DEFAULT_PAREVAL_DIR)      # a ParEval checkout (default: the bundled sample)

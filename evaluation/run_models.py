@@ -13,8 +13,6 @@ from perfalign.alignment.stage_config import METRICS_FILE, STAGE_CONFIG_FILE
 
 from .config import ModelSpec
 
-STAGES = {"SFTStageConfig": "sft", "RewardStageConfig": "reward_model", "RLPFStageConfig": "rlpf",
-          "DPAStageConfig": "dpa"}
 STAGE_LABELS = {"sft": "+SFT", "rlpf": "+RLPF", "dpa": "+DPA"}
 # stage -> {our name: the name in its metrics.json}
 STAGE_METRICS = {"sft": {"perplexity": "eval_perplexity"}, "rlpf": {"mean_reward": "eval_mean_reward", "kl": "eval_kl"},
@@ -43,8 +41,12 @@ def finetune_metrics(model_ref: str) -> dict:
     d = Path(model_ref)
     cfg = _read_json(d / STAGE_CONFIG_FILE)
     metrics = _read_json(d / METRICS_FILE)
-    stage = STAGES.get(cfg.get("stage", ""))
-    if not stage or not metrics:
+    if not cfg.get("stage") or not metrics:
+        return {}
+    from perfalign.alignment.stages import STAGES  # the training libraries: only for a stage's folder
+
+    stage = {s.config.__name__: s.dir for s in STAGES.values()}.get(cfg["stage"])
+    if not stage:
         return {}
     out: dict = {"stage": stage, "run_dir": str(d), **{k: metrics.get(m) for k, m in STAGE_METRICS[stage].items()}}
     rm = _resolve(cfg["reward_model_path"], d) if stage == "rlpf" and cfg.get("reward_model_path") else None

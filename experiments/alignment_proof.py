@@ -1,6 +1,6 @@
 """Does alignment move the model toward faster code on prompts it was never trained on?
 
-The controlled task (alignment/controlled.py): 96 training and 12 held-out instances of a family
+The controlled task (perfdata/controlled.py): 96 training and 12 held-out instances of a family
 of small Python problems, each with a fast (closed form), a medium (generator) and a slow (loop)
 correct program; runtimes measured in the sandbox, so the adaptive margins vary (~1.1 to 3).
 Per seed: SFT on an even mix of the three programs of the training instances, then from that
@@ -20,7 +20,7 @@ and also scores base / SFT / DPO / DPA / RLPF on the real tasks (bundled contest
 PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and every sampling run is
 saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.
 
-``--families idioms`` trains and evaluates on the idiom families instead (alignment/idioms.py: fast
+``--families idioms`` trains and evaluates on the idiom families instead (perfdata/idioms.py: fast
 and slow are idiom choices, each prompt carries a number the program copies; no medium program).
 
 ``--pilot`` runs only the pilot gate (experiments/pilot.py) before any training: the profile's base
@@ -46,15 +46,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from perfalign.alignment.controlled import (  # noqa: E402
+from perfalign.alignment.proof import sample_and_classify  # noqa: E402
+from perfalign.config.tables import preset
+from perfalign.perfdata.controlled import (  # noqa: E402
     DEFAULT_FAMILY_SET,
     FAMILY_SETS,
     ControlledDataset,
     build_controlled_task,
     load_controlled_task,
-    sample_and_classify,
 )
-from perfalign.config.tables import preset
 
 MODELS = ("sft", "dpo", "dpa", "rlpf")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
@@ -65,7 +65,7 @@ SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 class ProofConfig:
     workdir: str = "runs/alignment_proof"
     profile: str = "embedded"        # the stages' settings; "small": SmolLM2-135M with the profile's own
-    family_set: str = DEFAULT_FAMILY_SET  # the controlled task's problems (alignment.controlled.FAMILY_SETS)
+    family_set: str = DEFAULT_FAMILY_SET  # the controlled task's problems (perfdata.controlled.FAMILY_SETS)
     samples_per_prompt: int = 16     # per held-out prompt and model
     train_prompts: int = 12          # training prompts also sampled (in-distribution reference)
     train_samples_per_prompt: int = 8
@@ -101,11 +101,11 @@ def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
     speedup (Spearman of r_f - r_s against log(runtime_s / runtime_f), correct pairs only)."""
     from scipy.stats import spearmanr
 
-    from perfalign.alignment.controlled import preference_pairs
     from perfalign.alignment.models import load_sequence_classifier, load_tokenizer
     from perfalign.alignment.scoring import reward_scores
     from perfalign.common.equations import reward_accuracy
     from perfalign.common.prompts import format_response
+    from perfalign.perfdata.controlled import preference_pairs
 
     tok = load_tokenizer(str(run_dir))
     rm = load_sequence_classifier(str(run_dir), tokenizer=tok)
@@ -312,7 +312,7 @@ def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out
     families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``."""
     from pilot import format_gate, gate_table, interleaved, run_pilot
 
-    from perfalign.flows.config import load_config
+    from perfalign.config.tables import load_config
 
     model = model or load_config(profile=cfg.profile).align.base_model
     t0 = time.time()
@@ -335,7 +335,7 @@ def main() -> int:
                          "qwen-0.5b: Qwen2.5-Coder-0.5B-Instruct)")
     ap.add_argument("--families", default=DEFAULT_FAMILY_SET, choices=FAMILY_SETS,
                     help="the controlled task's problems: closed-form computations, or idiom choices "
-                         "(alignment/idioms.py)")
+                         "(perfdata/idioms.py)")
     ap.add_argument("--workdir", default=None, help="default: runs/alignment_proof (_PROFILE for another --profile, "
                                                     "_idioms for --families idioms)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])

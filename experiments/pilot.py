@@ -131,9 +131,9 @@ def run_pilot(task, model_name: str, out: Path, instances: list, samples_per_pro
     """Sample and classify every instance's prompt not yet in ``out/samples.jsonl``; all rows."""
     import torch
 
-    from perfalign.alignment.controlled import execute_samples
     from perfalign.alignment.models import load_causal_lm, load_tokenizer
     from perfalign.alignment.prompting import model_prompt
+    from perfalign.perfdata.controlled import execute_samples
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / "samples.jsonl"

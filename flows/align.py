@@ -1,10 +1,10 @@
-"""Flows `build_triplets_flow` and `align`: thin Prefect wiring around perfdata.triplets and
-alignment/ (triplets -> SFT -> RM -> RLPF, and SFT -> DPA)."""
+"""Flows `build_controlled_flow`, `build_triplets_flow` and `align`: thin Prefect wiring around
+perfdata.controlled, perfdata.triplets and alignment/ (controlled task + triplets -> SFT -> RM ->
+RLPF, and SFT -> DPA)."""
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -12,6 +12,7 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
+from perfalign.alignment.stages import STAGES  # the stage table: names in run order, DAG, folders
 from perfalign.common.progress import listening, report
 from perfalign.config.tables import (  # flow parameters: Prefect resolves their types
     PerfalignConfig,
@@ -23,64 +24,75 @@ from .summaries import flow_run_name, publish_stage, run_label
 
 route_library_logs()
 
-STAGES = ("sft", "reward", "rlpf", "dpa")
 SETUP = "align: set-up (libraries, inputs)"
-# What each stage starts from (the DAG): RLPF needs the SFT policy and the reward model.
-NEEDS = {"sft": (), "reward": (), "rlpf": ("sft", "reward"), "dpa": ("sft",)}
 
 
-def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, settings: "TripletSettings") -> dict:
-    """The triplets of the two datasets; with ``settings.controlled_task``, also the training rows
-    of the controlled task (alignment.controlled, measured into OUT/controlled), whose held-out
-    prompts the evaluation scores."""
+def controlled(out: str, settings: "TripletSettings") -> dict:
+    """The controlled task (perfdata.controlled) measured into OUT: its CodeContests-Perf tables
+    (RLPF's tests), its triplets and SFT rows, and its held-out instances (the evaluation's)."""
+    from perfalign.perfdata.controlled import build_controlled_task
+
+    task = build_controlled_task(out, copies=settings.controlled_copies, repeats=settings.controlled_repeats)
+    return {"dir": str(task.root), "train_instances": len(task.train), "heldout_instances": len(task.heldout)}
+
+
+@flow(name="build_controlled", flow_run_name=flow_run_name("controlled"))
+def build_controlled_flow(out: str, settings: "TripletSettings") -> dict:
+    t0 = time.monotonic()
+    summary = task(controlled, name="controlled", task_run_name="controlled task measured")(out, settings)
+    publish_stage(run_label(out), "controlled", summary, time.monotonic() - t0)
+    return summary
+
+
+def triplets(codecontests_dir: str | None, synthetic_dir: str | None, out: str, settings: "TripletSettings",
+             controlled_dir: str | None = None) -> dict:
+    """The triplets of the two datasets and, from ``controlled_dir`` (the controlled stage's
+    folder), the controlled task's training rows (``settings.controlled_pairs``), whose held-out
+    prompts the evaluation scores. A rebuild drops the rows of an earlier one."""
+    from perfalign.perfdata.controlled import add_to_triplets, load_controlled_task
     from perfalign.perfdata.triplets import build_triplets
 
-    if not settings.controlled_task:
-        shutil.rmtree(controlled_dir(out), ignore_errors=True)
     res = build_triplets(out, codecontests_dir=codecontests_dir, synthetic_dir=synthetic_dir,
                          config=settings.triplet_config())
     stats = res.stats
-    if settings.controlled_task:
-        from perfalign.alignment.controlled import add_to_triplets, build_controlled_task
-
-        # 3 copies of each program: the tiny model needs ~300 SFT steps on the family (the benchmark's
-        # pilot); two pair kinds per instance keep the reward model and DPA within the main job's time
-        task = build_controlled_task(controlled_dir(out), copies=3, repeats=1)
-        added = add_to_triplets(task, out, pairs=("fast>medium", "fast>slow"))
-        stats = {**stats, "controlled_task": {"dir": str(task.root), "added_rows": added,
-                                              "train_instances": len(task.train),
-                                              "heldout_instances": len(task.heldout)}}
+    if controlled_dir:
+        ctl = load_controlled_task(controlled_dir)
+        added = add_to_triplets(ctl, out, pairs=settings.controlled_pairs)
+        stats = {**stats, "controlled_task": {"dir": str(ctl.root), "added_rows": added,
+                                              "train_instances": len(ctl.train),
+                                              "heldout_instances": len(ctl.heldout)}}
     return {"out": str(res.out_dir), "stats": stats}
 
 
-def controlled_dir(triplets_dir: str | Path) -> Path:
-    """Where the triplets stage measures the controlled task (its CodeContests-Perf tables and
-    held-out instances), for RLPF and the evaluation."""
-    return Path(triplets_dir) / "controlled"
+def contest_dirs(codecontests_dir: str | None, controlled_dir: str | None) -> str | list[str] | None:
+    """The CodeContests-Perf folders whose tests RLPF executes: the run's and, with the controlled
+    task's rows in the triplets, the controlled task's (its RL prompts)."""
+    if not controlled_dir:
+        return codecontests_dir
+    from perfalign.perfdata.controlled import load_controlled_task
+
+    ctl = str(load_controlled_task(controlled_dir).codecontests_dir)
+    return [*([codecontests_dir] if codecontests_dir else []), ctl]
 
 
 @flow(name="build_triplets", flow_run_name=flow_run_name("triplets"))
 def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None, out: str,
-                        settings: "TripletSettings") -> dict:
+                        settings: "TripletSettings", controlled_dir: str | None = None) -> dict:
     t0 = time.monotonic()
     summary = task(triplets, name="triplets", task_run_name="triplets and SFT prompts")(
-        codecontests_dir, synthetic_dir, out, settings)
+        codecontests_dir, synthetic_dir, out, settings, controlled_dir)
     publish_stage(run_label(out), "triplets", summary, time.monotonic() - t0)
     return summary
 
 
-def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None,
-                  overwrite: bool = False) -> dict:
+def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str,
+                  codecontests_dir: str | list[str] | None, overwrite: bool = False) -> dict:
     """The four stage configs of the configuration ([sft], [reward], [rlpf], [dpa]; the base
-    model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths."""
-    from perfalign.alignment.controlled import controlled_shard
+    model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths
+    (``codecontests_dir``: RLPF's contest folders, ``contest_dirs``)."""
     from perfalign.alignment.stages import wire
 
     configs = wire({s: getattr(cfg, s) for s in STAGES}, triplets_dir, workdir, codecontests_dir)
-    ctl = controlled_dir(triplets_dir) / "codecontests"
-    if controlled_shard(triplets_dir, "triplets").exists():  # its RL prompts need its tests
-        cc = [codecontests_dir] if codecontests_dir else []
-        configs["rlpf"] = dataclasses.replace(configs["rlpf"], codecontests_dir=[*cc, str(ctl)])
     return {k: dataclasses.replace(v, overwrite=overwrite) for k, v in configs.items()}
 
 
@@ -88,15 +100,13 @@ def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codec
 def train_stage(stage: str, config, own_process: bool = False, stop: "threading.Event | None" = None) -> dict:
     """One stage; with ``own_process``, in a child interpreter (its logs and progress relayed
     here; setting ``stop`` ends it), so that two stages train on two cores at once."""
-    from perfalign.alignment.stages import STAGE_FUNCTIONS
-
     with _setup_progress(stage):
         if own_process:
             from perfalign.common.child_process import call_in_child
 
-            res = call_in_child(STAGE_FUNCTIONS[stage], config, stop=stop)
+            res = call_in_child(STAGES[stage].run, config, stop=stop)
         else:
-            res = STAGE_FUNCTIONS[stage](config)
+            res = STAGES[stage].run(config)
     return {"run_dir": str(res.run_dir), "metrics": res.metrics}
 
 
@@ -117,7 +127,7 @@ def _setup_progress(stage: str):
 
 
 def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict[str, dict]:
-    """Each stage once its NEEDS among ``wanted`` are done, at most ``parallel`` at once (each in
+    """Each stage once its ``needs`` among ``wanted`` are done, at most ``parallel`` at once (each in
     a process of its own when more than one may run); the first failure stops the rest."""
     if parallel <= 1:
         return {s: train_stage(s, configs[s]) for s in STAGES if s in wanted}
@@ -129,12 +139,12 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
     results: dict[str, dict] = {}
     try:
         while pending or running:
-            for s in [s for s in pending if all(d in results or d not in wanted for d in NEEDS[s])]:
+            for s in [s for s in pending if all(d in results or d not in wanted for d in STAGES[s].upstream)]:
                 if len(running) < parallel:
                     pending.remove(s)
                     running[s] = train_stage.submit(s, configs[s], own_process=True, stop=stop)
             if not running:
-                raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: NEEDS is a DAG
+                raise RuntimeError(f"stages {pending} wait on stages that did not run")  # unreachable: needs are a DAG
             # one running: nothing else can start before it ends; more: look again each second
             done = wait(list(running.values()), timeout=None if len(running) == 1 else 1.0).done
             for s, fut in list(running.items()):
@@ -149,9 +159,9 @@ def _train_in_dag_order(wanted: list[str], configs: dict, parallel: int) -> dict
 
 
 @flow(name="align", flow_run_name=flow_run_name("align", "workdir"))
-def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None = None,
-          stages: list[str] | None = None, overwrite: bool = False, configs: dict | None = None,
-          resume: bool = False) -> dict:
+def align(cfg: "PerfalignConfig", triplets_dir: str, workdir: str,
+          codecontests_dir: str | list[str] | None = None, stages: list[str] | None = None, overwrite: bool = False,
+          configs: dict | None = None, resume: bool = False) -> dict:
     """SFT -> reward model -> RLPF, and SFT -> DPA. Every config is validated before any training;
     ``configs``: stage configs a caller already built and checked with ``preflight`` (the CLI,
     which fails before Prefect starts), else built and checked here. ``resume`` (an unfinished
@@ -180,7 +190,8 @@ def _finished(configs: dict, wanted: list[str]) -> dict[str, dict]:
     return {s: {"run_dir": str(r.run_dir), "metrics": r.metrics, "kept": True} for s, r in done.items() if r}
 
 
-def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | None, workdir: str) -> None:
+def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_dir: str | list[str] | None,
+              workdir: str) -> None:
     """Bad inputs (empty splits, missing solutions, missing models or upstream stages) raise a
     clear error here, before any model is loaded or trained. Reported as progress (``SETUP``):
     the training libraries' import and the inputs' reads take about a minute on a loaded CPU."""
@@ -188,16 +199,15 @@ def preflight(configs: dict, wanted: list[str], triplets_dir: str, codecontests_
     report(SETUP, 0, steps)
     from perfalign.alignment.data import load_sft_rows, load_triplet_rows
     from perfalign.alignment.models import check_model_reference
-    from perfalign.alignment.stages import STAGE_DIRS
     from perfalign.perfdata.shards import shard_files
 
     report(SETUP, 1, steps)
     for i, s in enumerate(wanted, start=2):
         configs[s].validate()
-        for dep in NEEDS[s]:
-            if dep not in wanted and not (Path(workdir) / STAGE_DIRS[dep] / "metrics.json").exists():
+        for dep in STAGES[s].upstream:
+            if dep not in wanted and not (Path(workdir) / STAGES[dep].dir / "metrics.json").exists():
                 raise ValueError(f"stage {s!r} needs {dep!r}: run it too or keep its output in {workdir}")
-        if not NEEDS[s]:
+        if not STAGES[s].needs:
             check_model_reference(configs[s].model_name_or_path, f"{s} base model")
         if s == "sft":
             load_sft_rows(triplets_dir, "train")

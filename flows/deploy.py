@@ -29,12 +29,13 @@ def make_deployments(cfg, *, out_root: str, perf_cron: str = NIGHTLY_PERF_CRON,
     """The nightly CodeContests-Perf rebuild and the weekly pipeline, both from the configuration
     ``cfg`` (loaded from ``profile``, ``config_path`` and ``overrides``, which the pipeline's runs load again)."""
     from .perf import build_codecontests_perf
-    from .pipeline import perf_parameters, pipeline
+    from .pipeline import pipeline
 
     perf = build_codecontests_perf.to_deployment(
         name="nightly-incremental", cron=perf_cron, tags=["perfalign"],
         description="Incremental CodeContests-Perf rebuild: measures only what is new or missing.",
-        parameters={"out": str(Path(out_root) / "codecontests_perf"), **perf_parameters(cfg)})
+        parameters={"out": str(Path(out_root) / "codecontests_perf"), "settings": cfg.perf,
+                    "max_in_flight": 2 * cfg.sandbox.worker_count()})
     full = pipeline.to_deployment(
         name="weekly", cron=pipeline_cron, tags=["perfalign"],
         description="The whole pipeline; unchanged stages are skipped.",

@@ -19,6 +19,7 @@ from prefect.states import Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from perfalign.common.progress import report
+from perfalign.config.tables import PerfSettings  # a flow parameter: Prefect resolves its type
 from perfalign.perfdata.perf import (
     Batch,
     BatchReport,
@@ -47,25 +48,20 @@ def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchR
 
 
 @flow(name="build_codecontests_perf", log_prints=True, flow_run_name=flow_run_name("codecontests_perf"))
-def build_codecontests_perf(source: str, out: str, limit_problems: int | None = None,
-                            repeats: int = BuildSettings.repeats, backend: str = BuildSettings.backend,
-                            time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
-                            batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
-                            remeasure_rejects: bool = False, allow_partial: bool = False,
-                            clock: str = BuildSettings.clock, limit_cap: float = BuildSettings.limit_cap) -> dict:
-    """Run every correct submission of ``source`` on all its tests; write Parquet to ``out``.
-    ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source file
-    that cannot be read fails the run with its name and reason (a Failed state, no traceback;
-    calling the flow raises prefect's FailedRun with that line), unless ``allow_partial``: the
-    build then goes on without it and every summary says so. ``clock``: what measures the labels
-    (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock`` column and
-    an output folder measured with another clock is refused (sandbox.clock.ClockMismatch).
-    ``limit_cap``: a correct-labelled program past its problem's time limit runs up to this
+def build_codecontests_perf(out: str, settings: PerfSettings, max_in_flight: int = 8,
+                            remeasure_rejects: bool = False) -> dict:
+    """Run every correct submission of ``settings.source`` on all its tests; write Parquet to
+    ``out``. ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source
+    file that cannot be read fails the run with its name and reason (a Failed state, no traceback;
+    calling the flow raises prefect's FailedRun with that line), unless ``settings.allow_partial``:
+    the build then goes on without it and every summary says so. ``settings.clock``: what measures
+    the labels (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock``
+    column and an output folder measured with another clock is refused (sandbox.clock.ClockMismatch).
+    ``settings.limit_cap``: a correct-labelled program past its problem's time limit runs up to this
     multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject."""
     t0 = time.monotonic()
-    settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
-                             max_tests=max_tests, batch_size=batch_size, clock=clock, limit_cap=limit_cap)
-    plan = BuildPlan(Path(out), settings)
+    source, build = settings.source, settings.build_settings()
+    plan = BuildPlan(Path(out), build)
     artifact = create_progress_artifact(progress=0.0, description=PROGRESS,
                                         key=artifact_key(run_label(out), "codecontests_perf", "progress"))
     done, failed, in_flight = 0, [], []
@@ -87,15 +83,16 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
             report(PROGRESS, done, plan.pending)
 
     try:
-        for batch in plan_build(source, Path(out), settings, limit_problems, plan, remeasure_rejects, allow_partial):
-            in_flight.append(measure_batch.submit(batch, settings, str(out)))
+        for batch in plan_build(source, Path(out), build, settings.limit_problems, plan, remeasure_rejects,
+                                settings.allow_partial):
+            in_flight.append(measure_batch.submit(batch, build, str(out)))
             report(PROGRESS, done, plan.pending)
             if len(in_flight) >= max_in_flight:
                 collect(1)
         collect(len(in_flight))
         for msg in plan.quarantined:
             print(msg)
-        finalize(Path(out), source, settings)
+        finalize(Path(out), source, build)
     except (SourceUnreadable, ClockMismatch) as e:
         collect(len(in_flight))  # what was measured is kept: a rerun resumes
         return Failed(message=str(e))
@@ -117,30 +114,28 @@ def _summary(out: str, plan: BuildPlan, t0: float, failed: list[str]) -> dict:
     return summary
 
 
-def already_built(*, source: str, out: str, limit_problems: int | None = None, remeasure_rejects: bool = False,
-                  allow_partial: bool = False, **settings) -> dict | None:
+def already_built(out: str, settings: PerfSettings, remeasure_rejects: bool = False) -> dict | None:
     """The build's summary when ``out`` holds every submission measured with these settings (no
     batch to run), else None. Such a rerun needs no flow and no Prefect server: its start-up would
-    be most of its time. ``settings``: the flow's BuildSettings parameters."""
+    be most of its time."""
     t0 = time.monotonic()
-    fields = {k: v for k, v in settings.items() if k in BuildSettings.__dataclass_fields__}
-    build = BuildSettings(**fields)
+    build = settings.build_settings()
     plan = BuildPlan(Path(out), build)
     try:
-        with contextlib.closing(plan_build(source, Path(out), build, limit_problems, plan, remeasure_rejects,
-                                           allow_partial)) as batches:
+        with contextlib.closing(plan_build(settings.source, Path(out), build, settings.limit_problems, plan,
+                                           remeasure_rejects, settings.allow_partial)) as batches:
             if next(batches, None) is not None:  # (streams the source up to the first submission to measure)
                 return None
-        finalize(Path(out), source, build)
+        finalize(Path(out), settings.source, build)
     finally:
         plan.release()
     return _summary(out, plan, t0, [])
 
 
-def run_build(*, source: str, out: str, workers: int | None = None, dask_address: str | None = None,
-              **kwargs) -> dict:
+def run_build(out: str, settings: PerfSettings, workers: int | None = None, dask_address: str | None = None,
+              remeasure_rejects: bool = False) -> dict:
     """Pick the task runner (threads locally, one worker per core; Dask when given an
-    address) and run the flow."""
+    address) and run the flow, at most two batches per worker in flight."""
     if dask_address:
         from perfalign.common.extras import require
 
@@ -149,5 +144,5 @@ def run_build(*, source: str, out: str, workers: int | None = None, dask_address
     else:
         workers = workers or os.cpu_count() or 1
         runner = ThreadPoolTaskRunner(max_workers=workers)
-    kwargs.setdefault("max_in_flight", 2 * workers)
-    return build_codecontests_perf.with_options(task_runner=runner)(source=source, out=out, **kwargs)
+    return build_codecontests_perf.with_options(task_runner=runner)(
+        out=out, settings=settings, max_in_flight=2 * workers, remeasure_rejects=remeasure_rejects)

@@ -1,9 +1,9 @@
 """Flow `pipeline`: the whole DAG in one run directory.
 
-CodeContests-Perf -> synthetic pairs -> triplets -> align (SFT, RM, RLPF, DPA) -> evaluate ->
-publish (only when a repo id is configured). Each stage is skipped when its settings and the
-content of its inputs are unchanged (flows/runstate.py), so reruns are incremental and a crashed
-run resumes where it stopped.
+CodeContests-Perf -> synthetic pairs -> the controlled task (with ``triplets.controlled_task``) ->
+triplets -> align (SFT, RM, RLPF, DPA) -> evaluate -> publish (only when a repo id is configured).
+Each stage is skipped when its settings and the content of its inputs are unchanged
+(flows/runstate.py), so reruns are incremental and a crashed run resumes where it stopped.
 """
 from __future__ import annotations
 
@@ -16,15 +16,16 @@ from concurrent.futures import Future
 from typing import Callable
 
 from prefect import flow
-from prefect.task_runners import ThreadPoolTaskRunner
 
 from perfalign.config.tables import DEFAULT_PROFILE, PerfalignConfig, load_config
 
 from .env import route_library_logs
 from .runstate import RunState, check_run_dir, default_run_dir
 from .stagekeys import (
+    NO_CONTROLLED_TASK,
     NOT_PUBLISHED,
     align_key,
+    controlled_key,
     evaluate_key,
     perf_key,
     pipeline_result,
@@ -37,27 +38,13 @@ from .summaries import flow_run_name
 route_library_logs()
 
 
-def perf_parameters(cfg: PerfalignConfig) -> dict:
-    """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
-    one mapping (the CLI, the pipeline and the scheduled deployment all use it)."""
-    p = cfg.perf
-    return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
-                time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
-                allow_partial=p.allow_partial, clock=p.clock, limit_cap=p.limit_cap,
-                max_in_flight=2 * cfg.sandbox.worker_count())
-
-
 def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
-    from .perf import build_codecontests_perf
+    from .perf import run_build
 
-    workers, out = cfg.sandbox.worker_count(), run.run_dir / "codecontests_perf"
+    out = run.run_dir / "codecontests_perf"
     h, desc = perf_key(cfg, run.run_dir)
-
-    def go() -> dict:
-        return build_codecontests_perf.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
-            out=str(out), **perf_parameters(cfg))
-
-    summary = run.run_stage("codecontests_perf", h, desc, go)
+    summary = run.run_stage("codecontests_perf", h, desc,
+                            lambda: run_build(str(out), cfg.perf, workers=cfg.sandbox.worker_count()))
     if summary.get("failed_batches"):
         raise RuntimeError(f"codecontests_perf: {summary['failed_batches']} batch(es) failed; rerun to retry them")
     return summary
@@ -97,18 +84,36 @@ def start_beside(cfg: PerfalignConfig, run: RunState) -> dict[str, tuple[str, st
     return {"synthetic": (h, desc, result.result)}
 
 
+def stage_controlled(cfg: PerfalignConfig, run: RunState) -> dict:
+    """The controlled task measured into its own folder (``triplets.controlled_task``; off: the
+    folder and its record go)."""
+    from .align import build_controlled_flow
+
+    out, key = run.run_dir / "controlled", controlled_key(cfg, run.run_dir)
+    if key is None:
+        shutil.rmtree(out, ignore_errors=True)
+        if run.data["stages"].pop("controlled", None):
+            run.save()
+        return NO_CONTROLLED_TASK
+    return run.run_stage("controlled", *key, lambda: build_controlled_flow(str(out), cfg.triplets))
+
+
+def _controlled_dir(cfg: PerfalignConfig, run: RunState) -> str | None:
+    return str(run.run_dir / "controlled") if cfg.triplets.controlled_task else None
+
+
 def stage_triplets(cfg: PerfalignConfig, run: RunState) -> dict:
     from .align import build_triplets_flow as triplets  # a flow of its own in the UI
 
     cc, syn, out = run.run_dir / "codecontests_perf", run.run_dir / "synthetic", run.run_dir / "triplets"
     return run.run_stage("triplets", *triplets_key(cfg, run.run_dir),
-                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets))
+                         lambda: triplets(str(cc), str(syn), str(out), cfg.triplets, _controlled_dir(cfg, run)))
 
 
 def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     from perfalign.alignment.stage_config import TRAINER_DIR
 
-    from .align import align
+    from .align import align, contest_dirs
 
     tri, cc, work = run.run_dir / "triplets", run.run_dir / "codecontests_perf", run.run_dir / "align"
     h, desc = align_key(cfg, run.run_dir)
@@ -122,8 +127,8 @@ def stage_align(cfg: PerfalignConfig, run: RunState) -> dict:
     def go() -> dict:
         early = pregenerate_beside_align(cfg, run, resume)
         try:
-            return align(cfg, str(tri), str(work), str(cc), stages=list(cfg.align.stages), overwrite=True,
-                         resume=resume)
+            return align(cfg, str(tri), str(work), contest_dirs(str(cc), _controlled_dir(cfg, run)),
+                         stages=list(cfg.align.stages), overwrite=True, resume=resume)
         finally:
             if early:
                 early.stop()
@@ -177,9 +182,7 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
 
 
 def _eval_config(cfg: PerfalignConfig, run: RunState, models: list):
-    from .align import controlled_dir
-
-    ctl = str(controlled_dir(run.run_dir / "triplets")) if "controlled" in cfg.eval.tasks else None
+    ctl = str(run.run_dir / "controlled") if "controlled" in cfg.eval.tasks else None
     return eval_config_from(cfg, models, str(run.run_dir / "codecontests_perf"), controlled_dir=ctl)
 
 
@@ -197,6 +200,7 @@ def stage_publish(cfg: PerfalignConfig, run: RunState) -> dict:
 STAGES: list[tuple[str, Callable[[PerfalignConfig, RunState], dict]]] = [
     ("codecontests_perf", stage_perf),
     ("synthetic", stage_synth),
+    ("controlled", stage_controlled),
     ("triplets", stage_triplets),
     ("align", stage_align),
     ("evaluate", stage_evaluate),

@@ -27,9 +27,17 @@ def synth_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
             f"{effective.backend} seeds={cfg.synth.seeds}")
 
 
+def controlled_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str] | None:
+    """None: no controlled task (``triplets.controlled_task`` off)."""
+    t = cfg.triplets
+    if not t.controlled_task:
+        return None
+    return fingerprint(extra=[t.controlled_copies, t.controlled_repeats]), "perfdata.controlled"
+
+
 def triplets_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
-    cc, syn = run_dir / "codecontests_perf", run_dir / "synthetic"
-    return fingerprint(cc, syn, extra=cfg.section_hash("triplets")), f"{cc} + {syn}"
+    cc, syn, ctl = run_dir / "codecontests_perf", run_dir / "synthetic", run_dir / "controlled"
+    return fingerprint(cc, syn, ctl, extra=cfg.section_hash("triplets")), f"{cc} + {syn}"
 
 
 def align_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
@@ -54,8 +62,10 @@ def publish_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str] | None:
 
 
 NOT_PUBLISHED = {"skipped": "no publish.repo_id configured"}
-KEYS = {"codecontests_perf": perf_key, "synthetic": synth_key, "triplets": triplets_key, "align": align_key,
-        "evaluate": evaluate_key, "publish": publish_key}
+NO_CONTROLLED_TASK = {"skipped": "triplets.controlled_task is off"}
+NOT_RUN = {"controlled": NO_CONTROLLED_TASK, "publish": NOT_PUBLISHED}  # a stage whose key is None
+KEYS = {"codecontests_perf": perf_key, "synthetic": synth_key, "controlled": controlled_key, "triplets": triplets_key,
+        "align": align_key, "evaluate": evaluate_key, "publish": publish_key}
 
 
 def pipeline_result(run: RunState, done: dict, t0: float) -> dict:
@@ -79,7 +89,7 @@ def unchanged_run(cfg: PerfalignConfig, out: str | Path) -> dict | None:
     for stage, key in KEYS.items():
         k = key(cfg, run_dir)
         if k is None:
-            done[stage] = NOT_PUBLISHED
+            done[stage] = NOT_RUN[stage]
             continue
         rec = run.unchanged(stage, k[0])
         if rec is None or (rec.get("summary") or {}).get("failed_batches"):  # the flow retries them

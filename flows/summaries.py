@@ -92,6 +92,8 @@ def headline(stage: str, summary: dict) -> str:
         if stage == "synthetic":
             return (f"{s.get('total_kept', s.get('kept', 0))} pairs kept, "
                     f"{s.get('total_rejected', s.get('rejected', 0))} rejected")
+        if stage == "controlled" and "train_instances" in s:
+            return f"{s['train_instances']} training + {s['heldout_instances']} held-out instances measured"
         if stage == "triplets":
             totals = s.get("stats", {}).get("totals", {})
             extra = s.get("stats", {}).get("controlled_task", {}).get("added_rows")
@@ -196,7 +198,7 @@ def publish_markdown(run: str, name: str, path: str | Path) -> None:
         log.warning("could not publish %s as a Prefect artifact: %s", path, e)
 
 
-STAGE_DIRS = ("codecontests_perf", "synthetic", "triplets", "align", "evaluate")
+STAGE_DIRS = ("codecontests_perf", "synthetic", "controlled", "triplets", "align", "evaluate")
 
 
 def run_label(out: str | Path) -> str:

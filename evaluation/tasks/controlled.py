@@ -1,4 +1,4 @@
-"""The controlled task's held-out prompts (alignment.controlled) as the evaluation task
+"""The controlled task's held-out prompts (perfdata.controlled) as the evaluation task
 ``controlled``: 12 Python problems of the family the tiny model is trained on in the embedded
 main job, never seen in training. Executed and scored like the contest problems (all tests
 pass; CPU time, mean over tests of the median over repeats; baseline = the medium reference,
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from perfalign.alignment.controlled import LANG, TIME_LIMIT_S, load_controlled_task
+from perfalign.perfdata.controlled import LANG, TIME_LIMIT_S, load_controlled_task
 from perfalign.sandbox import Limits, TestCase
 
 from ..records import EvalPrompt, Skipped
@@ -27,7 +27,7 @@ class ControlledTask(EvalTask[ContestSpec]):
 
     def load(self, config: "EvalConfig") -> tuple[list[EvalPrompt[ContestSpec]], list[Skipped]]:
         if not config.controlled_dir:
-            return [], [Skipped(TASK, "*", "no controlled_dir: the triplets stage builds one with "
+            return [], [Skipped(TASK, "*", "no controlled_dir: the pipeline's controlled stage builds one with "
                                            "triplets.controlled_task = true")]
         task = load_controlled_task(config.controlled_dir)
         prompts = []

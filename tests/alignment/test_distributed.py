@@ -23,11 +23,11 @@ import torch
 import yaml
 
 from perfalign.alignment import models
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import load_triplet_rows, preference_rows
 from perfalign.alignment.scoring import completion_logprobs
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.config.tables import preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
 REPO = SOURCE_ROOT
 ACCELERATE = str(Path(sys.executable).parent / "accelerate")

@@ -11,14 +11,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.alignment.controlled import build_controlled_task, quick_instances, sample_and_classify
 from perfalign.alignment.data import load_triplet_rows
 from perfalign.alignment.dpa import run_dpa
+from perfalign.alignment.proof import sample_and_classify
 from perfalign.alignment.reward_model import train_reward_model
 from perfalign.alignment.rlpf import run_rlpf
 from perfalign.alignment.sft import run_sft
 from perfalign.alignment.stage_config import METRICS_FILE, STAGE_CONFIG_FILE
 from perfalign.config.tables import preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
 

@@ -10,9 +10,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 
 from perfalign.alignment import dpa, models, reward_model, rlpf, sft
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.stage_config import TRAINER_DIR
 from perfalign.config.tables import preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
 STAGES = {"sft": (sft, sft.run_sft), "reward": (reward_model, reward_model.train_reward_model),
           "dpa": (dpa, dpa.run_dpa)}

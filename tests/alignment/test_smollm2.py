@@ -132,8 +132,8 @@ def test_batched_greedy_generation_equals_one_by_one(smol):
 # --------------------------------------------------------------------------- a few steps of each stage
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """The controlled task (alignment.controlled): small prompts with tests and measured runtimes."""
-    from perfalign.alignment.controlled import build_controlled_task, quick_instances
+    """The controlled task (perfdata.controlled): small prompts with tests and measured runtimes."""
+    from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
     train, held = quick_instances()
     return build_controlled_task(tmp_path_factory.mktemp("toy"), copies=1, repeats=1, train=train, heldout=held)

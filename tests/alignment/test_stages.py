@@ -17,7 +17,6 @@ import pytest
 import torch
 
 from perfalign.alignment import models
-from perfalign.alignment.controlled import build_controlled_task, quick_instances
 from perfalign.alignment.data import RewardProblem, load_triplet_rows, preference_rows
 from perfalign.alignment.dpa import DPAStageConfig, make_dpa_trainer_class, run_dpa
 from perfalign.alignment.performance_reward import PerformanceReward, PromptInfo, RewardAdapter
@@ -31,13 +30,14 @@ from perfalign.common.equations import dpa_loss, reward_model_loss
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.config.tables import load_config, preset
+from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import Verdict
 
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """A small controlled task (6 training, 2 held-out instances; alignment.controlled)."""
+    """A small controlled task (6 training, 2 held-out instances; perfdata.controlled)."""
     train, held = quick_instances()
     return build_controlled_task(tmp_path_factory.mktemp("toy"), copies=2, repeats=1, train=train, heldout=held)
 

@@ -167,3 +167,14 @@ def test_python_m_runs_the_console_scripts_main(module, tmp_path):
     order = ["sandbox", "perf", "synth", "triplets", "train", "eval", "kernel"]
     assert [g for g in groups if g in order] == order, groups
     assert not (tmp_path / ".perfalign").exists()
+
+
+def test_a_controlled_folder_is_checked_before_anything_runs(tmp_path):
+    """`--controlled` (triplets build, align, eval) names the controlled stage's folder; a folder
+    that is not one fails with one line, exit code 2, before Prefect starts or a model loads."""
+    res = CliRunner().invoke(app, ["triplets", "build", "--synthetic", str(tmp_path), "--out", str(tmp_path / "o"),
+                                   "--controlled", str(tmp_path / "none")])
+    assert res.exit_code == 2 and f"{tmp_path / 'none'} is not a directory" in " ".join(res.output.split())
+    res = CliRunner().invoke(app, ["align", "--triplets", str(tmp_path), "--out", str(tmp_path / "w"),
+                                   "--controlled", str(tmp_path)])
+    assert res.exit_code == 2 and "controlled_task.json" in res.output, res.output

@@ -1,6 +1,7 @@
 """The align flow's scheduler: with parallel_stages = 2 the stages train side by side in
 processes of their own as the DAG allows (SFT beside the RM, RLPF after both, DPA after SFT);
 a failing stage raises its own error at once and ends the stage beside it."""
+import dataclasses
 import json
 import os
 import time
@@ -25,7 +26,8 @@ def run_scheduler(prefect_server, monkeypatch):
     from perfalign.alignment import stages
     from perfalign.flows import align
 
-    monkeypatch.setattr(stages, "STAGE_FUNCTIONS", {s: child_targets.fake_stage for s in align.STAGES})
+    for s in list(stages.STAGES):
+        monkeypatch.setitem(stages.STAGES, s, dataclasses.replace(stages.STAGES[s], run=child_targets.fake_stage))
 
     @flow(name="align-scheduler-probe")
     def probe(configs, parallel):

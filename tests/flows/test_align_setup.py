@@ -1,5 +1,7 @@
 """The align stage's set-up (the training libraries' import, each stage's input checks) shows
 as progress through common.progress before its first slow step, not a silent minute."""
+import dataclasses
+
 import pytest
 
 from perfalign.common.progress import listening
@@ -31,7 +33,7 @@ def test_a_trainers_set_up_is_reported_until_its_first_step(monkeypatch):
         report("align: sft steps", 1, 4)
         return Result()
 
-    monkeypatch.setitem(stages.STAGE_FUNCTIONS, "sft", trainer)
+    monkeypatch.setitem(stages.STAGES, "sft", dataclasses.replace(stages.STAGES["sft"], run=trainer))
     seen = []
     with listening(lambda what, done, total: seen.append((what, done, total))):
         train_stage.fn("sft", None)

@@ -38,7 +38,8 @@ def test_finished_run_is_answered_from_its_state_without_prefect(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     states, publish, prefect_loaded = json.loads(p.stdout.strip().splitlines()[-1])
-    assert states == {s: "skipped" for s in ("codecontests_perf", "synthetic", "triplets", "align", "evaluate")}
+    assert states == {s: "skipped" for s in ("codecontests_perf", "synthetic", "controlled", "triplets", "align",
+                                             "evaluate")}
     assert publish == {"skipped": "no publish.repo_id configured"} and prefect_loaded is False
     data = json.loads((run / "stages.json").read_text())
     assert data["config"]["_meta"]["profile"] == "embedded"
@@ -57,6 +58,25 @@ def test_changed_input_or_setting_goes_to_the_flow(tmp_path):
     assert unchanged_run(load_config(profile="embedded", overrides=["eval.tasks=['controlled']"]), run) is None
     assert unchanged_run(cfg, run)["states"]["align"] == "skipped"
     assert unchanged_run(cfg, tmp_path / "never-ran") is None and not (tmp_path / "never-ran").exists()
+
+
+def test_the_controlled_folder_is_an_input_of_the_triplets_stage(tmp_path):
+    """The controlled stage's folder is read by triplets like synthetic/: new content reruns it;
+    with the task off the controlled stage has no key (not run) and its record is not needed."""
+    run = tmp_path / "run"
+    _finished_run(run)
+    cfg = load_config(profile="embedded")
+    assert unchanged_run(cfg, run)["states"]["controlled"] == "skipped"
+    (run / "controlled").mkdir()
+    (run / "controlled" / "controlled_task.json").write_text("{}")
+    assert unchanged_run(cfg, run) is None
+    off = load_config(profile="embedded", overrides=["triplets.controlled_task=false"])
+    assert KEYS["controlled"](off, run) is None and KEYS["controlled"](cfg, run) is not None
+    from perfalign.flows.summaries import headline, run_label
+
+    assert headline("controlled", {"train_instances": 96, "heldout_instances": 12}) == \
+        "96 training + 12 held-out instances measured"  # `perfalign status`
+    assert run_label(run / "controlled") == "run"
 
 
 def test_failed_batches_are_retried_by_the_flow(tmp_path):

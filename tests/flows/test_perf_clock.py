@@ -4,6 +4,7 @@ rows, flagged cpu, included), and a build in another clock is refused with one l
 valgrind must be installed (scripts/setup.sh)."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -19,14 +20,12 @@ def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server
 
     from perfalign.config.tables import load_config
     from perfalign.flows.perf import run_build
-    from perfalign.flows.pipeline import perf_parameters
 
     assert clk.valgrind_missing() is None, clk.valgrind_missing()
-    params = perf_parameters(load_config(overrides=["perf.clock=instructions"]))
-    assert params["clock"] == "instructions"  # the config's perf.clock is the flow's parameter
-    kw = dict(source=str(SAMPLE), out=str(tmp_path), workers=2, limit_problems=1, repeats=1, max_tests=1,
-              backend="bwrap")
-    summary = run_build(clock="instructions", **kw)
+    perf = dataclasses.replace(load_config(overrides=["perf.clock=instructions"]).perf, source=str(SAMPLE),
+                               limit_problems=1, repeats=1, max_tests=1, backend="bwrap")
+    assert perf.clock == "instructions"  # the config's [perf] table is the flow's parameter
+    summary = run_build(str(tmp_path), perf, workers=2)
     assert summary["failed_batches"] == 0 and summary["status"]["measured"] >= 6, summary
     rows = [r for _, t in shards.iter_shards(tmp_path, "submissions") for r in t.to_pylist()]
     measured = [r for r in rows if r["status"] == "measured"]
@@ -36,7 +35,7 @@ def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server
         else:
             assert r["clock"] == "instructions" and r["test_clock_counts"][0] > 1e5, r["language"]
     assert {r["language"] for r in measured} >= {"cpp", "python3"}
-    again = run_build(clock="instructions", **kw)  # resumes: nothing left to measure, nothing refused
+    again = run_build(str(tmp_path), perf, workers=2)  # resumes: nothing left to measure, nothing refused
     assert again["failed_batches"] == 0 and again["resumed_skipped"] >= len(measured), again
     with pytest.raises(FailedRun, match="never mixes clocks"):
-        run_build(clock="cpu", **kw)
+        run_build(str(tmp_path), dataclasses.replace(perf, clock="cpu"), workers=2)

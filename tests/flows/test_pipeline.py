@@ -41,8 +41,8 @@ def test_pipeline_runs_skips_and_resumes(prefect_server, tmp_path):
     assert p.returncode == 1
     assert "stage 'align' failed" in p.stderr and "align.log" in p.stderr, p.stderr[-2000:]
     states = {k: v["state"] for k, v in json.loads((run / "stages.json").read_text())["stages"].items()}
-    assert states == {"codecontests_perf": "completed", "synthetic": "completed", "triplets": "completed",
-                      "align": "failed"}
+    assert states == {"codecontests_perf": "completed", "synthetic": "completed", "controlled": "completed",
+                      "triplets": "completed", "align": "failed"}
     assert "nonexistent" in (run / "logs" / "align.log").read_text()
     st = _cli("status", "--root", str(tmp_path))
     assert "align:failed" in st.stdout.replace("\n", "") or "failed" in st.stdout
@@ -52,7 +52,7 @@ def test_pipeline_runs_skips_and_resumes(prefect_server, tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     stages = json.loads((run / "stages.json").read_text())["stages"]
     assert {k: v["state"] for k, v in stages.items() if k not in ("align", "evaluate")} == {
-        "codecontests_perf": "skipped", "synthetic": "skipped", "triplets": "skipped"}
+        "codecontests_perf": "skipped", "synthetic": "skipped", "controlled": "skipped", "triplets": "skipped"}
     assert stages["align"]["state"] == stages["evaluate"]["state"] == "completed"
     assert (run / "align" / "dpa" / "metrics.json").exists()
     assert "| +DPA |" in (run / "evaluate" / "report.md").read_text()

@@ -241,12 +241,13 @@ def test_a_real_build_publishes_only_named_artifacts(prefect_server, tmp_path):
         FlowRunFilterName,
     )
 
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import run_build
 
     run = f"run{uuid.uuid4().hex[:6]}"
     sample = ROOT / "data" / "codecontests_sample" / "data"
-    summary = run_build(source=str(sample), out=str(tmp_path / run / "codecontests_perf"), workers=2,
-                        limit_problems=1, repeats=1, max_tests=1)
+    summary = run_build(str(tmp_path / run / "codecontests_perf"),
+                        PerfSettings(source=str(sample), limit_problems=1, repeats=1, max_tests=1), workers=2)
     assert summary["failed_batches"] == 0 and summary["status"].get("measured", 0) >= 1, summary
 
     async def read():

@@ -74,10 +74,11 @@ def test_malformed_rows_become_error_records(tmp_path):
 
 @pytest.fixture(scope="module")
 def flow_build(prefect_server, tmp_path_factory):
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import run_build
 
     out = tmp_path_factory.mktemp("ccperf")
-    summary = run_build(source=str(SAMPLE), out=str(out), workers=2, limit_problems=2, repeats=2, max_tests=3)
+    summary = run_build(str(out), PerfSettings(source=str(SAMPLE), limit_problems=2, repeats=2, max_tests=3), workers=2)
     return out, summary
 
 
@@ -89,6 +90,7 @@ def test_a_rerun_with_nothing_to_measure_needs_no_prefect_server(flow_build, tmp
     from typer.testing import CliRunner
 
     from perfalign.cli.main import app
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import already_built
 
     out, summary = flow_build
@@ -103,7 +105,8 @@ def test_a_rerun_with_nothing_to_measure_needs_no_prefect_server(flow_build, tmp
     assert again["resumed_skipped"] >= summary["status"]["measured"]  # all skipped, none measured again
     changed = tmp_path / "changed"
     shutil.copytree(out, changed)
-    assert already_built(source=str(SAMPLE), out=str(changed), limit_problems=2, repeats=3, max_tests=3) is None
+    changed_settings = PerfSettings(source=str(SAMPLE), limit_problems=2, repeats=3, max_tests=3)
+    assert already_built(str(changed), changed_settings) is None
 
 
 def test_flow_builds_a_loadable_dataset(flow_build):
@@ -131,11 +134,12 @@ def test_flow_builds_a_loadable_dataset(flow_build):
 
 
 def test_incremental_build_runs_only_what_is_missing(flow_build):
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import run_build
 
     out, first = flow_build
     before = _keys(out)
-    summary = run_build(source=str(SAMPLE), out=str(out), workers=2, limit_problems=3, repeats=2, max_tests=3)
+    summary = run_build(str(out), PerfSettings(source=str(SAMPLE), limit_problems=3, repeats=2, max_tests=3), workers=2)
     after = _keys(out)
     assert summary["resumed_skipped"] == len(before)
     assert len(after) == len(set(after)) > len(before)
@@ -176,10 +180,11 @@ def test_kill_9_and_resume(prefect_server, tmp_path):
 def test_dask_local_cluster(prefect_server, tmp_path):
     from distributed import LocalCluster
 
+    from perfalign.config.tables import PerfSettings
     from perfalign.flows.perf import run_build
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        summary = run_build(source=str(SAMPLE), out=str(tmp_path), dask_address=cluster.scheduler_address,
-                            limit_problems=1, repeats=1, max_tests=2)
+        summary = run_build(str(tmp_path), PerfSettings(source=str(SAMPLE), limit_problems=1, repeats=1, max_tests=2),
+                            dask_address=cluster.scheduler_address)
     assert summary["failed_batches"] == 0
     assert summary["status"]["measured"] >= 5

@@ -1,5 +1,6 @@
-"""The controlled task (alignment/controlled.py): held-out prompts really unseen, margins that
-vary with the measured runtimes, samples classified by execution, and its evaluation task group."""
+"""The controlled task (perfdata/controlled.py): held-out prompts really unseen, margins that
+vary with the measured runtimes, samples classified by execution (alignment/proof.py), its
+pipeline stage and its evaluation task group."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,17 +11,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from perfalign.alignment.controlled import (
+from perfalign.alignment.proof import classify_samples
+from perfalign.common.prompts import extract_code, format_response
+from perfalign.config.tables import preset
+from perfalign.perfdata.controlled import (
     BIG_NS,
     CORRECT_KINDS,
     build_controlled_task,
-    classify_samples,
     instances,
     load_controlled_task,
     quick_instances,
 )
-from perfalign.common.prompts import extract_code, format_response
-from perfalign.config.tables import preset
 from perfalign.perfdata.shards import load_table
 
 
@@ -106,16 +107,18 @@ def test_evaluation_task_group_scores_the_held_out_prompts(task, tmp_path):
 
 
 def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
-    """flows.align.triplets(controlled_task=True): the training rows join the triplets as extra
-    shards, RLPF gets the task's tests, the held-out prompts stay out of every training split."""
+    """The pipeline's controlled stage (flows.align.controlled) measures the task into its own
+    folder; the triplets stage adds its training rows as extra shards, RLPF gets the task's tests,
+    the held-out prompts stay out of every training split."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    import perfalign.alignment.controlled as controlled
+    import perfalign.perfdata.controlled as controlled
     from perfalign.alignment.data import load_contest_problems, load_sft_rows, load_triplet_rows
     from perfalign.alignment.rlpf import rl_prompts
     from perfalign.config.tables import load_config
-    from perfalign.flows.align import controlled_dir, stage_configs, triplets
+    from perfalign.flows.align import contest_dirs, stage_configs, triplets
+    from perfalign.flows.align import controlled as build_controlled
 
     subset = quick_instances()
     monkeypatch.setattr(controlled, "instances", lambda: subset)  # 8 instances instead of 108
@@ -124,15 +127,16 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
         dict(key=f"s{i}", problem=f"Synthetic task {i}.", language="python3", fast=f"f{i}()", slow=f"s{i}()",
              fast_cpu_time_s=0.01, slow_cpu_time_s=0.05, speedup=5.0) for i in range(20)]),
         tmp_path / "syn" / "synthetic" / "synthetic.parquet")
-    out = tmp_path / "triplets"
+    out, ctl = tmp_path / "triplets", tmp_path / "controlled"
     settings = load_config(profile="embedded").triplets
     assert settings.controlled_task
-    res = triplets(None, str(tmp_path / "syn"), str(out), settings)
+    assert build_controlled(str(ctl), settings)["train_instances"] == 6
+    res = triplets(None, str(tmp_path / "syn"), str(out), settings, str(ctl))
     added = res["stats"]["controlled_task"]["added_rows"]
     # 3 copies of 3 programs; the RL prompt, and the pairs of the two kinds kept (fast>medium,
     # fast>slow) that this run's measurement ordered that way (a pair measured the other way round
     # is named medium>fast and left out)
-    meta = json.loads((controlled_dir(out) / "controlled_task.json").read_text())
+    meta = json.loads((ctl / "controlled_task.json").read_text())
     kept = sum(not rt[s] < rt["fast"] for pid in meta["train"] for rt in [meta["runtimes"][pid]]
                for s in ("medium", "slow"))
     assert added == {"sft_prompts": 6 * 3 * 3, "triplets": kept + 6} and kept >= 6
@@ -140,20 +144,21 @@ def test_the_main_job_trains_on_the_controlled_task(monkeypatch, tmp_path):
     sft = load_sft_rows(out, "train")
     assert sum(r["problem_id"].startswith("ctl_") for r in sft) == 54 and not held & {r["prompt"] for r in sft}
     rl = rl_prompts(load_triplet_rows(out, ("rl_train",)))
-    cfg = stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"]
-    assert cfg.codecontests_dir == [str(controlled_dir(out) / "codecontests")]
+    cfg = stage_configs(load_config(), str(out), str(tmp_path / "work"), contest_dirs(None, str(ctl)))["rlpf"]
+    assert cfg.codecontests_dir == [str(ctl / "codecontests")]
     ids = {p.problem_id for p in rl if p.source == "contest"}
     assert len(ids) == 6 and ids <= set(load_contest_problems(cfg.codecontests_dir))
-    # a rerun without the task drops its shards
+    # a rebuild without the task drops its shards
     triplets(None, str(tmp_path / "syn"), str(out), dataclasses.replace(settings, controlled_task=False))
-    assert not list(out.glob("*/controlled*.parquet")) and not controlled_dir(out).exists()
-    assert stage_configs(load_config(), str(out), str(tmp_path / "work"), None)["rlpf"].codecontests_dir is None
+    assert not list(out.glob("*/controlled*.parquet"))
+    assert stage_configs(load_config(), str(out), str(tmp_path / "work"), contest_dirs(None, None))["rlpf"] \
+        .codecontests_dir is None
 
 
 def test_measuring_the_programs_reports_progress(sandbox):
     """The triplets stage's longest quiet part: its programs measured in the sandbox show progress."""
-    from perfalign.alignment.controlled import MEASURING, measure_references
     from perfalign.common.progress import listening
+    from perfalign.perfdata.controlled import MEASURING, measure_references
 
     seen: list[tuple[str, int, int]] = []
     with listening(lambda *a: seen.append(a)):

@@ -18,10 +18,12 @@ measured: unseen prompts of the same family. (Unseen values of a parameter the p
 from the prompt are not held out: the 2M-parameter model does not learn to copy them in 300+ SFT
 steps, so nothing could be measured on them.)
 
-This module holds the task (instances, measuring the reference programs in the sandbox, the
-stage inputs in the real formats, classifying samples); the experiment that trains on it is
-``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
-(``evaluation/tasks/controlled.py``). The family set ``idioms`` (alignment/idioms.py) replaces the
+This module holds the task's dataset (instances, measuring the reference programs in the
+sandbox, the stage inputs in the real formats, running samples on the tests); the pipeline's
+``controlled`` stage writes it to RUN/controlled and the triplets stage adds its training rows
+(``add_to_triplets``). Classifying a model's samples is ``alignment.proof``'s, the experiment that
+trains on it is ``experiments/alignment_proof.py`` and the main job evaluates its held-out prompts
+(``evaluation/tasks/controlled.py``). The family set ``idioms`` (perfdata/idioms.py) replaces the
 computations with idiom choices that have two correct programs; the machinery here follows each
 instance's ``kinds``.
 """
@@ -33,8 +35,7 @@ import itertools
 import json
 import math
 import statistics
-from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
@@ -55,7 +56,7 @@ SMALL_N = 7
 BIG_NS = (300_000, 1_000_000, 2_000_000)
 TIME_LIMIT_S = 10.0
 _HEAD = "n = int(input())\n"
-FAMILY_SETS = ("computations", "idioms")  # the closed-form computations, or alignment.idioms' families
+FAMILY_SETS = ("computations", "idioms")  # the closed-form computations, or perfdata.idioms' families
 DEFAULT_FAMILY_SET = "computations"
 
 
@@ -193,7 +194,7 @@ class ControlledDataset:
         return statistics.median(self.runtimes[problem_id].values())
 
 
-MEASURING = "triplets: controlled task programs measured"  # common.progress's name for it
+MEASURING = "controlled: reference programs measured"  # common.progress's name for it
 
 
 def measure_references(instances_: list[Instance], sandbox=None,
@@ -210,7 +211,7 @@ def measure_references(instances_: list[Instance], sandbox=None,
                             Limits(time_s=TIME_LIMIT_S), repeats=repeats))
             keys.append((inst.problem_id, kind))
     out: dict[str, dict[str, float]] = {i.problem_id: {} for i in instances_}
-    report(MEASURING, 0, len(jobs))  # a minute or two of the triplets stage: the CLI's bars, the run log
+    report(MEASURING, 0, len(jobs))  # a minute or two of the controlled stage: the CLI's bars, the run log
     for done, (j, res) in enumerate(sb.run_many(jobs, workers=2, retries=1), start=1):
         if not res.ok:
             raise RuntimeError(f"controlled reference {keys[j]} failed in the sandbox: {res.verdict} {res.message}")
@@ -321,18 +322,25 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     return task
 
 
+PAIRS = ("fast>medium", "fast>slow", "medium>slow", "fast>wrong")  # the kinds of preference_pairs' rows
+
+
+def check_pairs(pairs: tuple[str, ...]) -> None:
+    if unknown := sorted(set(pairs) - set(PAIRS)):
+        raise ValueError(f"unknown controlled pairs {unknown}; choose from {', '.join(PAIRS)}")
+
+
 def controlled_shard(triplets_dir: str | Path, table: str) -> Path:
     """The controlled task's shard of ``table`` beside a triplets folder's own (no card config names it)."""
     return table_dir(triplets_dir, table) / "controlled.parquet"
 
 
-def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path,
-                    pairs: tuple[str, ...] = ("fast>medium", "fast>slow", "medium>slow", "fast>wrong")) -> dict:
+def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path, pairs: tuple[str, ...] = PAIRS) -> dict:
     """Add the task's *training* rows (SFT train, reward_train pairs of the kinds in ``pairs``,
     rl_train prompts) to a triplets folder as extra shards, which every stage loader reads with
     the folder's own. The held-out instances stay out: they are the evaluation's
     (evaluation/tasks/controlled.py). RLPF also needs ``task.codecontests_dir`` for their tests
-    (flows.align.stage_configs adds it)."""
+    (the pipeline's align stage passes it)."""
     counts = {}
     for name, schema in (("sft_prompts", SFT_SCHEMA), ("triplets", TRIPLET_SCHEMA)):
         rows = read_parquet(table_dir(task.data_dir, name) / "00000-of-00001.parquet").to_pylist()
@@ -354,35 +362,6 @@ def load_controlled_task(root: str | Path) -> ControlledDataset:
     by_id = {i.problem_id: i for i in train + held}
     return ControlledDataset(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
                           [by_id[i] for i in meta["heldout"]], meta["runtimes"])
-
-
-@dataclass
-class SampleReport:
-    """Samples of one model on a set of prompts, executed in the sandbox."""
-
-    samples: int
-    fast_correct: int
-    correct: int
-    speedup_sum: float                      # sum over samples of baseline / runtime (0 when incorrect)
-    distinct_programs: int
-    per_problem: dict[str, dict[str, int]]
-    flags: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def fast_share(self) -> float:
-        return self.fast_correct / self.samples if self.samples else 0.0
-
-    @property
-    def correct_share(self) -> float:
-        return self.correct / self.samples if self.samples else 0.0
-
-    @property
-    def mean_speedup(self) -> float:
-        return self.speedup_sum / self.samples if self.samples else 0.0
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "fast_correct_share": round(self.fast_share, 4),
-                "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
 
 
 def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
@@ -407,47 +386,3 @@ def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sand
     results = dict(sb.run_many(jobs, workers=2, retries=1))
     return {pid: [(c, results.get(index[(pid, c)]) if c is not None else None) for c in cs]
             for pid, cs in codes.items()}, len(jobs)
-
-
-def classify_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
-                     repeats: int = BuildSettings.repeats) -> SampleReport:
-    """Every sample executed (``execute_samples``): incorrect, or correct and fast (under
-    ``threshold_s``), and its speedup over the references' median through common.plausibility
-    (incorrect samples count 0, as speedup_n@k)."""
-    from perfalign.common.plausibility import speedup_ratio
-
-    executed, distinct = execute_samples(task, samples, sandbox, repeats)
-    per: dict[str, Counter] = {}
-    flags: Counter = Counter()
-    speedups = 0.0
-    for pid, runs in executed.items():
-        c = per.setdefault(pid, Counter())
-        for _, res in runs:
-            if res is None or not res.ok:
-                c["incorrect"] += 1
-                continue
-            c["correct"] += 1
-            if res.mean_cpu_time_s < task.threshold_s(pid):
-                c["fast_correct"] += 1
-            s = speedup_ratio(task.baseline_s(pid), res.mean_cpu_time_s)
-            flags.update(s.flags)
-            speedups += s.value or 0.0
-    total = sum(per.values(), Counter())
-    return SampleReport(sum(len(v) for v in samples.values()), total["fast_correct"], total["correct"], speedups,
-                        distinct, {k: dict(v) for k, v in per.items()}, dict(flags))
-
-
-def sample_and_classify(task: ControlledDataset, model_dir: str | Path, problems: list[Instance],
-                        samples_per_prompt: int, seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96,
-                        sandbox=None) -> SampleReport:
-    """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
-    from .models import load_causal_lm, load_tokenizer
-    from .prompting import model_prompt
-    from .scoring import sample_completions
-
-    tok = load_tokenizer(str(model_dir))
-    model = load_causal_lm(str(model_dir), tokenizer=tok)
-    prompts = [model_prompt(tok, i.prompt) for i in problems]  # the chat template of an instruct model
-    outs = sample_completions(model, tok, prompts, max_new_tokens=max_new_tokens,
-                              temperature=temperature, num_samples=samples_per_prompt, seed=seed)
-    return classify_samples(task, {i.problem_id: o for i, o in zip(problems, outs)}, sandbox)

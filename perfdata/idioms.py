@@ -14,7 +14,7 @@ fast program a >= 5x lead in the sandbox (``benchmarks/idiom_bench.py`` prints t
 
 Instances are (family, phrasing, story) combinations, held out as in the computations task
 (``is_held_out``, here for both); the task's machinery (measuring, stage inputs, classifying samples)
-is ``alignment.controlled``'s, selected there with ``family_set="idioms"``.
+is ``perfdata.controlled``'s, selected there with ``family_set="idioms"``.
 """
 from __future__ import annotations
 
@@ -191,7 +191,7 @@ class IdiomInstance:
     phrasing: int
     story: int
     k: int
-    kinds = KINDS  # the correct programs, fastest first (alignment.controlled reads this)
+    kinds = KINDS  # the correct programs, fastest first (perfdata.controlled reads this)
 
     @property
     def problem_id(self) -> str:

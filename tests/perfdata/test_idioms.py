@@ -1,4 +1,4 @@
-"""The idiom task (alignment/idioms.py) and on-policy pairs (alignment/onpolicy.py): numbers copied
+"""The idiom task (perfdata/idioms.py) and on-policy pairs (alignment/onpolicy.py): numbers copied
 from the prompt, wrong programs that fail, held-out combinations, the controlled task's machinery
 on two kinds, and a model's own samples turned into measured pairs."""
 from __future__ import annotations
@@ -10,15 +10,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pyarrow as pa
 import pytest
 
-from perfalign.alignment.controlled import (
-    all_instances,
-    build_controlled_task,
-    classify_samples,
-    load_controlled_task,
-)
-from perfalign.alignment.idioms import FAMILIES, instances, quick_instances, run_reference
+from perfalign.alignment.proof import classify_samples
 from perfalign.common.equations import adaptive_margin
 from perfalign.common.prompts import format_response
+from perfalign.perfdata.controlled import (
+    all_instances,
+    build_controlled_task,
+    load_controlled_task,
+)
+from perfalign.perfdata.idioms import FAMILIES, instances, quick_instances, run_reference
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
@@ -59,7 +59,7 @@ def test_copying_the_number_is_required_and_the_wrong_program_fails():
 
 
 def test_inputs_are_deterministic_and_speed_is_not_length():
-    from perfalign.alignment import idioms
+    from perfalign.perfdata import idioms
 
     inst = quick_instances()[0][0]
     before = inst.tests()
