@@ -231,12 +231,13 @@ def synth_generate(
     Unset options take the profile's values (`perfalign config` shows them)."""
     from perfalign.perfdata.synth import AuthError
 
-    config = _load_config(conf).synth
+    cfg = _load_config(conf)
+    config = cfg.synth
     _preflight("check_synth", config)
     from perfalign.flows.synth import generate_synthetic
 
     with _failing(AuthError), _session(bars=not as_json):
-        summary = generate_synthetic(config, str(out))
+        summary = generate_synthetic(config, str(out), cfg.sandbox)
     if as_json:
         print(json.dumps(summary, default=str))
     else:
@@ -391,7 +392,7 @@ def eval_cmd(
     from perfalign.flows.evaluate import evaluate
 
     with _session():  # bars for generation and execution
-        res = evaluate(ecfg, str(out))
+        res = evaluate(ecfg, str(out), cfg.sandbox)
     console.print(Path(res["report"]).read_text()[:3000])
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
 
@@ -404,9 +405,8 @@ _POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POL
 
 
 @eval_app.command("score")
-@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend", "eval.clock",
-                help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
-                      "eval.timing_repeats": "Timed rounds (reference and candidate interleaved)"})
+@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.probe.repeats", "sandbox.backend", "eval.probe.clock",
+                "eval.probe.max_rel_se", help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)"})
 def eval_score_cmd(
     suite: str = typer.Option(..., "--suite", help="pareval, polybench, codecontests or humaneval."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
@@ -421,10 +421,6 @@ def eval_score_cmd(
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
     lang: Optional[str] = typer.Option(None, "--lang", **_OLD_NAME),
     conf: ConfigArgs = None,
-    max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0,
-                                               help="ParEval/PolyBench: report no speedup (flag unmeasurable) "
-                                                    "when its estimated relative standard error stays above this "
-                                                    "(default 0.06)."),
     as_json: bool = typer.Option(False, "--json",
                                  help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
 ) -> None:
@@ -437,10 +433,8 @@ def eval_score_cmd(
     with _failing(ScoreInputError), _failing(ProblemUnusable, what="cannot score here", code=1):
         score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=_str(pareval_dir),
                                       polybench_dir=_str(polybench_dir), codecontests=_str(codecontests),
-                                      language=lang or language, profile=e.profile_name, threads=e.omp_threads,
-                                      ranks=e.mpi_ranks, repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
-                                      target_s=e.probe_target_s, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
-                                      clock=e.clock)
+                                      language=lang or language, problem_size=e.problem_size, threads=e.omp_threads,
+                                      ranks=e.mpi_ranks, probe=e.probe, sandbox=cfg.sandbox)
     if as_json:
         print(json.dumps(score.contract()))
         return

@@ -69,6 +69,8 @@ from .timing_stats import (
 from .transcript import Transcript, compare_calls, parse_transcript
 
 log = logging.getLogger("perfalign.evaluation")
+# The real suites' problem sizes: "full" (the suite's own) or "reduced" (scaled down to run on 2 cores)
+PROBLEM_SIZES = ("reduced", "full")
 
 
 @dataclass
@@ -81,12 +83,12 @@ class ProbeSettings:
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
     max_overhead_ratio: float = 25.0
     # ...and a speedup whose estimated relative standard error (candidate and reference combined)
-    # is still above this after max_repeats rounds is not reported either: the machine's noise
+    # is still above max_rel_se after max_repeats rounds is not reported either: the machine's noise
     # is too large a share of the work. Chosen on the README's sweeps, where the error estimate
     # proved calibrated (|error|/SE: median 0.62, p90 1.88) and 113 of 114 reported honest
     # scores fell within 10% of the truth. The same limit applies to the gap between the two
     # estimates of a speedup (see _shift).
-    max_rel_se: float = NoiseGate.max_rel_se
+    max_rel_se: float = NoiseGate.max_rel_se  # no speedup (flag unmeasurable) when its relative SE stays above this
     # The payoff bound. Shaving the driver's work in its own runs (its writable state: libc's
     # buffers, the driver's data) multiplies a candidate's speedup S by at most 1 + r S, r = the
     # driver's work per call (the null run per call: per-call work and per-run constant alike)
@@ -107,7 +109,6 @@ class ProbeSettings:
     time_factor: float = 10.0        # a candidate run may take this many times the reference's
     validate_time_s: float = 120.0   # CPU limit of a mode-V run
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
-    retries: int = 1                 # SANDBOX_ERROR re-runs
     # What measures every run (sandbox.clock): "cpu" (the problem's own clock: CPU time, wall time
     # for OpenMP/MPI) or a deterministic count, "instructions" or "cycles" (valgrind; OpenMP/MPI
     # problems fall back to their wall clock, flagged clock_fallback:*). A count is exact, so a run
@@ -119,6 +120,13 @@ class ProbeSettings:
 
     def __post_init__(self) -> None:
         check_clock(self.clock)
+        self.max_repeats = max(self.max_repeats, self.repeats)  # fewer: no rounds added, at least repeats
+
+    def check_values(self) -> None:
+        """Ranges (checked where a config is loaded)."""
+        if min(self.repeats, self.min_calls) < 1 or not self.target_s > 0 or not self.max_rel_se > 0:
+            raise ValueError("the probe's repeats and min_calls must be >= 1, target_s (seconds of reference "
+                             "work per timed run) and max_rel_se > 0")
 
 
 @dataclass
@@ -203,11 +211,7 @@ class ProbeSession:
 
     def run(self, code: str, mode: str, calls: int, seed: int, time_s: float) -> RunResult:
         job = self.job(code, mode, calls, seed, time_s)
-        res = self.sb.run_job(job)
-        for _ in range(self.s.retries):
-            if res.verdict is not Verdict.SANDBOX_ERROR:
-                break
-            res = self.sb.run_job(job)
+        res = self.sb.run_job_retrying(job)  # SANDBOX_ERROR: the sandbox's retries
         if res.ok and self.clock_of(mode) in DETERMINISTIC:  # the clock that really measured it
             self.unit = res.clock if res.clock in DETERMINISTIC else self.p.clock
             fallback = [f for f in res.flags if f.startswith("clock_fallback:")]

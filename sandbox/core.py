@@ -36,6 +36,7 @@ from .backends.bwrap import GUEST_ENV
 from .cache import CompileCache, UnitCache, compile_key, pch_dir, unit_key
 from .checker import DEFAULT_TOLERANCE, outputs_match
 from .languages import describe
+from .settings import SandboxSettings
 from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
 
 MB = 1024 * 1024
@@ -75,9 +76,11 @@ class Sandbox:
     """Runs untrusted submissions through one backend with up to ``workers`` concurrent slots."""
 
     def __init__(self, backend: str = "auto", workers: int = 1, calibrate: bool = True,
-                 cgroups_enabled: bool = True, cache_dir: Path | None = None, unit_cache: bool = True) -> None:
+                 cgroups_enabled: bool = True, cache_dir: Path | None = None, unit_cache: bool = True,
+                 retries: int = SandboxSettings.retries) -> None:
         self.backend: Backend = make_backend(backend)
         self.workers = max(1, int(workers))
+        self.retries = retries  # run_many's and run_job_retrying's default
         self.cache = CompileCache(cache_dir)
         # objects of trusted C++ units reused across programs (off: every build compiles every unit)
         self.units = UnitCache(cache_dir) if unit_cache else None
@@ -142,14 +145,14 @@ class Sandbox:
             self._slots.put(slot)
 
     def run_many(self, jobs: Iterable[Job], workers: int | None = None,
-                 retries: int = 0) -> Iterator[tuple[int, RunResult]]:
+                 retries: int | None = None) -> Iterator[tuple[int, RunResult]]:
         """Run jobs concurrently (threads: the work is in child processes); yields
         ``(index, result)`` in completion order.
 
         ``retries``: the one retry policy of perfalign. A job whose verdict is retryable
         (SANDBOX_ERROR: an infrastructure fault the program could not have caused) runs again,
-        up to ``retries`` more times; the last result is returned either way, with a
-        ``retried:N`` flag.
+        up to ``retries`` more times (default: the sandbox's, ``SandboxSettings.retries``); the
+        last result is returned either way, with a ``retried:N`` flag.
         """
         yield from self._map(lambda job, cal: self.run_job_retrying(job, retries), jobs, workers, "sandbox")
 
@@ -171,7 +174,8 @@ class Sandbox:
                                   name=name):
             yield i, fut.result()
 
-    def run_job_retrying(self, job: Job, retries: int = 0) -> RunResult:
+    def run_job_retrying(self, job: Job, retries: int | None = None) -> RunResult:
+        retries = self.retries if retries is None else retries
         result = self.run_job(job)
         attempt = 0
         while result.verdict.retryable and attempt < retries:
