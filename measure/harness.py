@@ -81,7 +81,7 @@ class ProbeSettings:
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
     # reference's work, a time measured from outside the program is noise: such a problem is
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
-    max_overhead_ratio: float = 25.0
+    max_overhead_ratio: float = 25.0  # driver overhead per call / reference work above which no speedup
     # ...and a speedup whose estimated relative standard error (candidate and reference combined)
     # is still above max_rel_se after max_repeats rounds is not reported either: the machine's noise
     # is too large a share of the work. Chosen on the README's sweeps, where the error estimate
@@ -97,14 +97,14 @@ class ProbeSettings:
     # driver_bound): below, shaving pays at most that factor; at it, the honest twin and the
     # shaver score alike. A ceiling, not a bound that falls with the candidate's own time (which
     # shaving would climb). docs/evaluation.md, "The payoff bound".
-    max_driver_payoff: float = 1.5
-    # reference work per timed run (clock seconds). On this VM the machine's speed moves by up to
+    max_driver_payoff: float = 1.5   # the payoff bound: most a speedup gains from shaving the driver's work
+    # On this VM the machine's speed moves by up to
     # 60% over seconds, and a run of 0.3 s carried it: an A/B of 16 ParEval problems, each session
     # at both (docs/evaluation.md), withheld 20 of 32 honest scores at 0.3 and 10 of 32 at 1.0,
     # every reported one within 10%, at 2.5x the session time
-    target_s: float = 1.0
-    min_calls: int = 2
-    max_calls: int = 4000
+    target_s: float = 1.0            # reference work per timed run (clock seconds)
+    min_calls: int = 2               # calls of the function per timed run, at least...
+    max_calls: int = 4000            # ...and at most (the count that gives target_s, clamped)
     max_run_s: float = 3.0           # cap on one run's expected clock time, overhead included
     time_factor: float = 10.0        # a candidate run may take this many times the reference's
     validate_time_s: float = 120.0   # CPU limit of a mode-V run
@@ -114,7 +114,7 @@ class ProbeSettings:
     # problems fall back to their wall clock, flagged clock_fallback:*). A count is exact, so a run
     # needs far less work than target_s: target_count (2e7 instructions ~ 10 ms natively, ~0.3-0.7 s
     # under valgrind) and max_run_count replace target_s and max_run_s under a count.
-    clock: str = DEFAULT_CLOCK
+    clock: str = DEFAULT_CLOCK       # what measures every run: cpu, instructions or cycles (sandbox.clock)
     target_count: float = 2e7        # reference work per timed run under a count (instructions / cycles)
     max_run_count: float = 3e8       # cap on one run's expected count, overhead included
 
