@@ -22,7 +22,8 @@ SUITES = tuple(name for name, t in TASKS.items() if t.scores_one_by_one)
 def score_candidate(suite: str, problem: str, code: str, *, sandbox: Sandbox | SandboxSettings = SandboxSettings(),
                     **request) -> tuple[ProbeScore, dict]:
     """Score ``code`` on one problem, its baseline measured in the same session (``request``: the
-    fields of CandidateRequest; ``sandbox``: an open one, or the settings to open one with). Raises ScoreInputError for a request that names nothing scorable and
+    fields of CandidateRequest; ``sandbox``: an open one, or the settings to open one with). Raises
+    ScoreInputError for a request that names nothing scorable and
     ProblemUnusable when the suite's own reference cannot run here; anything the candidate does is a score."""
     if suite not in SUITES:
         raise ScoreInputError(f"unknown suite {suite!r}; choose from {SUITES}")

@@ -35,4 +35,5 @@ def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms
     from .config import load_config
 
     cfg = load_config(config, profile, list(overrides), flags={f"grpo.{k}": v for k, v in settings.items()})
-    return grpo_flow(out=out, base=dataclasses.replace(cfg.grpo, sandbox=cfg.sandbox), seeds=list(seeds or [0]), arms=list(arms) if arms else None)
+    return grpo_flow(out=out, base=dataclasses.replace(cfg.grpo, sandbox=cfg.sandbox), seeds=list(seeds or [0]),
+                     arms=list(arms) if arms else None)

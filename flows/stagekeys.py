@@ -33,7 +33,8 @@ def triplets_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
 
 def align_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     tri = run_dir / "triplets"
-    return (fingerprint(tri / "data", extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets", "sandbox")),
+    tables = ("align", "sft", "reward", "rlpf", "dpa", "triplets", "sandbox")
+    return (fingerprint(tri / "data", extra=cfg.section_hash(*tables)),
             str(tri))
 
 

@@ -53,9 +53,9 @@ class GrpoRunConfig:
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"
     seed: int = 0
     problem_size: str = "full"             # full (DGEMM n=1024, PolyBench LARGE) or reduced (n=256, MEDIUM)
-    tasks: tuple[str, ...] = ("dgemm", "2mm", "syrk", "jacobi-2d")  # dgemm and/or PolyBench kernels 2mm, syrk, jacobi-2d
+    tasks: tuple[str, ...] = ("dgemm", "2mm", "syrk", "jacobi-2d")  # dgemm and/or the PolyBench kernels
     mode: str = "code"                     # "spec" (controlled family) | "code" (free C)
-    model: str = "Qwen/Qwen2.5-Coder-14B-Instruct"  # embedded (the tiny local model), a registry name, a Hub id or a path
+    model: str = "Qwen/Qwen2.5-Coder-14B-Instruct"  # embedded (the tiny local model), a registry name, Hub id or path
     schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages ("none;blocking;...", see sqd.parse_schedule)
     steps_per_stage: int = 50              # GRPO steps of an SQD stage whose schedule entry gives no count
     steps: int | None = None               # plain GRPO / control: total steps (default: as many as SQD's)
@@ -299,7 +299,8 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                 num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
                 learning_rate=0.0 if cfg.arm == "control" else cfg.learning_rate, beta=cfg.beta,
                 temperature=cfg.temperature, logging_steps=1, save_strategy="no", report_to="none",
-                use_cpu=on_cpu(cfg.use_cpu), bf16=use_bf16(cfg.bf16, cfg.use_cpu), seed=cfg.seed, gradient_checkpointing=False,
+                use_cpu=on_cpu(cfg.use_cpu), bf16=use_bf16(cfg.bf16, cfg.use_cpu), seed=cfg.seed,
+                gradient_checkpointing=False,
                 shuffle_dataset=False, disable_tqdm=True, lr_scheduler_type="constant")
             trainer = TimedGRPOTrainer(model=model, reward_funcs=[reward_fn], args=args,
                                        train_dataset=Dataset.from_list(rows), processing_class=tokenizer)

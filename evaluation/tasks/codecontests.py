@@ -50,7 +50,7 @@ class ContestSpec:
     hosts: set[str] = field(default_factory=set)      # where the dataset was measured
     calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
     baseline_scale: float = 1.0                       # set by rescale_baselines on another host
-    clock: str = DEFAULT_CLOCK                        # EvalConfig.probe.clock: what measures samples and re-run baselines
+    clock: str = DEFAULT_CLOCK                        # EvalConfig.probe.clock: measures samples and re-run baselines
     parallel = False
     baseline_source = "measured (median submission re-run)"
 
@@ -132,7 +132,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             task = load_contest_problem(problem, request.codecontests, request.language)
         except (ContestError, FileNotFoundError, ValueError) as e:
             raise ScoreInputError(str(e)) from None
-        return score_contest(sandbox, task, code, ContestSettings(repeats=request.probe.repeats, clock=request.probe.clock))
+        probe = request.probe
+        return score_contest(sandbox, task, code, ContestSettings(repeats=probe.repeats, clock=probe.clock))
 
 
 def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:

@@ -54,8 +54,8 @@ from typing import TYPE_CHECKING
 
 from perfalign.common.prompts import instruction_prompt
 from perfalign.measure import probe_cpp
-from perfalign.measure.harness import PROBLEM_SIZES
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
+from perfalign.measure.harness import PROBLEM_SIZES
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
 from ..probe_sessions import probes_serial, score_probe_candidate, score_probes

@@ -96,7 +96,8 @@ class PolyBenchCheckout:
     def names(self) -> list[str]:
         return list(self.kernels)
 
-    def problem(self, name: str, problem_size: str = "reduced", model: str = "serial", threads: int = 2) -> ProbeProblem:
+    def problem(self, name: str, problem_size: str = "reduced", model: str = "serial",
+                threads: int = 2) -> ProbeProblem:
         if problem_size not in DATASETS:
             raise PolyBenchError(f"unknown problem_size {problem_size!r}; use one of {', '.join(DATASETS)}")
         if model not in ("serial", "omp"):
