@@ -203,7 +203,9 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
 
     if not trl.__version__.startswith(PINNED_TRL):
         raise RuntimeError(f"RLPF uses trl.experimental.ppo from trl {PINNED_TRL}.x; found trl {trl.__version__}")
-    sandbox = cfg.sandbox.open()  # fails early if unavailable
+    from perfalign.sandbox import Sandbox
+
+    sandbox = Sandbox.from_settings(cfg.sandbox)  # fails early if unavailable
 
     prepare_process(cfg)
     from datasets import Dataset

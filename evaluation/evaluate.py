@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from perfalign.common.progress import report as report_progress
-from perfalign.sandbox import SandboxSettings
+from perfalign.sandbox import Sandbox, SandboxSettings
 from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
@@ -79,7 +79,7 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True,
 
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded
-    with sandbox.open() as sb:
+    with Sandbox.from_settings(sandbox) as sb:
         sandbox_info = {"backend": sb.name, "isolated": sb.isolated, "calibration": sb.calibration()}
         samples, baselines = score_tasks(prompts, generations, ScoreRun(sb, config), sandbox_info)
     timings["execute_s"] = time.time() - t

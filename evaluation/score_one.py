@@ -31,7 +31,7 @@ def score_candidate(suite: str, problem: str, code: str, *, sandbox: Sandbox | S
         raise ScoreInputError("the candidate code is empty")
     req = CandidateRequest(**request)
     own = isinstance(sandbox, SandboxSettings)
-    sb = sandbox.open(workers=1) if own else sandbox
+    sb = Sandbox.from_settings(sandbox, workers=1) if own else sandbox
     try:
         return TASKS[suite].score_candidate(problem, code, req, sb)
     finally:

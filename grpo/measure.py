@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 from perfalign.common.outcomes import flag_outcome, judge
 from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
-from perfalign.sandbox import SandboxSettings
+from perfalign.sandbox import Sandbox, SandboxSettings
 from perfalign.sandbox.clock import DETERMINISTIC
 
 from .reward import WITHHELD_TIER, RewardTiers, gflops, judge_verdict, tier_reward
@@ -96,7 +96,7 @@ class WorkerState:
 
     def __init__(self, settings: MeasureSettings, sandbox: SandboxSettings = SandboxSettings()) -> None:
         self.settings = settings
-        self.sandbox = sandbox.open(workers=1)
+        self.sandbox = Sandbox.from_settings(sandbox, workers=1)
         self.sessions: dict[str, ProbeSession] = {}
         self.peaks: dict[int, dict] = {}
         self.lock = threading.Lock()

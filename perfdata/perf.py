@@ -509,7 +509,7 @@ def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path,
     cap) is measured once more before it is rejected (a loaded machine must not turn it into a
     TLE); its row says so."""
     own = isinstance(sandbox, SandboxSettings)
-    sb = sandbox.open(workers=1) if own else sandbox
+    sb = Sandbox.from_settings(sandbox, workers=1) if own else sandbox
     capped = replace(batch.limits, time_s=round(batch.limits.time_s * settings.limit_cap, 3))
     try:
         jobs = [Job(sub.solution, sub.language, batch.tests, capped, settings.repeats, stop_on_failure=True,
@@ -821,7 +821,7 @@ def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: i
     t0 = time.monotonic()
     plan = BuildPlan(Path(out_dir), settings)
     try:
-        with sandbox.open(workers=workers) as sb:
+        with Sandbox.from_settings(sandbox, workers=workers) as sb:
             batches = plan_build(source, out_dir, settings, limit_problems, plan, remeasure_rejects, allow_partial)
             # bounded in flight: the plan streams, never all in memory; closed before the sandbox
             with closing(bounded_map(lambda b: run_batch(b, settings, out_dir, sb), batches, workers)) as done:

@@ -96,6 +96,12 @@ class Sandbox:
         _remove_stale_boxes()
         _LIVE.add(self)
 
+    @classmethod
+    def from_settings(cls, settings: SandboxSettings, workers: int | None = None, **kw) -> "Sandbox":
+        """A sandbox on the [sandbox] settings, with ``workers`` slots (default: ``worker_count()``)."""
+        return cls(backend=settings.backend, workers=workers or settings.worker_count(), retries=settings.retries,
+                   **kw)
+
     def _box_root(self, job: Job) -> str | None:
         """Where a job's box (sources, its tests' input files) goes: the host's tmpfs when the
         runner reads host paths and the inputs fit with room to spare, else the temp dir. Each

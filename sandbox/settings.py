@@ -1,13 +1,10 @@
 """The sandbox every stage runs programs in: one settings object, the ``[sandbox]`` table, that
-the pipeline hands each stage library (which opens its ``Sandbox`` from it, never naming a backend)."""
+the pipeline hands each stage library (which opens its sandbox with ``Sandbox.from_settings``,
+never naming a backend)."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .core import Sandbox
 
 
 @dataclass(frozen=True)
@@ -30,9 +27,3 @@ class SandboxSettings:
 
     def worker_count(self) -> int:
         return self.workers or os.cpu_count() or 1
-
-    def open(self, workers: int | None = None, **kw) -> "Sandbox":
-        """A ``Sandbox`` on these settings, with ``workers`` slots (default: ``worker_count()``)."""
-        from .core import Sandbox
-
-        return Sandbox(backend=self.backend, workers=workers or self.worker_count(), retries=self.retries, **kw)

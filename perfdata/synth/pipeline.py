@@ -16,7 +16,7 @@ from typing import Any, Callable
 from perfalign.common.concurrency import bounded_map
 from perfalign.common.paths import SOURCE_ROOT, cache_root
 from perfalign.common.progress import report
-from perfalign.sandbox import SandboxSettings
+from perfalign.sandbox import Sandbox, SandboxSettings
 
 from .cache import ResponseCache
 from .cached_llm import CachedLLM, Usage
@@ -190,7 +190,7 @@ def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTabl
 
     def get_sandbox():  # created on first use: malformed answers need none
         if isinstance(sandboxes[0], SandboxSettings):
-            sandboxes[0] = sandboxes[0].open()
+            sandboxes[0] = Sandbox.from_settings(sandboxes[0])
         return sandboxes[0]
 
     reasons: Counter[str] = Counter()
