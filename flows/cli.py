@@ -18,6 +18,7 @@ from rich.table import Table
 from perfalign.sandbox.cli import app as sandbox_app
 
 from . import preflight
+from .defaults import DEFAULT_PORT, GRPO_RUN_DIR, NIGHTLY_PERF_CRON, RUNS_ROOT, WEEKLY_PIPELINE_CRON
 from .options import DEFAULT_PROFILE, ConfigArgs, config_options
 from .runstate import RunDirConflict, StageFailed, check_run_dir, default_run_dir, list_runs, orphans_in_local_db
 from .status import closing_table, status_table
@@ -199,7 +200,7 @@ def print_perf_summary(summary: dict, out: Path) -> None:
 @app.command("publish")
 def publish_cmd(
     repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo: ORG/NAME or NAME."),
-    path: Path = typer.Option(Path("runs", DEFAULT_PROFILE, "codecontests_perf"), "--path",
+    path: Path = typer.Option(default_run_dir(DEFAULT_PROFILE) / "codecontests_perf", "--path",
                               help="Dataset folder to push (with README.md card)."),
     private: bool = typer.Option(False, "--private", help="Create the repo as private."),
     token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN",
@@ -218,10 +219,7 @@ def publish_cmd(
 @synth_app.command("generate")
 @config_options("synth.n", "synth.backend", "synth.model", "synth.seeds", "synth.base_url", "synth.concurrency",
                 "synth.requests_per_minute", "synth.min_speedup", "perf.repeats", "sandbox.backend", "synth.seed",
-                help={"synth.backend": "LLM: gemini, openai (any OpenAI-compatible endpoint) or sample",
-                      "synth.model": "Model name; '' for the backend's default",
-                      "synth.seeds": "hf:DATASET, a directory of source files, or '' for the bundled seeds",
-                      "perf.repeats": "Runs per input when verifying"})
+                help={"perf.repeats": "Runs per input when verifying"})
 def synth_generate(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
     conf: ConfigArgs = None,
@@ -405,16 +403,14 @@ _POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POL
 
 
 @eval_app.command("score")
-@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.probe.repeats", "sandbox.backend", "eval.probe.clock",
-                "eval.probe.max_rel_se", help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)"})
+@config_options("eval.pareval_dir", "eval.polybench_dir", "eval.omp_threads", "eval.mpi_ranks", "eval.probe.repeats",
+                "sandbox.backend", "eval.probe.clock", "eval.probe.max_rel_se")
 def eval_score_cmd(
     suite: str = typer.Option(..., "--suite", help="pareval, polybench, codecontests or humaneval."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
     model: str = typer.Option("serial", "--execution-model",
                               help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
-    pareval_dir: Optional[Path] = _PAREVAL_DIR_OPT,
-    polybench_dir: Optional[Path] = _POLYBENCH_DIR_OPT,
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf folder or raw CodeContests source "
                                                      "(default: the bundled sample)."),
@@ -427,12 +423,16 @@ def eval_score_cmd(
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
     Problem sizes, threads, ranks and rounds: the eval table of the profile (`perfalign config`)."""
     from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
+    from perfalign.evaluation.tasks.bundled import PAREVAL_SAMPLE, POLYBENCH_SAMPLE
 
     cfg = _load_config(conf)
     e = cfg.eval
+    # the bundled samples (the pipeline's default) are no checkout: a problem needs the suite's own
+    pareval_dir, polybench_dir = (None if Path(d).resolve() == sample.resolve() else d for d, sample in
+                                  ((e.pareval_dir, PAREVAL_SAMPLE), (e.polybench_dir, POLYBENCH_SAMPLE)))
     with _failing(ScoreInputError), _failing(ProblemUnusable, what="cannot score here", code=1):
-        score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=_str(pareval_dir),
-                                      polybench_dir=_str(polybench_dir), codecontests=_str(codecontests),
+        score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=pareval_dir,
+                                      polybench_dir=polybench_dir, codecontests=_str(codecontests),
                                       language=lang or language, problem_size=e.problem_size, threads=e.omp_threads,
                                       ranks=e.mpi_ranks, probe=e.probe, sandbox=cfg.sandbox)
     if as_json:
@@ -559,7 +559,7 @@ def config_cmd(
 
 @app.command("status")
 def status_cmd(
-    root: Path = typer.Option(Path("runs"), "--root", help="Directory holding run directories."),
+    root: Path = typer.Option(RUNS_ROOT, "--root", help="Directory holding run directories."),
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
     """List recent pipeline runs: profile, last update, and each stage's state, time and result.
@@ -597,7 +597,7 @@ def _crash_orphaned_flow_runs() -> None:
 
 @app.command("ui")
 def ui_cmd(
-    port: int = typer.Option(4200, "--port", help="Port of the Prefect API and UI."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", help="Port of the Prefect API and UI."),
     host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
 ) -> None:
     """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
@@ -613,9 +613,10 @@ def ui_cmd(
 def deploy_cmd(
     out_root: Optional[Path] = typer.Option(None, "--out-root",
                                             help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
-    perf_cron: str = typer.Option("0 2 * * *", "--perf-cron",
+    perf_cron: str = typer.Option(NIGHTLY_PERF_CRON, "--perf-cron",
                                   help="Schedule of the incremental CodeContests-Perf rebuild."),
-    pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
+    pipeline_cron: str = typer.Option(WEEKLY_PIPELINE_CRON, "--pipeline-cron",
+                                      help="Schedule of the full pipeline run."),
     conf: ConfigArgs = None,
 ) -> None:
     """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules).
@@ -640,24 +641,9 @@ def deploy_cmd(
 @config_options("grpo.steps_per_stage", "grpo.steps", "grpo.schedule", "grpo.num_generations", "grpo.n_workers",
                 "grpo.cpus_per_worker", "grpo.dask_address", "grpo.polybench_dir", "grpo.tasks", "grpo.model",
                 "grpo.learning_rate", "grpo.warmup_steps", "grpo.warmup_prior", "grpo.tiers.ok_reward",
-                "grpo.reuse_measurements",
-                help={"grpo.steps_per_stage": "GRPO steps of each SQD stage",
-                      "grpo.steps": "Total steps of grpo/control (unset: as many as SQD)",
-                      "grpo.schedule": "SQD stages, ';'-separated, techniques '+'-joined (openmp, simd, blocking, "
-                                       "unroll, none, all), ':N' steps",
-                      "grpo.num_generations": "Completions per prompt (the GRPO group)",
-                      "grpo.n_workers": "LocalCluster benchmark workers (ignored with --dask-address)",
-                      "grpo.cpus_per_worker": "Cores pinned per worker (the program's thread budget)",
-                      "grpo.dask_address": "A running Dask scheduler (tcp://host:8786)",
-                      "grpo.polybench_dir": "PolyBench/C 4.2.1 checkout (2mm, syrk, jacobi-2d)",
-                      "grpo.tasks": "Problems: dgemm, 2mm, syrk, jacobi-2d",
-                      "grpo.model": "Base model: a Hub id, a path, or 'embedded'",
-                      "grpo.warmup_steps": "Spec-format warm-up steps",
-                      "grpo.warmup_prior": "uniform, compliant or narrow (grpo.train.WARMUP_PRIORS)",
-                      "grpo.tiers.ok_reward": "Reward of a correct program: gflops or peak_fraction",
-                      "grpo.reuse_measurements": "Reuse the measurement of a program already measured in this run"})
+                "grpo.reuse_measurements")
 def grpo_cmd(
-    out: Path = typer.Option(Path("runs/grpo"), "--out",
+    out: Path = typer.Option(GRPO_RUN_DIR, "--out",
                              help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
     conf: ConfigArgs = None,
     seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds (each arm runs once per seed)."),
@@ -690,14 +676,10 @@ def _kernel_config(conf: ConfigArgs):
 
 _KERNEL_KEYS = ("kernel.device", "kernel.trials", "kernel.scale", "kernel.threads", "kernel.compile_baseline",
                 "kernel.allow_reference_ops")
-_KERNEL_HELP = {"kernel.device": "cpu, or cuda (needs a GPU passed into the sandbox)",
-                "kernel.scale": "Multiply every size constant >= 16 by F (unset: auto, one eager call <= ~20 ms)",
-                "kernel.compile_baseline": "Measure the torch.compile baseline (~20 s of CPU per problem, cached)",
-                "kernel.allow_reference_ops": "Do not flag candidates that call the reference's main operator"}
 
 
 @kernel_app.command("score")
-@config_options(*_KERNEL_KEYS, "kernel.interpret", help=_KERNEL_HELP)
+@config_options(*_KERNEL_KEYS, "kernel.interpret")
 def kernel_score_cmd(
     problem: Path = typer.Option(..., "--problem",
                                  help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
@@ -730,7 +712,7 @@ def kernel_score_cmd(
 
 
 @kernel_app.command("eval")
-@config_options(*_KERNEL_KEYS, help=_KERNEL_HELP)
+@config_options(*_KERNEL_KEYS)
 def kernel_eval_cmd(
     problems: Path = typer.Option(..., "--problems",
                                   help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),

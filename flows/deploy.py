@@ -11,9 +11,7 @@ from .env import configure_prefect, project_dir
 
 configure_prefect()
 
-DEFAULT_PORT = 4200
-NIGHTLY_PERF_CRON = "0 2 * * *"  # nightly incremental CodeContests-Perf rebuild
-WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
+from .defaults import DEFAULT_PORT, NIGHTLY_PERF_CRON, WEEKLY_PIPELINE_CRON  # noqa: E402
 
 
 def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:

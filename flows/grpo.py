@@ -14,6 +14,8 @@ from prefect import flow  # noqa: E402
 
 from perfalign.grpo.train import GrpoRunConfig  # noqa: E402 - a flow parameter: Prefect resolves its type
 
+from .defaults import GRPO_RUN_DIR  # noqa: E402
+
 
 @flow(name="grpo")
 def grpo_flow(out: str, base: "GrpoRunConfig", seeds: list[int] | None = None, arms: list[str] | None = None) -> dict:
@@ -23,7 +25,7 @@ def grpo_flow(out: str, base: "GrpoRunConfig", seeds: list[int] | None = None, a
     return run_experiment(dataclasses.replace(base, out_dir=out), out, list(seeds or [0]), tuple(arms or ARMS))
 
 
-def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms: list[str] | None = None,
+def grpo_command(*, out: str = str(GRPO_RUN_DIR), seeds: list[int] | None = None, arms: list[str] | None = None,
                  profile: str | None = None, config: str | None = None, overrides: list[str] = (),
                  **settings: Any) -> dict:
     """`perfalign grpo`: online GRPO whose rewards are GFLOPS measured on Dask benchmark workers.

@@ -34,6 +34,7 @@ from typing import Any, Callable
 from perfalign.common.fileio import atomic_write_json
 from perfalign.sandbox.calibration import boot_id
 
+from .defaults import RUNS_ROOT
 from .env import LIBRARY_LOGGERS, _library_loggers_at_info
 from .status import last_update
 from .summaries import headline, jsonable, publish_stage, readable
@@ -164,7 +165,7 @@ def run_profile(data: dict) -> str | None:
 
 def default_run_dir(profile: str) -> Path:
     """A run directory per profile: runs of two profiles never mix."""
-    return Path("runs", profile)
+    return RUNS_ROOT / profile
 
 
 def check_run_dir(run_dir: str | Path, profile: str, reuse: bool = False) -> None:

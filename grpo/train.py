@@ -56,7 +56,7 @@ class GrpoRunConfig:
     tasks: tuple[str, ...] = ("dgemm", "2mm", "syrk", "jacobi-2d")  # dgemm and/or the PolyBench kernels
     mode: str = "code"                     # "spec" (controlled family) | "code" (free C)
     model: str = "Qwen/Qwen2.5-Coder-14B-Instruct"  # embedded (the tiny local model), a registry name, Hub id or path
-    schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages ("none;blocking;...", see sqd.parse_schedule)
+    schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages, ';'-separated, techniques '+'-joined, ':N' steps (sqd)
     steps_per_stage: int = 50              # GRPO steps of an SQD stage whose schedule entry gives no count
     steps: int | None = None               # plain GRPO / control: total steps (default: as many as SQD's)
     num_generations: int = 8               # completions per prompt: the GRPO group
@@ -67,10 +67,10 @@ class GrpoRunConfig:
     max_completion_length: int = 2048      # tokens per completion at most
     warmup_steps: int = 0                  # spec-format warm-up (SFT) of the tiny model
     warmup_lr: float = 2e-3                # learning rate of the warm-up
-    warmup_prior: str = "uniform"          # warm-up targets, one of WARMUP_PRIORS
+    warmup_prior: str = "uniform"          # warm-up targets: uniform, compliant or narrow (WARMUP_PRIORS)
     init_model_dir: str | None = None      # start from this model (e.g. a shared warm-up)
     elite_seeds: int = 2                   # archive elites the stage permits shown in each prompt (SQD seeds)
-    n_workers: int = 2                     # benchmark workers of the local Dask cluster (one program at a time each)
+    n_workers: int = 2                     # local Dask benchmark workers, one program each (unused with dask_address)
     cpus_per_worker: int = 8               # cores pinned to each benchmark worker (the tasks' thread count)
     dask_address: str | None = None        # a running Dask scheduler; None: a LocalCluster of n_workers
     polybench_dir: str | None = None       # a PolyBench/C 4.2.1 checkout (needed by the PolyBench tasks)
