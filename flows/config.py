@@ -4,8 +4,8 @@ only the values that differ from those defaults, `--set table.key=value` overrid
 CLI's flags, built once into a typed ``PerfalignConfig`` that the CLI passes down as objects.
 
 Field names are the libraries' own at every boundary. Fields a run fills in (paths of the run
-directory, models, secrets) are not settings; a few are linked to another table's setting
-(``LINKS``: every stage uses the one [sandbox]). Values are checked where they enter (types,
+directory, models, secrets, the run's [sandbox] object) are not settings; a few are linked to
+another table's setting (``LINKS``). Values are checked where they enter (types,
 unknown keys, ranges and choices through each dataclass's own checks) and remember where they
 came from (``default``, ``profile <name>``, ``--set``, ``--<flag>``): `perfalign config` shows them.
 """
