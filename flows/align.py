@@ -72,11 +72,12 @@ def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None,
 def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str, codecontests_dir: str | None,
                   overwrite: bool = False) -> dict:
     """The four stage configs of the configuration ([sft], [reward], [rlpf], [dpa]; the base
-    model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths."""
+    model linked from [align], RLPF's sandbox the [sandbox] settings) wired to this run's paths."""
     from perfalign.alignment.controlled import controlled_shard
     from perfalign.alignment.stages import wire
 
     configs = wire({s: getattr(cfg, s) for s in STAGES}, triplets_dir, workdir, codecontests_dir)
+    configs["rlpf"] = dataclasses.replace(configs["rlpf"], sandbox=cfg.sandbox)
     ctl = controlled_dir(triplets_dir) / "codecontests"
     if controlled_shard(triplets_dir, "triplets").exists():  # its RL prompts need its tests
         cc = [codecontests_dir] if codecontests_dir else []

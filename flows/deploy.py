@@ -6,11 +6,9 @@ import os
 import urllib.request
 from pathlib import Path
 
-from .env import project_dir
-from .server import DEFAULT_PORT
+from perfalign.config.defaults import DEFAULT_PORT, NIGHTLY_PERF_CRON, WEEKLY_PIPELINE_CRON
 
-NIGHTLY_PERF_CRON = "0 2 * * *"  # nightly incremental CodeContests-Perf rebuild
-WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
+from .env import project_dir
 
 
 def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:

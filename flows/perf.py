@@ -31,6 +31,7 @@ from perfalign.perfdata.perf import (
     run_batch,
     summarize,
 )
+from perfalign.sandbox import SandboxSettings
 from perfalign.sandbox.clock import ClockMismatch
 
 from .env import route_library_logs
@@ -42,13 +43,13 @@ PROGRESS = "CodeContests-Perf: submissions measured"
 
 
 @task(task_run_name="measure {batch.problem_id} ({batch.shard_id})")
-def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchReport:
-    return run_batch(batch, settings, Path(out_dir))
+def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str, sandbox: SandboxSettings) -> BatchReport:
+    return run_batch(batch, settings, Path(out_dir), sandbox)
 
 
 @flow(name="build_codecontests_perf", log_prints=True, flow_run_name=flow_run_name("codecontests_perf"))
 def build_codecontests_perf(source: str, out: str, limit_problems: int | None = None,
-                            repeats: int = BuildSettings.repeats, backend: str = BuildSettings.backend,
+                            repeats: int = BuildSettings.repeats, sandbox: SandboxSettings = SandboxSettings(),
                             time_limit_factor: float = BuildSettings.time_limit_factor, max_tests: int | None = None,
                             batch_size: int = BuildSettings.batch_size, max_in_flight: int = 8,
                             remeasure_rejects: bool = False, allow_partial: bool = False,
@@ -61,9 +62,10 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
     (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock`` column and
     an output folder measured with another clock is refused (sandbox.clock.ClockMismatch).
     ``limit_cap``: a correct-labelled program past its problem's time limit runs up to this
-    multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject."""
+    multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject.
+    ``sandbox``: the [sandbox] settings each batch's sandbox opens with."""
     t0 = time.monotonic()
-    settings = BuildSettings(repeats=repeats, backend=backend, time_limit_factor=time_limit_factor,
+    settings = BuildSettings(repeats=repeats, time_limit_factor=time_limit_factor,
                              max_tests=max_tests, batch_size=batch_size, clock=clock, limit_cap=limit_cap)
     plan = BuildPlan(Path(out), settings)
     artifact = create_progress_artifact(progress=0.0, description=PROGRESS,
@@ -88,7 +90,7 @@ def build_codecontests_perf(source: str, out: str, limit_problems: int | None = 
 
     try:
         for batch in plan_build(source, Path(out), settings, limit_problems, plan, remeasure_rejects, allow_partial):
-            in_flight.append(measure_batch.submit(batch, settings, str(out)))
+            in_flight.append(measure_batch.submit(batch, settings, str(out), sandbox))
             report(PROGRESS, done, plan.pending)
             if len(in_flight) >= max_in_flight:
                 collect(1)

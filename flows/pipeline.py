@@ -41,7 +41,7 @@ def perf_parameters(cfg: PerfalignConfig) -> dict:
     """The `build_codecontests_perf` flow's parameters from the [perf] and [sandbox] tables: the
     one mapping (the CLI, the pipeline and the scheduled deployment all use it)."""
     p = cfg.perf
-    return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, backend=p.backend,
+    return dict(source=p.source, limit_problems=p.limit_problems, repeats=p.repeats, sandbox=cfg.sandbox,
                 time_limit_factor=p.time_limit_factor, max_tests=p.max_tests, batch_size=p.batch_size,
                 allow_partial=p.allow_partial, clock=p.clock, limit_cap=p.limit_cap,
                 max_in_flight=2 * cfg.sandbox.worker_count())
@@ -68,7 +68,7 @@ def synth_work(cfg: PerfalignConfig, run: RunState) -> tuple[str, str, Callable[
     from .synth import generate_synthetic
 
     out = run.run_dir / "synthetic"
-    return *synth_key(cfg, run.run_dir), lambda: generate_synthetic(cfg.synth, str(out))
+    return *synth_key(cfg, run.run_dir), lambda: generate_synthetic(cfg.synth, str(out), cfg.sandbox)
 
 
 def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -171,7 +171,7 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
     work, out = run.run_dir / "align", run.run_dir / "evaluate"
 
     def go() -> dict:
-        return evaluate(_eval_config(cfg, run, models_from_run_dir(work, prefix="base")), str(out))
+        return evaluate(_eval_config(cfg, run, models_from_run_dir(work, prefix="base")), str(out), cfg.sandbox)
 
     return run.run_stage("evaluate", *evaluate_key(cfg, run.run_dir), go)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfalign.perfdata import shards
+from perfalign.sandbox import SandboxSettings
 from perfalign.sandbox import clock as clk
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "codecontests_sample" / "data"
@@ -25,7 +26,7 @@ def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server
     params = perf_parameters(load_config(overrides=["perf.clock=instructions"]))
     assert params["clock"] == "instructions"  # the config's perf.clock is the flow's parameter
     kw = dict(source=str(SAMPLE), out=str(tmp_path), workers=2, limit_problems=1, repeats=1, max_tests=1,
-              backend="bwrap")
+              sandbox=SandboxSettings(backend="bwrap"))
     summary = run_build(clock="instructions", **kw)
     assert summary["failed_batches"] == 0 and summary["status"]["measured"] >= 6, summary
     rows = [r for _, t in shards.iter_shards(tmp_path, "submissions") for r in t.to_pylist()]

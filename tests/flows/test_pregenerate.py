@@ -89,8 +89,8 @@ def test_a_hub_name_is_not_generated_here(tmp_path):
 def test_the_pipeline_generates_beside_align_when_models_generate_side_by_side(tmp_path, monkeypatch):
     import dataclasses
 
-    from perfalign.flows import pipeline as pl
     from perfalign.config.tables import load_config
+    from perfalign.flows import pipeline as pl
     from perfalign.flows.runstate import RunState
 
     made = []
