@@ -198,7 +198,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
         # a max_steps run reads `reads` rows: draw them now (seeded, as the sampler would), so the
         # reference log-probs are computed for those alone (the small profile: 40 of ~340 pairs)
         train = random.Random(cfg.seed).sample(train, reads)
-    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
+    model = load_causal_lm(cfg.model_name_or_path, cfg.use_bf16, tokenizer)
     # pi_SFT, copied before the trainer starts the distributed state: every rank holds the same
     # full weights when TRL shards it (a second from_pretrained under FSDP's RAM-efficient
     # loading would leave ranks > 0 empty).

@@ -391,6 +391,20 @@ def fit_vocabulary(model, tokenizer):
     return model
 
 
+def on_cpu(use_cpu: bool | None) -> bool:
+    """Whether a run trains on the CPU: ``use_cpu``, or (None) iff no CUDA device."""
+    if use_cpu is not None:
+        return use_cpu
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+def use_bf16(bf16: bool | None, use_cpu: bool | None) -> bool:
+    """Whether a run uses bf16: ``bf16``, or (None) where it trains on a GPU."""
+    return not on_cpu(use_cpu) if bf16 is None else bf16
+
+
 def torch_dtype(bf16: bool):
     import torch
 

@@ -83,7 +83,7 @@ def train_reward_model(cfg: RewardStageConfig) -> StageResult:
     from datasets import Dataset
     from trl import RewardTrainer
 
-    model = load_sequence_classifier(cfg.model_name_or_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
+    model = load_sequence_classifier(cfg.model_name_or_path, cfg.use_bf16, seed=cfg.seed, tokenizer=tokenizer)
     trainer = RewardTrainer(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(train),
                             processing_class=tokenizer, peft_config=cfg.peft_config("SEQ_CLS"))
     group_pairs_by_length(trainer, cfg)

@@ -16,13 +16,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perfalign.common.equations import kl_penalized_objective
 from perfalign.common.outcomes import withheld_share
 from perfalign.common.plausibility import DEFAULT_CAP, DEFAULT_REMEASURE_ABOVE, SpeedupPolicy
 from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
+from perfalign.sandbox.settings import SandboxSettings
 
 from .data import load_contest_problems, load_triplet_rows
 from .models import check_model_reference, load_causal_lm, load_sequence_classifier, load_tokenizer
@@ -74,8 +75,7 @@ class RLPFStageConfig(StageConfig):
     eval_before: bool = False                         # also measure the SFT model (KL 0 by definition)
     speedup_cap: float = DEFAULT_CAP                  # common.plausibility: Eq. 4's speedup capped here
     remeasure_above: float = DEFAULT_REMEASURE_ABOVE  # ... and re-measured once above this
-    sandbox_backend: str = "auto"
-    sandbox_workers: int = 2
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # the run's [sandbox], for Eq. 4's runs
     test_repeats: int | None = None                   # None: as the dataset measured its labels
     clock: str = DEFAULT_CLOCK                        # Eq. 4's clock (sandbox.clock): the dataset's labels' own
     train_splits: tuple[str, ...] = ("rl_train",)     # D_RL's training splits of the triplets
@@ -221,7 +221,7 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
 
     from .performance_reward import PerformanceReward, RewardAdapter
 
-    sandbox = Sandbox(backend=cfg.sandbox_backend, workers=cfg.sandbox_workers)  # fails early if unavailable
+    sandbox = Sandbox.from_settings(cfg.sandbox)  # fails early if unavailable
 
     prepare_process(cfg)
     from datasets import Dataset
@@ -230,12 +230,12 @@ def run_rlpf(cfg: RLPFStageConfig) -> StageResult:
     budget = (cfg.max_length or 10**9) - cfg.response_length
     n_train = len(train)
     train, evals = fit_prompts(tokenizer, train, budget), fit_prompts(tokenizer, evals, budget)
-    policy = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
-    ref = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
-    rm = (load_sequence_classifier(cfg.reward_model_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
+    policy = load_causal_lm(cfg.model_name_or_path, cfg.use_bf16, tokenizer)
+    ref = load_causal_lm(cfg.model_name_or_path, cfg.use_bf16, tokenizer)
+    rm = (load_sequence_classifier(cfg.reward_model_path, cfg.use_bf16, seed=cfg.seed, tokenizer=tokenizer)
           if needs_rm else None)
-    value = load_sequence_classifier(value_path, cfg.bf16, seed=cfg.seed, tokenizer=tokenizer)
-    reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=cfg.sandbox_workers, repeats=cfg.test_repeats,
+    value = load_sequence_classifier(value_path, cfg.use_bf16, seed=cfg.seed, tokenizer=tokenizer)
+    reward = PerformanceReward(problems, rm, tokenizer, sandbox, workers=sandbox.workers, repeats=cfg.test_repeats,
                                policy=cfg.speedup_policy(), max_length=cfg.max_length, clock=cfg.clock)
     index: dict[tuple[int, ...], PromptInfo] = {}
     for info in train + evals:

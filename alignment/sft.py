@@ -67,7 +67,7 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
     eval_rows, dropped_eval = fit_rows(tokenizer, eval_rows, cfg.max_length)
     if not train_rows or not eval_rows:
         raise ValueError(f"SFT: no train or eval prompt fits max_length={cfg.max_length} with its completion")
-    model = load_causal_lm(cfg.model_name_or_path, cfg.bf16, tokenizer)
+    model = load_causal_lm(cfg.model_name_or_path, cfg.use_bf16, tokenizer)
     metrics: dict = {"train_samples": len(train_rows), "eval_samples": len(eval_rows),
                      "dropped_long_rows": dropped + dropped_eval}
     if cfg.eval_before:

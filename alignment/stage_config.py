@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .models import on_cpu, use_bf16
+
 log = logging.getLogger("perfalign.alignment")
 
 # Files of a finished run directory (besides the model / tokenizer files of save_pretrained).
@@ -53,7 +55,7 @@ class StageConfig:
     gradient_accumulation_steps: int = 1
     per_device_eval_batch_size: int = 4
     max_length: int | None = 2048            # prompt + completion tokens (longer ones are truncated/dropped)
-    bf16: bool = True
+    bf16: bool | None = None                 # None: bf16 on a GPU, fp32 on the CPU
     use_cpu: bool | None = None              # None: CPU iff no CUDA device
     activation_checkpointing: bool = True   # transformers 5 name of gradient checkpointing
     logging_steps: int = 10
@@ -75,7 +77,7 @@ class StageConfig:
         """Configuration errors, raised before any model is loaded: the values, the device, the
         output directory."""
         self.check_values()
-        if self.on_cpu and self.bf16:
+        if self.on_cpu and self.bf16:  # asked for (None: off on the CPU)
             raise ValueError(f"{type(self).__name__}: bf16=True needs a GPU; this run is on the CPU "
                              "(use the embedded profile, or bf16=False)")
         out = Path(self.output_dir)
@@ -101,11 +103,11 @@ class StageConfig:
 
     @property
     def on_cpu(self) -> bool:
-        if self.use_cpu is not None:
-            return self.use_cpu
-        import torch
+        return on_cpu(self.use_cpu)
 
-        return not torch.cuda.is_available()
+    @property
+    def use_bf16(self) -> bool:
+        return use_bf16(self.bf16, self.use_cpu)
 
     def rows_read(self) -> int | None:
         """Training rows a ``max_steps`` run reads, on every process together (None: epochs, all of them)."""
@@ -129,7 +131,8 @@ class StageConfig:
         cls = self.trl_class()
         theirs = {f.name for f in dataclasses.fields(cls) if f.init}
         shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name in theirs}
-        run = {"output_dir": str(Path(self.output_dir) / TRAINER_DIR), "use_cpu": self.on_cpu, "data_seed": self.seed,
+        run = {"output_dir": str(Path(self.output_dir) / TRAINER_DIR), "use_cpu": self.on_cpu, "bf16": self.use_bf16,
+               "data_seed": self.seed,
                "report_to": "none", "save_strategy": "no", "save_total_limit": 1, "eval_strategy": "no",
                "disable_tqdm": True,
                "dataloader_num_workers": 0}

@@ -251,7 +251,7 @@ def main() -> int:
     ap.add_argument("--all", action="store_true",
                     help="every ParEval problem and PolyBench kernel "
                          "(except a suite named empty by --problems/--kernels \"\")")
-    ap.add_argument("--profile", default="embedded", choices=("embedded", "production"))
+    ap.add_argument("--problem-size", default="reduced", choices=("reduced", "full"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--ranks", type=int, default=2)
@@ -332,8 +332,8 @@ def _sweep(args, work, arms, field, kind, rows, done, pe, pb) -> None:
             settings = ProbeSettings(repeats=args.repeats, **({field: kind(arm.split("=", 1)[1])} if arm else {}))
             t0 = time.time()
             try:
-                p = (pe.problem(name, model, args.profile, threads=args.threads, ranks=args.ranks)
-                     if suite == "pareval" else pb.problem(name, args.profile))
+                p = (pe.problem(name, model, args.problem_size, threads=args.threads, ranks=args.ranks)
+                     if suite == "pareval" else pb.problem(name, args.problem_size))
                 scores, info = score_problem(sb, p, {"reference": p.reference, "slow": p.slow}, settings)
             except ProblemUnusable as e:
                 rows.append({"suite": suite, "problem": name, "model": model, "arm": arm, "unusable": str(e)[:300]})

@@ -44,7 +44,7 @@ def sandbox_only(problems: list[Problem], settings: BuildSettings, workers: int)
         limits, tests = problem_limits(p, settings)
         jobs += [Job(s.solution, s.language, tests, limits, settings.repeats, stop_on_failure=True)
                  for s in p.submissions if s.is_correct]
-    with Sandbox(backend=settings.backend, workers=workers) as sb:
+    with Sandbox(workers=workers) as sb:
         sb.calibration()
         t0 = time.perf_counter()
         execs = sum(sum(len(t.cpu_times_s) for t in r.tests) for _, r in sb.run_many(jobs, workers=workers))

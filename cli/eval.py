@@ -76,7 +76,7 @@ def eval_cmd(
     from perfalign.flows.evaluate import evaluate
 
     with _session():  # bars for generation and execution
-        res = evaluate(ecfg, str(out))
+        res = evaluate(ecfg, str(out), cfg.sandbox)
     console.print(Path(res["report"]).read_text()[:3000])
     console.print(f"evaluation report: [bold]{res['report']}[/bold]")
 
@@ -89,43 +89,38 @@ _POLYBENCH_DIR_OPT = typer.Option(None, "--polybench-dir", envvar="PERFALIGN_POL
 
 
 @eval_app.command("score")
-@config_options("eval.omp_threads", "eval.mpi_ranks", "eval.timing_repeats", "sandbox.backend", "eval.clock",
-                help={"eval.omp_threads": "OpenMP thread budget (the run's cpuset)",
-                      "eval.timing_repeats": "Timed rounds (reference and candidate interleaved)"})
+@config_options("eval.pareval_dir", "eval.polybench_dir", "eval.omp_threads", "eval.mpi_ranks", "eval.probe.repeats",
+                "sandbox.backend", "eval.probe.clock", "eval.probe.max_rel_se")
 def eval_score_cmd(
     suite: str = typer.Option(..., "--suite", help="pareval, polybench, codecontests or humaneval."),
     problem: str = typer.Option(..., "--problem", help="Problem name (`perfalign eval tasks` lists them)."),
     code: Path = typer.Option(..., "--code", help="The candidate's source file (ParEval: the function or its body)."),
     model: str = typer.Option("serial", "--execution-model",
                               help="serial, omp or mpi (ParEval; PolyBench: serial or omp)."),
-    pareval_dir: Optional[Path] = _PAREVAL_DIR_OPT,
-    polybench_dir: Optional[Path] = _POLYBENCH_DIR_OPT,
     codecontests: Optional[Path] = typer.Option(None, "--codecontests",
                                                 help="CodeContests-Perf folder or raw CodeContests source "
                                                      "(default: the bundled sample)."),
     language: str = typer.Option("cpp", "--language", help="Contest solution language: cpp, python3, java."),
     lang: Optional[str] = typer.Option(None, "--lang", **_OLD_NAME),
     conf: ConfigArgs = None,
-    max_rel_se: Optional[float] = typer.Option(None, "--max-rel-se", min=0.0,
-                                               help="ParEval/PolyBench: report no speedup (flag unmeasurable) "
-                                                    "when its estimated relative standard error stays above this "
-                                                    "(default 0.06)."),
     as_json: bool = typer.Option(False, "--json",
                                  help="Print {verdict, correct, speedup, runtime_s, baseline_s, clock, flags}."),
 ) -> None:
     """Score one candidate against the suite's baseline measured in the same run (exit 0 whenever scoring happened).
     Problem sizes, threads, ranks and rounds: the eval table of the profile (`perfalign config`)."""
+    from perfalign.evaluation.config import DEFAULT_PAREVAL_DIR, DEFAULT_POLYBENCH_DIR
     from perfalign.evaluation.score_one import ProblemUnusable, ScoreInputError, read_code, score_candidate
 
     cfg = _load_config(conf)
     e = cfg.eval
+    # the bundled samples (the pipeline's default) are no checkout: a problem needs the suite's own
+    pareval_dir, polybench_dir = (None if Path(d).resolve() == sample.resolve() else d for d, sample in
+                                  ((e.pareval_dir, DEFAULT_PAREVAL_DIR), (e.polybench_dir, DEFAULT_POLYBENCH_DIR)))
     with _failing(ScoreInputError), _failing(ProblemUnusable, what="cannot score here", code=1):
-        score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=_str(pareval_dir),
-                                      polybench_dir=_str(polybench_dir), codecontests=_str(codecontests),
-                                      language=lang or language, profile=e.profile_name, threads=e.omp_threads,
-                                      ranks=e.mpi_ranks, repeats=e.timing_repeats, max_repeats=e.probe_max_repeats,
-                                      target_s=e.probe_target_s, max_rel_se=max_rel_se, backend=cfg.sandbox.backend,
-                                      clock=e.clock)
+        score, info = score_candidate(suite, problem, read_code(code), model=model, pareval_dir=pareval_dir,
+                                      polybench_dir=polybench_dir, codecontests=_str(codecontests),
+                                      language=lang or language, problem_size=e.problem_size, threads=e.omp_threads,
+                                      ranks=e.mpi_ranks, probe=e.probe, sandbox=cfg.sandbox)
     if as_json:
         print(json.dumps(score.contract()))
         return

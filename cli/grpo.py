@@ -7,6 +7,8 @@ from typing import Optional
 
 import typer
 
+from perfalign.config.defaults import GRPO_RUN_DIR
+
 from .app import (
     _fail,
     _failing,
@@ -21,24 +23,9 @@ from .options import ConfigArgs, config_options
 @config_options("grpo.steps_per_stage", "grpo.steps", "grpo.schedule", "grpo.num_generations", "grpo.n_workers",
                 "grpo.cpus_per_worker", "grpo.dask_address", "grpo.polybench_dir", "grpo.tasks", "grpo.model",
                 "grpo.learning_rate", "grpo.warmup_steps", "grpo.warmup_prior", "grpo.tiers.ok_reward",
-                "grpo.reuse_measurements",
-                help={"grpo.steps_per_stage": "GRPO steps of each SQD stage",
-                      "grpo.steps": "Total steps of grpo/control (unset: as many as SQD)",
-                      "grpo.schedule": "SQD stages, ';'-separated, techniques '+'-joined (openmp, simd, blocking, "
-                                       "unroll, none, all), ':N' steps",
-                      "grpo.num_generations": "Completions per prompt (the GRPO group)",
-                      "grpo.n_workers": "LocalCluster benchmark workers (ignored with --dask-address)",
-                      "grpo.cpus_per_worker": "Cores pinned per worker (the program's thread budget)",
-                      "grpo.dask_address": "A running Dask scheduler (tcp://host:8786)",
-                      "grpo.polybench_dir": "PolyBench/C 4.2.1 checkout (2mm, syrk, jacobi-2d)",
-                      "grpo.tasks": "Problems: dgemm, 2mm, syrk, jacobi-2d",
-                      "grpo.model": "Base model: a Hub id, a path, or 'embedded'",
-                      "grpo.warmup_steps": "Spec-format warm-up steps",
-                      "grpo.warmup_prior": "uniform, compliant or narrow (grpo.train.WARMUP_PRIORS)",
-                      "grpo.tiers.ok_reward": "Reward of a correct program: gflops or peak_fraction",
-                      "grpo.reuse_measurements": "Reuse the measurement of a program already measured in this run"})
+                "grpo.reuse_measurements")
 def grpo_cmd(
-    out: Path = typer.Option(Path("runs/grpo"), "--out",
+    out: Path = typer.Option(GRPO_RUN_DIR, "--out",
                              help="Run directory: per-arm rollouts (Parquet), archive, report, figures."),
     conf: ConfigArgs = None,
     seeds: str = typer.Option("0", "--seeds", help="Comma-separated seeds (each arm runs once per seed)."),

@@ -30,14 +30,10 @@ def _kernel_config(conf: ConfigArgs):
 
 _KERNEL_KEYS = ("kernel.device", "kernel.trials", "kernel.scale", "kernel.threads", "kernel.compile_baseline",
                 "kernel.allow_reference_ops")
-_KERNEL_HELP = {"kernel.device": "cpu, or cuda (needs a GPU passed into the sandbox)",
-                "kernel.scale": "Multiply every size constant >= 16 by F (unset: auto, one eager call <= ~20 ms)",
-                "kernel.compile_baseline": "Measure the torch.compile baseline (~20 s of CPU per problem, cached)",
-                "kernel.allow_reference_ops": "Do not flag candidates that call the reference's main operator"}
 
 
 @kernel_app.command("score")
-@config_options(*_KERNEL_KEYS, "kernel.interpret", help=_KERNEL_HELP)
+@config_options(*_KERNEL_KEYS, "kernel.interpret")
 def kernel_score_cmd(
     problem: Path = typer.Option(..., "--problem",
                                  help="A KernelBench problem file (Model, get_inputs, get_init_inputs)."),
@@ -70,7 +66,7 @@ def kernel_score_cmd(
 
 
 @kernel_app.command("eval")
-@config_options(*_KERNEL_KEYS, help=_KERNEL_HELP)
+@config_options(*_KERNEL_KEYS)
 def kernel_eval_cmd(
     problems: Path = typer.Option(..., "--problems",
                                   help="A directory of KernelBench problems (e.g. .../kernelbench/level1)."),

@@ -9,6 +9,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from perfalign.config.defaults import DEFAULT_PORT, NIGHTLY_PERF_CRON, RUNS_ROOT, WEEKLY_PIPELINE_CRON
+
 from .app import (
     _check_backend,
     _fail,
@@ -98,7 +100,7 @@ def config_cmd(
 
 @app.command("status")
 def status_cmd(
-    root: Path = typer.Option(Path("runs"), "--root", help="Directory holding run directories."),
+    root: Path = typer.Option(RUNS_ROOT, "--root", help="Directory holding run directories."),
     limit: int = typer.Option(10, "--limit", min=1, help="How many recent runs to show."),
 ) -> None:
     """List recent pipeline runs: profile, last update, and each stage's state, time and result.
@@ -142,7 +144,7 @@ def _crash_orphaned_flow_runs() -> None:
 
 @app.command("ui")
 def ui_cmd(
-    port: int = typer.Option(4200, "--port", help="Port of the Prefect API and UI."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", help="Port of the Prefect API and UI."),
     host: str = typer.Option("127.0.0.1", "--host", help="Bind address (loopback by default)."),
 ) -> None:
     """Start a local Prefect server and UI (analytics off, state under ./.perfalign/prefect)."""
@@ -158,9 +160,10 @@ def ui_cmd(
 def deploy_cmd(
     out_root: Optional[Path] = typer.Option(None, "--out-root",
                                             help="Where scheduled runs write (default: ./.perfalign/scheduled)."),
-    perf_cron: str = typer.Option("0 2 * * *", "--perf-cron",
+    perf_cron: str = typer.Option(NIGHTLY_PERF_CRON, "--perf-cron",
                                   help="Schedule of the incremental CodeContests-Perf rebuild."),
-    pipeline_cron: str = typer.Option("0 3 * * 0", "--pipeline-cron", help="Schedule of the full pipeline run."),
+    pipeline_cron: str = typer.Option(WEEKLY_PIPELINE_CRON, "--pipeline-cron",
+                                      help="Schedule of the full pipeline run."),
     conf: ConfigArgs = None,
 ) -> None:
     """Serve the flows as scheduled deployments (blocks; Ctrl-C stops and pauses the schedules).

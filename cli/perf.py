@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from perfalign.config.defaults import RUNS_ROOT
 from perfalign.config.fields import DEFAULT_PROFILE
 
 from .app import (
@@ -57,7 +58,8 @@ def perf_build(
         summary = already_built(str(out), cfg.perf, remeasure_rejects)
     if summary is None:
         with _session(bars=not as_json), _failing(FailedRun, code=1):  # e.g. a source file found damaged
-            summary = run_build(str(out), cfg.perf, workers=cfg.sandbox.workers or None, dask_address=dask_address,
+            summary = run_build(str(out), cfg.perf, cfg.sandbox, workers=cfg.sandbox.workers or None,
+                                dask_address=dask_address,
                                 remeasure_rejects=remeasure_rejects)
     if as_json:
         print(json.dumps(summary))
@@ -116,7 +118,7 @@ def print_perf_summary(summary: dict, out: Path) -> None:
 @app.command("publish")
 def publish_cmd(
     repo_id: str = typer.Option(..., "--repo-id", help="Hub dataset repo: ORG/NAME or NAME."),
-    path: Path = typer.Option(Path("runs", DEFAULT_PROFILE, "codecontests_perf"), "--path",
+    path: Path = typer.Option(RUNS_ROOT / DEFAULT_PROFILE / "codecontests_perf", "--path",
                               help="Dataset folder to push (with README.md card)."),
     private: bool = typer.Option(False, "--private", help="Create the repo as private."),
     token: Optional[str] = typer.Option(None, "--token", envvar="HF_TOKEN",

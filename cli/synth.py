@@ -22,10 +22,7 @@ synth_app = _group("synth", "Synthetic fast/slow pairs from Stack seeds, verifie
 @synth_app.command("generate")
 @config_options("synth.n", "synth.backend", "synth.model", "synth.seeds", "synth.base_url", "synth.concurrency",
                 "synth.requests_per_minute", "synth.min_speedup", "perf.repeats", "sandbox.backend", "synth.seed",
-                help={"synth.backend": "LLM: gemini, openai (any OpenAI-compatible endpoint) or sample",
-                      "synth.model": "Model name; '' for the backend's default",
-                      "synth.seeds": "hf:DATASET, a directory of source files, or '' for the bundled seeds",
-                      "perf.repeats": "Runs per input when verifying"})
+                help={"perf.repeats": "Runs per input when verifying"})
 def synth_generate(
     out: Path = typer.Option(..., "--out", help="Output directory (Parquet tables `synthetic`, `synthetic_rejects`)."),
     conf: ConfigArgs = None,
@@ -35,12 +32,13 @@ def synth_generate(
     Unset options take the profile's values (`perfalign config` shows them)."""
     from perfalign.perfdata.synth import AuthError
 
-    config = _load_config(conf).synth
+    cfg = _load_config(conf)
+    config = cfg.synth
     _preflight("check_synth", config)
     from perfalign.flows.synth import generate_synthetic
 
     with _failing(AuthError), _session(bars=not as_json):
-        summary = generate_synthetic(config, str(out))
+        summary = generate_synthetic(config, str(out), cfg.sandbox)
     if as_json:
         print(json.dumps(summary, default=str))
     else:

@@ -19,7 +19,9 @@ DEFAULT_PROFILE = "embedded"  # every command's profile without --profile
 OPTION_NAMES = {"sandbox.backend": "--sandbox-backend", "sandbox.workers": "--workers",
                 "kernel.interpret": "--triton-interpret", "grpo.n_workers": "--workers",
                 "grpo.tiers.ok_reward": "--reward-mode", "grpo.model": "--base-model",
-                "synth.backend": "--llm-backend", "synth.model": "--llm-model", "synth.seeds": "--seed-source"}
+                "synth.backend": "--llm-backend", "synth.model": "--llm-model", "synth.seeds": "--seed-source",
+                "eval.probe.repeats": "--timing-repeats", "eval.probe.clock": "--clock",
+                "eval.probe.max_rel_se": "--max-rel-se"}
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool, "Path": str}
 
 

@@ -4,8 +4,8 @@ only the values that differ from those defaults, `--set table.key=value` overrid
 CLI's flags, built once into a typed ``PerfalignConfig`` that the CLI passes down as objects.
 
 Field names are the libraries' own at every boundary. Fields a run fills in (paths of the run
-directory, models, secrets) are not settings; a few are linked to another table's setting
-(``LINKS``: every stage uses the one [sandbox]). Values are checked where they enter (types,
+directory, models, secrets, the run's [sandbox] object) are not settings; a few are linked to
+another table's setting (``LINKS``). Values are checked where they enter (types,
 unknown keys, ranges and choices through each dataclass's own checks) and remember where they
 came from (``default``, ``profile <name>``, ``--set``, ``--<flag>``): `perfalign config` shows them.
 """
@@ -38,31 +38,13 @@ from perfalign.perfdata.controlled import check_pairs
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.synth.config import SynthConfig
 from perfalign.perfdata.triplets import TripletConfig
+from perfalign.sandbox.settings import SandboxSettings
 
 from .fields import DEFAULT_PROFILE, PROFILES_DIR, option_name, profile_names, static_setting
 
 
 class ConfigError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class SandboxSettings:
-    """The sandbox every stage runs programs in."""
-
-    backend: str = "auto"   # auto, bwrap, docker or local-unsafe (NOT isolated)
-    workers: int = 0        # parallel sandbox workers; 0: one per core
-
-    def __post_init__(self) -> None:
-        from perfalign.sandbox.backends.registry import BACKENDS
-
-        if self.backend != "auto" and self.backend not in BACKENDS:
-            raise ValueError(f"unknown sandbox backend {self.backend!r}; choose from auto, {', '.join(BACKENDS)}")
-        if self.workers < 0:
-            raise ValueError("workers must be >= 0 (0: one per core)")
-
-    def worker_count(self) -> int:
-        return self.workers or os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -138,23 +120,16 @@ _RUN_FIELDS = {"model_name_or_path", "data_path", "output_dir", "reward_model_pa
                "codecontests_dir", "overwrite", "trl_overrides"}
 RUNTIME: dict[str, set[str]] = {
     "synth": {"api_key", "cache_dir", "sample_dir"}, "eval": {"models", "codecontests_dir", "controlled_dir"},
-    "grpo": {"out_dir", "arm", "seed", "init_model_dir"},
-    **{s: _RUN_FIELDS for s in ALIGN_STAGES},
+    "grpo": {"out_dir", "arm", "seed", "init_model_dir", "sandbox"},
+    **{s: _RUN_FIELDS for s in ALIGN_STAGES}, "rlpf": _RUN_FIELDS | {"sandbox"},
 }
-# Settings another table decides, for every stage alike: "table.key" -> (source "table.key", how).
+# Settings another table decides: "table.key" -> (source "table.key", how). (The [sandbox] table
+# is no link: the pipeline hands each stage that runs programs the SandboxSettings object.)
 LINKS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "perf.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
-    "synth.sandbox": ("sandbox.backend", lambda c: c.sandbox.backend),
-    "synth.verify_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
     "synth.repeats": ("perf.repeats", lambda c: c.perf.repeats),
     "sft.model_name_or_path": ("align.base_model", lambda c: c.align.base_model),
     "reward.model_name_or_path": ("align.base_model", lambda c: c.align.base_model),
-    "rlpf.sandbox_backend": ("sandbox.backend", lambda c: c.sandbox.backend),
-    "rlpf.sandbox_workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
     "rlpf.clock": ("perf.clock", lambda c: c.perf.clock),  # Eq. 4 in the unit of the dataset's labels
-    "eval.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
-    "eval.workers": ("sandbox.workers", lambda c: c.sandbox.worker_count()),
-    "grpo.measure.backend": ("sandbox.backend", lambda c: c.sandbox.backend),
 }
 # Keys holding paths: a relative one is the profile file's (relative to that file) or, given
 # with --set or a flag, the shell's (relative to the current directory); never the package's.
@@ -262,9 +237,10 @@ class PerfalignConfig:
                       meta.get("config"))
 
     def section_hash(self, *tables: str) -> str:
-        """A stable hash of some tables (linked values included): part of a stage's skip key."""
-        throughput = {k.split(".", 1)[1] for k, (src, _) in LINKS.items() if src == "sandbox.workers"}
-        blob = json.dumps({t: {k: v for k, v in self.values(t, linked=True).items() if k not in throughput}
+        """A stable hash of some tables (linked values included): part of a stage's skip key.
+        How many sandbox workers and retries does not change what is measured."""
+        throughput = {("sandbox", "workers"), ("sandbox", "retries")}
+        blob = json.dumps({t: {k: v for k, v in self.values(t, linked=True).items() if (t, k) not in throughput}
                            for t in tables}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from perfalign.common.paths import BUNDLED_DATA
-from perfalign.measure.harness import ProbeSettings
+from perfalign.measure.harness import PROBLEM_SIZES, ProbeSettings
 from perfalign.perfdata.perf import BuildSettings
-from perfalign.sandbox.clock import DEFAULT_CLOCK, check_clock
 
 DEFAULT_PAREVAL_DIR = BUNDLED_DATA / "pareval_sample"  # the bundled samples; validate() names pareval_dir when missing
 DEFAULT_POLYBENCH_DIR = BUNDLED_DATA / "polybench_sample"
@@ -78,20 +77,17 @@ class EvalConfig:
     parallel_models: int = 1                 # models generating at once, each in a process of its own (CPU)
     accept_unfenced: bool = True             # a response without a ``` block is taken as code as is
     # execution
-    profile_name: str = "production"         # problem sizes of the real suites: the suites' own or scaled down
+    problem_size: str = "full"               # problem sizes of the real suites: full (the suites' own) or reduced
     controls: bool = True                    # score the reference and a known-slow oracle beside the models
     omp_threads: int = 8                     # OpenMP threads of ParEval/PolyBench OpenMP runs (paper: 8 cores)
     mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
-    timing_repeats: int = 5                  # timed rounds of a probe session (paper: 5 runs); median taken
-    probe_max_repeats: int = ProbeSettings.max_repeats  # ...more rounds while a time is imprecise (noise gate)
-    probe_target_s: float = ProbeSettings.target_s      # reference work per timed probe run (clock seconds)
+    # [eval.probe]: how every program is measured (its clock: probes and contest runs alike); 5 timed
+    # rounds of a probe session, the paper's 5 runs
+    probe: ProbeSettings = field(default_factory=lambda: ProbeSettings(repeats=5))
     contest_repeats: int = BuildSettings.repeats  # sandbox runs per contest test (as CodeContests-Perf), median kept
     baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
-    workers: int = 2                         # sandbox slots for serial programs (threaded ones run alone)
-    backend: str = "auto"
     ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
-    clock: str = DEFAULT_CLOCK               # cpu, instructions or cycles (sandbox.clock): probes and contests
 
     def __post_init__(self) -> None:
         # CLI-friendly: models as "LABEL=REF" strings, sequences as lists
@@ -112,19 +108,17 @@ class EvalConfig:
         bad_models = set(self.pareval_models) - {"serial", "omp", "mpi"}
         if bad_models:
             raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
-        if self.profile_name not in ("embedded", "production"):
-            raise ValueError(f"EvalConfig.profile_name must be embedded or production, got {self.profile_name!r}")
-        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "timing_repeats",
-                     "contest_repeats", "workers", "baseline_runs", "mpi_ranks", "probe_max_repeats"):
+        if self.problem_size not in PROBLEM_SIZES:
+            raise ValueError(f"EvalConfig.problem_size must be one of {PROBLEM_SIZES}, got {self.problem_size!r}")
+        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads",
+                     "contest_repeats", "baseline_runs", "mpi_ranks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EvalConfig.{name} must be >= 1")
-        if not self.probe_target_s > 0:
-            raise ValueError("EvalConfig.probe_target_s must be > 0 (seconds of reference work per timed run)")
+        self.probe.check_values()
         if self.max_prompts_per_task is not None and self.max_prompts_per_task < 1:
             raise ValueError("EvalConfig.max_prompts_per_task must be >= 1 (or None for all)")
         if not self.ks or any(not 1 <= k <= self.num_samples for k in self.ks):
             raise ValueError(f"every k in ks={self.ks} must be in [1, num_samples={self.num_samples}]")
-        check_clock(self.clock)
         if self.temperature < 0 or not 0 < self.top_p <= 1:
             raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
 

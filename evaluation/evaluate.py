@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from perfalign.common.progress import report as report_progress
+from perfalign.sandbox import Sandbox, SandboxSettings
 from perfalign.sandbox.calibration import cpu_model
 
 from .config import EvalConfig, ModelSpec
@@ -47,10 +48,10 @@ def _slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "model"
 
 
-def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> EvalReport:
-    """Run the whole evaluation; returns the report (also written to ``out_dir`` when ``write``)."""
-    from perfalign.sandbox import Sandbox
-
+def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True,
+             sandbox: SandboxSettings = SandboxSettings()) -> EvalReport:
+    """Run the whole evaluation; returns the report (also written to ``out_dir`` when ``write``).
+    Serial programs run on ``sandbox.worker_count()`` slots (threaded ones alone)."""
     config.validate()
     config = with_controls(config)
     t0 = time.time()
@@ -78,7 +79,7 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True) -> Eva
 
     t = time.time()
     load_before = os.getloadavg()[0]  # other tenants' load skews wall times (OpenMP): recorded
-    with Sandbox(backend=config.backend, workers=config.workers) as sb:
+    with Sandbox.from_settings(sandbox) as sb:
         sandbox_info = {"backend": sb.name, "isolated": sb.isolated, "calibration": sb.calibration()}
         samples, baselines = score_tasks(prompts, generations, ScoreRun(sb, config), sandbox_info)
     timings["execute_s"] = time.time() - t

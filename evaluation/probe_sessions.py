@@ -29,9 +29,7 @@ log = logging.getLogger("perfalign.evaluation")
 def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, run: ScoreRun) -> Scored:
     """One probe session per prompt. Serial problems (CPU time, one thread) run ``workers`` sessions
     side by side, as sandbox jobs do; threaded and MPI problems (wall time) one at a time, alone."""
-    c = run.config
-    settings = ProbeSettings(repeats=c.timing_repeats, max_repeats=max(c.probe_max_repeats, c.timing_repeats),
-                             target_s=c.probe_target_s, clock=c.clock)
+    settings = run.config.probe
     results: dict[int, tuple[list[SampleResult], BaselineResult]] = {}
     alone = [i for i, p in enumerate(prompts) if _alone(p)]
     side_by_side = sorted(set(range(len(prompts))) - set(alone))
@@ -41,7 +39,7 @@ def score_probes(prompts: list[EvalPrompt[ProbeProblem]], responses: Responses, 
 
     what = f"evaluate: {prompts[0].task.split('-')[0]} problems scored" if prompts else "evaluate: problems scored"
 
-    for pi, fut in bounded_map(one, side_by_side, c.workers, name="probe"):
+    for pi, fut in bounded_map(one, side_by_side, run.sandbox.workers, name="probe"):
         results[pi] = fut.result()
         report_progress(what, len(results), len(prompts))
     for pi in alone:
@@ -112,9 +110,5 @@ def score_probe_candidate(problem: ProbeProblem, code: str, request: CandidateRe
                           sandbox) -> tuple[ProbeScore, dict]:
     """One candidate through the probe harness (`perfalign eval score`), its baseline in the same
     session; raises ProblemUnusable when the suite's own reference cannot run here."""
-    settings = ProbeSettings(repeats=request.repeats, max_repeats=max(request.max_repeats, request.repeats),
-                             target_s=request.target_s, clock=request.clock)
-    if request.max_rel_se is not None:
-        settings.max_rel_se = request.max_rel_se
-    scores, info = score_problem(sandbox, problem, {"candidate": code}, settings)
+    scores, info = score_problem(sandbox, problem, {"candidate": code}, request.probe)
     return scores["candidate"], info

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from perfalign.common.prompts import extract_code
 from perfalign.measure.harness import ProbeSettings
-from perfalign.sandbox.clock import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
     from perfalign.sandbox import Sandbox
@@ -103,14 +102,10 @@ class CandidateRequest:
     pareval_dir: str | None = None
     polybench_dir: str | None = None
     codecontests: str | None = None     # a CodeContests-Perf folder or raw source; None: the bundled sample
-    profile: str = "embedded"           # problem sizes
+    problem_size: str = "reduced"       # measure.harness.PROBLEM_SIZES
     threads: int = 2
     ranks: int = 2
-    repeats: int = ProbeSettings.repeats
-    max_repeats: int = ProbeSettings.max_repeats
-    target_s: float = ProbeSettings.target_s  # reference work per timed probe run
-    max_rel_se: float | None = None     # the probe harness's noise gate; None: its default
-    clock: str = DEFAULT_CLOCK
+    probe: ProbeSettings = field(default_factory=ProbeSettings)  # how to measure (contests: its repeats and clock)
 
 
 class ScoreInputError(ValueError):

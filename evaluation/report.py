@@ -47,7 +47,7 @@ def _timing_notes(report: EvalReport) -> list[str]:
         "The candidate is its own translation unit; every call is compared with the suite's reference on inputs "
         "drawn per call from a per-run secret seed; time = the sandbox's accounting of the whole run (CPU time "
         f"for serial code, **wall time** for OpenMP (`OMP_NUM_THREADS={c['omp_threads']}`) and MPI) minus a run "
-        f"of the same driver around an empty function, per call, median of {c['timing_repeats']} or more rounds "
+        f"of the same driver around an empty function, per call, median of {c['probe']['repeats']} or more rounds "
         "(more while the estimate is imprecise) in which the reference (the sequential baseline, the original "
         "kernel) runs beside the samples in a random order; a speedup too noisy to stand behind is withheld "
         "(flag `unmeasurable`); speedups capped and flagged (common.plausibility), implausible ones re-measured "

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from perfalign.common.plausibility import speedup_ratio
 from perfalign.common.progress import report as report_progress
-from perfalign.sandbox import Job, RunResult, Sandbox, Verdict
+from perfalign.sandbox import Job, RunResult, Sandbox
 from perfalign.sandbox.clock import CONTRADICTED, count_contradicts_cpu
 
 from .records import (
@@ -31,7 +31,6 @@ from .records import (
 )
 
 log = logging.getLogger("perfalign.evaluation")
-SANDBOX_RETRIES = 2
 
 
 @dataclass
@@ -64,8 +63,8 @@ class JobSpec(Protocol):
 
 def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: int,
              what: str = "evaluate: programs run") -> list[RunResult]:
-    """Results in job order; SANDBOX_ERROR (an infrastructure fault) is retried. Progress is
-    reported as ``what`` (a bar in the terminal, lines in the run log)."""
+    """Results in job order; SANDBOX_ERROR (an infrastructure fault) is retried by the sandbox
+    (its ``retries``). Progress is reported as ``what`` (a bar in the terminal, lines in the run log)."""
     results: list[RunResult | None] = [None] * len(jobs)
     done = 0
     report_progress(what, done, len(jobs))
@@ -78,15 +77,10 @@ def run_jobs(sandbox: Sandbox, jobs: list[Job], parallel: list[bool], workers: i
                     done += 1
                     report_progress(what, done, len(jobs))
             todo = [i for i in todo if results[i] is None]
-        for attempt in range(SANDBOX_RETRIES + 1):
-            if not todo:
-                break
-            for j, res in sandbox.run_many([jobs[i] for i in todo], workers=n):
-                results[todo[j]] = res
-                if attempt == 0:
-                    done += 1
-                    report_progress(what, done, len(jobs))
-            todo = [i for i in todo if results[i].verdict is Verdict.SANDBOX_ERROR]
+        for j, res in sandbox.run_many([jobs[i] for i in todo], workers=n):
+            results[todo[j]] = res
+            done += 1
+            report_progress(what, done, len(jobs))
     return results  # type: ignore[return-value]
 
 
@@ -138,7 +132,7 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
             add(("baseline", p.prompt_id, n), lambda p=p: baseline_job(p), p.spec.parallel)
     log.info("executing %d distinct programs (%d samples)", len(jobs), len(pending))
     what = f"evaluate: {prompts[0].task} programs run" if prompts else "evaluate: programs run"
-    results = run_jobs(sandbox, jobs, parallel, cfg.workers, what) if jobs else []
+    results = run_jobs(sandbox, jobs, parallel, sandbox.workers, what) if jobs else []
 
     baselines: dict[str, BaselineResult] = {}
     base_native: dict[str, tuple[float | None, float]] = {}
@@ -188,7 +182,7 @@ def score_jobs(prompts: list[EvalPrompt[JobSpec]], responses: Responses, run: Sc
     if again:  # an implausible speedup is measured once more; the flag stays if it still is
         order = sorted(again)
         for job_i, res in zip(order, run_jobs(sandbox, [jobs[i] for i in order], [parallel[i] for i in order],
-                                              cfg.workers, f"{what}: implausible speedups re-measured")):
+                                              sandbox.workers, f"{what}: implausible speedups re-measured")):
             for r in again[job_i]:
                 judge(r, by_id[r.prompt_id], res)
                 r.flags = sorted(set(r.flags) | {"remeasured"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfalign.measure.harness import ProbeScore, ProblemUnusable
-from perfalign.sandbox import Sandbox
+from perfalign.sandbox import Sandbox, SandboxSettings
 
 from .records import CandidateRequest, ScoreInputError
 from .tasks.registry import TASKS
@@ -19,18 +19,19 @@ from .tasks.registry import TASKS
 SUITES = tuple(name for name, t in TASKS.items() if t.scores_one_by_one)
 
 
-def score_candidate(suite: str, problem: str, code: str, *, backend: str = "auto", sandbox: Sandbox | None = None,
+def score_candidate(suite: str, problem: str, code: str, *, sandbox: Sandbox | SandboxSettings = SandboxSettings(),
                     **request) -> tuple[ProbeScore, dict]:
     """Score ``code`` on one problem, its baseline measured in the same session (``request``: the
-    fields of CandidateRequest). Raises ScoreInputError for a request that names nothing scorable and
+    fields of CandidateRequest; ``sandbox``: an open one, or the settings to open one with). Raises
+    ScoreInputError for a request that names nothing scorable and
     ProblemUnusable when the suite's own reference cannot run here; anything the candidate does is a score."""
     if suite not in SUITES:
         raise ScoreInputError(f"unknown suite {suite!r}; choose from {SUITES}")
     if not code.strip():
         raise ScoreInputError("the candidate code is empty")
     req = CandidateRequest(**request)
-    own = sandbox is None
-    sb = sandbox or Sandbox(backend=backend, workers=1)
+    own = isinstance(sandbox, SandboxSettings)
+    sb = Sandbox.from_settings(sandbox, workers=1) if own else sandbox
     try:
         return TASKS[suite].score_candidate(problem, code, req, sb)
     finally:

@@ -29,7 +29,7 @@ def throughput(n_rollouts: int, settings) -> dict:
     from perfalign.grpo.tasks import dgemm_task
     from perfalign.grpo.workers import BenchmarkCluster
 
-    tasks = {"dgemm": dgemm_task("embedded", threads=1)}
+    tasks = {"dgemm": dgemm_task("reduced", threads=1)}
     combos = [(o, t) for o in ORDERS for t in TILES][:n_rollouts]
     out = {}
     for workers in (1, 2):
@@ -62,11 +62,11 @@ def main() -> None:
     ap.add_argument("--skip-throughput", action="store_true")
     args = ap.parse_args()
 
+    from perfalign.config.tables import preset
     from perfalign.grpo.experiment import run_experiment
-    from perfalign.grpo.train import GrpoRunConfig
 
-    base = GrpoRunConfig(out_dir=args.out, steps_per_stage=args.steps_per_stage,
-                                  num_generations=args.num_generations, warmup_prior=args.warmup_prior)
+    base = preset("grpo", "embedded", out_dir=args.out, steps_per_stage=args.steps_per_stage,
+                  num_generations=args.num_generations, warmup_prior=args.warmup_prior)
     if args.schedule:
         base.schedule = args.schedule
     result = {}
@@ -99,9 +99,7 @@ def main() -> None:
         print("\nfigures:", json.dumps(report["figures"], indent=1))
         result["report"] = report
     if not args.skip_throughput:
-        from perfalign.grpo.measure import MeasureSettings
-
-        tp = throughput(args.throughput_rollouts, MeasureSettings())
+        tp = throughput(args.throughput_rollouts, base.measure)
         print("\n== Dask benchmark workers, distinct rollouts, no reuse:")
         for w in (1, 2):
             print(f"  {w} worker(s): {tp[w]['rollouts']} rollouts in {tp[w]['seconds']} s = "

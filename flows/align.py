@@ -18,6 +18,7 @@ from perfalign.config.tables import (  # flow parameters: Prefect resolves their
     PerfalignConfig,
     TripletSettings,
 )
+from perfalign.sandbox import SandboxSettings  # a flow parameter, as the config tables above
 
 from .env import route_library_logs
 from .summaries import flow_run_name, publish_stage, run_label
@@ -27,19 +28,22 @@ route_library_logs()
 SETUP = "align: set-up (libraries, inputs)"
 
 
-def controlled(out: str, settings: "TripletSettings") -> dict:
-    """The controlled task (perfdata.controlled) measured into OUT: its CodeContests-Perf tables
-    (RLPF's tests), its triplets and SFT rows, and its held-out instances (the evaluation's)."""
+def controlled(out: str, settings: "TripletSettings", sandbox: SandboxSettings = SandboxSettings()) -> dict:
+    """The controlled task (perfdata.controlled) measured into OUT, in the [sandbox]: its
+    CodeContests-Perf tables (RLPF's tests), its triplets and SFT rows, and its held-out instances
+    (the evaluation's)."""
     from perfalign.perfdata.controlled import build_controlled_task
+    from perfalign.sandbox import Sandbox
 
-    task = build_controlled_task(out, copies=settings.controlled_copies, repeats=settings.controlled_repeats)
+    task = build_controlled_task(out, sandbox=Sandbox.from_settings(sandbox), copies=settings.controlled_copies,
+                                 repeats=settings.controlled_repeats)
     return {"dir": str(task.root), "train_instances": len(task.train), "heldout_instances": len(task.heldout)}
 
 
 @flow(name="build_controlled", flow_run_name=flow_run_name("controlled"))
-def build_controlled_flow(out: str, settings: "TripletSettings") -> dict:
+def build_controlled_flow(out: str, settings: "TripletSettings", sandbox: SandboxSettings = SandboxSettings()) -> dict:
     t0 = time.monotonic()
-    summary = task(controlled, name="controlled", task_run_name="controlled task measured")(out, settings)
+    summary = task(controlled, name="controlled", task_run_name="controlled task measured")(out, settings, sandbox)
     publish_stage(run_label(out), "controlled", summary, time.monotonic() - t0)
     return summary
 
@@ -88,11 +92,12 @@ def build_triplets_flow(codecontests_dir: str | None, synthetic_dir: str | None,
 def stage_configs(cfg: "PerfalignConfig", triplets_dir: str, workdir: str,
                   codecontests_dir: str | list[str] | None, overwrite: bool = False) -> dict:
     """The four stage configs of the configuration ([sft], [reward], [rlpf], [dpa]; the base
-    model and RLPF's sandbox linked from [align] and [sandbox]) wired to this run's paths
+    model linked from [align], RLPF's sandbox the [sandbox] settings) wired to this run's paths
     (``codecontests_dir``: RLPF's contest folders, ``contest_dirs``)."""
     from perfalign.alignment.stages import wire
 
     configs = wire({s: getattr(cfg, s) for s in STAGES}, triplets_dir, workdir, codecontests_dir)
+    configs["rlpf"] = dataclasses.replace(configs["rlpf"], sandbox=cfg.sandbox)
     return {k: dataclasses.replace(v, overwrite=overwrite) for k, v in configs.items()}
 
 

@@ -6,11 +6,9 @@ import os
 import urllib.request
 from pathlib import Path
 
-from .env import project_dir
-from .server import DEFAULT_PORT
+from perfalign.config.defaults import DEFAULT_PORT, NIGHTLY_PERF_CRON, WEEKLY_PIPELINE_CRON
 
-NIGHTLY_PERF_CRON = "0 2 * * *"  # nightly incremental CodeContests-Perf rebuild
-WEEKLY_PIPELINE_CRON = "0 3 * * 0"  # weekly full pipeline run (Sunday 03:00)
+from .env import project_dir
 
 
 def api_url_or_none(default_port: int = DEFAULT_PORT) -> str | None:
@@ -34,7 +32,7 @@ def make_deployments(cfg, *, out_root: str, perf_cron: str = NIGHTLY_PERF_CRON,
     perf = build_codecontests_perf.to_deployment(
         name="nightly-incremental", cron=perf_cron, tags=["perfalign"],
         description="Incremental CodeContests-Perf rebuild: measures only what is new or missing.",
-        parameters={"out": str(Path(out_root) / "codecontests_perf"), "settings": cfg.perf,
+        parameters={"out": str(Path(out_root) / "codecontests_perf"), "settings": cfg.perf, "sandbox": cfg.sandbox,
                     "max_in_flight": 2 * cfg.sandbox.worker_count()})
     full = pipeline.to_deployment(
         name="weekly", cron=pipeline_cron, tags=["perfalign"],

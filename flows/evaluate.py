@@ -21,10 +21,10 @@ def _evaluation_name(parameters: dict) -> str:
 
 
 @task(task_run_name=_evaluation_name)
-def run_evaluation(config, out: str) -> dict:
+def run_evaluation(config, out: str, sandbox) -> dict:
     from perfalign.evaluation import evaluate as _evaluate
 
-    report = _evaluate(config, out)
+    report = _evaluate(config, out, sandbox=sandbox)
     # the scores as plain values (TaskScore.to_dict: PromptScores field by field, not their repr)
     # (per-prompt rows stay in report.json)
     scores = [{k: v for k, v in s.items() if k != "per_prompt"} for s in report.to_dict()["scores"]]
@@ -32,9 +32,10 @@ def run_evaluation(config, out: str) -> dict:
 
 
 @flow(name="evaluate", flow_run_name=flow_run_name("evaluate"))
-def evaluate(config, out: str) -> dict:
+def evaluate(config, out: str, sandbox) -> dict:
+    """``config``: an EvalConfig; ``sandbox``: the [sandbox] settings (SandboxSettings)."""
     t0 = time.monotonic()
-    result = run_evaluation(config, out)
+    result = run_evaluation(config, out, sandbox)
     run = run_label(out)
     publish_stage(run, "evaluate", {**result, "scores": [_headline_score(s) for s in result["scores"]]},
                   time.monotonic() - t0, line=headline("evaluate", result))

@@ -8,6 +8,7 @@ from typing import Any
 
 from prefect import flow
 
+from perfalign.config.defaults import GRPO_RUN_DIR
 from perfalign.grpo.train import GrpoRunConfig  # a flow parameter: Prefect resolves its type
 
 from .env import route_library_logs
@@ -23,7 +24,7 @@ def grpo_flow(out: str, base: "GrpoRunConfig", seeds: list[int] | None = None, a
     return run_experiment(dataclasses.replace(base, out_dir=out), out, list(seeds or [0]), tuple(arms or ARMS))
 
 
-def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms: list[str] | None = None,
+def grpo_command(*, out: str = str(GRPO_RUN_DIR), seeds: list[int] | None = None, arms: list[str] | None = None,
                  profile: str | None = None, config: str | None = None, overrides: list[str] = (),
                  **settings: Any) -> dict:
     """`perfalign grpo`: online GRPO whose rewards are GFLOPS measured on Dask benchmark workers.
@@ -35,4 +36,5 @@ def grpo_command(*, out: str = "runs/grpo", seeds: list[int] | None = None, arms
     from perfalign.config.tables import load_config
 
     cfg = load_config(config, profile, list(overrides), flags={f"grpo.{k}": v for k, v in settings.items()})
-    return grpo_flow(out=out, base=cfg.grpo, seeds=list(seeds or [0]), arms=list(arms) if arms else None)
+    return grpo_flow(out=out, base=dataclasses.replace(cfg.grpo, sandbox=cfg.sandbox), seeds=list(seeds or [0]),
+                     arms=list(arms) if arms else None)

@@ -32,6 +32,7 @@ from perfalign.perfdata.perf import (
     run_batch,
     summarize,
 )
+from perfalign.sandbox import SandboxSettings
 from perfalign.sandbox.clock import ClockMismatch
 
 from .env import route_library_logs
@@ -43,13 +44,13 @@ PROGRESS = "CodeContests-Perf: submissions measured"
 
 
 @task(task_run_name="measure {batch.problem_id} ({batch.shard_id})")
-def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str) -> BatchReport:
-    return run_batch(batch, settings, Path(out_dir))
+def measure_batch(batch: Batch, settings: BuildSettings, out_dir: str, sandbox: SandboxSettings) -> BatchReport:
+    return run_batch(batch, settings, Path(out_dir), sandbox)
 
 
 @flow(name="build_codecontests_perf", log_prints=True, flow_run_name=flow_run_name("codecontests_perf"))
-def build_codecontests_perf(out: str, settings: PerfSettings, max_in_flight: int = 8,
-                            remeasure_rejects: bool = False) -> dict:
+def build_codecontests_perf(out: str, settings: PerfSettings, sandbox: SandboxSettings = SandboxSettings(),
+                            max_in_flight: int = 8, remeasure_rejects: bool = False) -> dict:
     """Run every correct submission of ``settings.source`` on all its tests; write Parquet to
     ``out``. ``remeasure_rejects``: measure timing-caused rejects of earlier runs again. A source
     file that cannot be read fails the run with its name and reason (a Failed state, no traceback;
@@ -58,7 +59,8 @@ def build_codecontests_perf(out: str, settings: PerfSettings, max_in_flight: int
     the labels (sandbox.clock: cpu, instructions or cycles); every row carries it in its ``clock``
     column and an output folder measured with another clock is refused (sandbox.clock.ClockMismatch).
     ``settings.limit_cap``: a correct-labelled program past its problem's time limit runs up to this
-    multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject."""
+    multiple of it and is labelled (``past_limit``); past the cap it is a `time` reject.
+    ``sandbox``: the [sandbox] settings each batch's sandbox opens with."""
     t0 = time.monotonic()
     source, build = settings.source, settings.build_settings()
     plan = BuildPlan(Path(out), build)
@@ -85,7 +87,7 @@ def build_codecontests_perf(out: str, settings: PerfSettings, max_in_flight: int
     try:
         for batch in plan_build(source, Path(out), build, settings.limit_problems, plan, remeasure_rejects,
                                 settings.allow_partial):
-            in_flight.append(measure_batch.submit(batch, build, str(out)))
+            in_flight.append(measure_batch.submit(batch, build, str(out), sandbox))
             report(PROGRESS, done, plan.pending)
             if len(in_flight) >= max_in_flight:
                 collect(1)
@@ -132,8 +134,8 @@ def already_built(out: str, settings: PerfSettings, remeasure_rejects: bool = Fa
     return _summary(out, plan, t0, [])
 
 
-def run_build(out: str, settings: PerfSettings, workers: int | None = None, dask_address: str | None = None,
-              remeasure_rejects: bool = False) -> dict:
+def run_build(out: str, settings: PerfSettings, sandbox: SandboxSettings = SandboxSettings(),
+              workers: int | None = None, dask_address: str | None = None, remeasure_rejects: bool = False) -> dict:
     """Pick the task runner (threads locally, one worker per core; Dask when given an
     address) and run the flow, at most two batches per worker in flight."""
     if dask_address:
@@ -145,4 +147,4 @@ def run_build(out: str, settings: PerfSettings, workers: int | None = None, dask
         workers = workers or os.cpu_count() or 1
         runner = ThreadPoolTaskRunner(max_workers=workers)
     return build_codecontests_perf.with_options(task_runner=runner)(
-        out=out, settings=settings, max_in_flight=2 * workers, remeasure_rejects=remeasure_rejects)
+        out=out, settings=settings, sandbox=sandbox, max_in_flight=2 * workers, remeasure_rejects=remeasure_rejects)

@@ -44,7 +44,8 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     out = run.run_dir / "codecontests_perf"
     h, desc = perf_key(cfg, run.run_dir)
     summary = run.run_stage("codecontests_perf", h, desc,
-                            lambda: run_build(str(out), cfg.perf, workers=cfg.sandbox.worker_count()))
+                            lambda: run_build(str(out), cfg.perf, cfg.sandbox,
+                                                      workers=cfg.sandbox.worker_count()))
     if summary.get("failed_batches"):
         raise RuntimeError(f"codecontests_perf: {summary['failed_batches']} batch(es) failed; rerun to retry them")
     return summary
@@ -55,7 +56,7 @@ def synth_work(cfg: PerfalignConfig, run: RunState) -> tuple[str, str, Callable[
     from .synth import generate_synthetic
 
     out = run.run_dir / "synthetic"
-    return *synth_key(cfg, run.run_dir), lambda: generate_synthetic(cfg.synth, str(out))
+    return *synth_key(cfg, run.run_dir), lambda: generate_synthetic(cfg.synth, str(out), cfg.sandbox)
 
 
 def stage_synth(cfg: PerfalignConfig, run: RunState) -> dict:
@@ -95,7 +96,7 @@ def stage_controlled(cfg: PerfalignConfig, run: RunState) -> dict:
         if run.data["stages"].pop("controlled", None):
             run.save()
         return NO_CONTROLLED_TASK
-    return run.run_stage("controlled", *key, lambda: build_controlled_flow(str(out), cfg.triplets))
+    return run.run_stage("controlled", *key, lambda: build_controlled_flow(str(out), cfg.triplets, cfg.sandbox))
 
 
 def _controlled_dir(cfg: PerfalignConfig, run: RunState) -> str | None:
@@ -176,7 +177,7 @@ def stage_evaluate(cfg: PerfalignConfig, run: RunState) -> dict:
     work, out = run.run_dir / "align", run.run_dir / "evaluate"
 
     def go() -> dict:
-        return evaluate(_eval_config(cfg, run, models_from_run_dir(work, prefix="base")), str(out))
+        return evaluate(_eval_config(cfg, run, models_from_run_dir(work, prefix="base")), str(out), cfg.sandbox)
 
     return run.run_stage("evaluate", *evaluate_key(cfg, run.run_dir), go)
 

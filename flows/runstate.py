@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from perfalign.common.fileio import atomic_write_json
+from perfalign.config.defaults import RUNS_ROOT
 from perfalign.sandbox.calibration import boot_id
 
 from .env import LIBRARY_LOGGERS, route_library_logs
@@ -163,7 +164,7 @@ def run_profile(data: dict) -> str | None:
 
 def default_run_dir(profile: str) -> Path:
     """A run directory per profile: runs of two profiles never mix."""
-    return Path("runs", profile)
+    return RUNS_ROOT / profile
 
 
 def check_run_dir(run_dir: str | Path, profile: str, reuse: bool = False) -> None:

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Iterator
 
 from perfalign.common.child_process import die_with_parent
+from perfalign.config.defaults import DEFAULT_PORT
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 GRACE_S = 20.0  # uvicorn's graceful shutdown, then SIGKILL
-DEFAULT_PORT = 4200
 
 
 def server_command(host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> list[str]:

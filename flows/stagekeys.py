@@ -15,7 +15,7 @@ def perf_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     p = cfg.perf
     # A Hub source is identified by name (its revision is pinned by `datasets`' cache).
     source_key = p.source if p.source.startswith("hf:") else fingerprint(p.source)
-    return cfg.section_hash("perf") + fingerprint(extra=[source_key]), p.source
+    return cfg.section_hash("perf", "sandbox") + fingerprint(extra=[source_key]), p.source
 
 
 def synth_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
@@ -23,7 +23,7 @@ def synth_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
 
     # the key (or its absence) decides gemini vs the bundled sample: part of the input
     effective, _ = resolve_backend(cfg.synth)
-    return (cfg.section_hash("synth") + fingerprint(extra=[effective.backend]),
+    return (cfg.section_hash("synth", "sandbox") + fingerprint(extra=[effective.backend]),
             f"{effective.backend} seeds={cfg.synth.seeds}")
 
 
@@ -42,13 +42,14 @@ def triplets_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
 
 def align_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     tri = run_dir / "triplets"
-    return (fingerprint(tri, extra=cfg.section_hash("align", "sft", "reward", "rlpf", "dpa", "triplets")),
+    tables = ("align", "sft", "reward", "rlpf", "dpa", "triplets", "sandbox")
+    return (fingerprint(tri, extra=cfg.section_hash(*tables)),
             str(tri))
 
 
 def evaluate_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str]:
     work, cc = run_dir / "align", run_dir / "codecontests_perf"
-    return fingerprint(work, extra=[cfg.section_hash("eval"), fingerprint(cc)]), str(work)
+    return fingerprint(work, extra=[cfg.section_hash("eval", "sandbox"), fingerprint(cc)]), str(work)
 
 
 def publish_key(cfg: PerfalignConfig, run_dir: Path) -> tuple[str, str] | None:

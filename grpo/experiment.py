@@ -22,7 +22,8 @@ def run_experiment(base: GrpoRunConfig, out_dir: str | Path, seeds: list[int], a
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     per_arm: dict[str, list[dict]] = {a: [] for a in arms}
-    with BenchmarkCluster(base.n_workers, base.cpus_per_worker, base.dask_address, base.measure, base.tiers) as cluster:
+    with BenchmarkCluster(base.n_workers, base.cpus_per_worker, base.dask_address, base.measure, base.tiers,
+                          sandbox=base.sandbox) as cluster:
         for seed in seeds:
             init = None
             if base.mode == "spec" and base.warmup_steps and not base.init_model_dir:

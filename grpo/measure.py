@@ -14,13 +14,12 @@ import os
 import statistics
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from perfalign.common.outcomes import flag_outcome, judge
-from perfalign.common.plausibility import SpeedupPolicy
 from perfalign.measure.harness import ProbeSession, ProbeSettings, ProblemUnusable
-from perfalign.sandbox import Sandbox
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
+from perfalign.sandbox import Sandbox, SandboxSettings
+from perfalign.sandbox.clock import DETERMINISTIC
 
 from .reward import WITHHELD_TIER, GrpoRewardTiers, gflops, judge_verdict, tier_reward
 from .spec_family import SpecError, expand_dgemm, parse_spec
@@ -29,30 +28,20 @@ from .tasks import GrpoTask
 
 
 @dataclass
-class MeasureSettings:
-    """How a rollout is measured (fewer, shorter rounds than evaluation's defaults: RL needs
-    many rewards; the probe's precision loop still adds rounds while a time is noisy)."""
+class MeasureSettings(ProbeSettings):
+    """How a rollout is measured: the probe protocol (fewer, shorter rounds than evaluation's: RL
+    needs many rewards; the precision loop still adds rounds while a time is noisy) and the peak.
+    Under a count (``clock``) a correct rollout's reward is its speedup over the naive reference
+    (reference count / its count), not GFLOPS, which a count cannot give (docs/grpo.md)."""
 
     repeats: int = 2                # timed rounds at first (null, reference, candidate interleaved)
     max_repeats: int = 4            # at most this many rounds, added while a time is less precise than target_rel_se
-    target_s: float = 0.08          # reference work per timed run
+    target_s: float = 0.5           # reference work per timed run
     max_run_s: float = 1.0          # cap on one timed run's expected clock time (s), overhead included
-    validate_time_s: float = 5.0    # CPU limit of the validation run: a hung program is a timeout
-    time_factor: float = 10.0       # a candidate run may take this many times the reference's time
+    validate_time_s: float = 60.0   # CPU limit of the validation run: a hung program is a timeout
     target_rel_se: float = 0.05     # relative standard error a time is measured to (see max_repeats)
-    peak_n: int = 512               # numpy DGEMM size of the peak measurement
+    peak_n: int = 2048              # numpy DGEMM size of the peak measurement
     peak_seconds: float = 0.3       # how long (s) the peak DGEMM is repeated; its best call counts
-    backend: str = "auto"
-    # GFLOPS from a count is meaningless: under a count a correct rollout's reward is its speedup over
-    # the naive reference (reference count / its count), not GFLOPS (docs/grpo.md)
-    clock: str = DEFAULT_CLOCK      # sandbox.clock: cpu, or instructions / cycles (valgrind, exact)
-    policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
-
-    def probe_settings(self) -> ProbeSettings:
-        return ProbeSettings(repeats=self.repeats, max_repeats=self.max_repeats, target_rel_se=self.target_rel_se,
-                             target_s=self.target_s, max_run_s=self.max_run_s, time_factor=self.time_factor,
-                             validate_time_s=self.validate_time_s, policy=self.policy, retries=1,
-                             clock=self.clock)
 
 
 @dataclass
@@ -105,9 +94,9 @@ def static_verdict(rollout: Rollout) -> tuple[str | None, str, str, frozenset[st
 class WorkerState:
     """Per-process measurement state (one program at a time: a lock around everything)."""
 
-    def __init__(self, settings: MeasureSettings) -> None:
+    def __init__(self, settings: MeasureSettings, sandbox: SandboxSettings = SandboxSettings()) -> None:
         self.settings = settings
-        self.sandbox = Sandbox(backend=settings.backend, workers=1)
+        self.sandbox = Sandbox.from_settings(sandbox, workers=1)
         self.sessions: dict[str, ProbeSession] = {}
         self.peaks: dict[int, dict] = {}
         self.lock = threading.Lock()
@@ -115,7 +104,7 @@ class WorkerState:
     def session(self, task: GrpoTask) -> ProbeSession:
         s = self.sessions.get(task.name)
         if s is None:
-            s = ProbeSession(self.sandbox, task.problem, self.settings.probe_settings())
+            s = ProbeSession(self.sandbox, task.problem, self.settings)
             s.prepare()
             self.sessions[task.name] = s
         return s
@@ -153,11 +142,11 @@ _STATE: dict[str, WorkerState] = {}
 _STATE_LOCK = threading.Lock()
 
 
-def worker_state(settings: MeasureSettings) -> WorkerState:
-    key = hashlib.sha256(repr(asdict(settings)).encode()).hexdigest()
+def worker_state(settings: MeasureSettings, sandbox: SandboxSettings = SandboxSettings()) -> WorkerState:
+    key = hashlib.sha256(repr((asdict(settings), sandbox)).encode()).hexdigest()
     with _STATE_LOCK:
         if key not in _STATE:
-            _STATE[key] = WorkerState(settings)
+            _STATE[key] = WorkerState(settings, sandbox)
         return _STATE[key]
 
 
@@ -180,7 +169,7 @@ def _judge_correct(score, gflops_value: float | None, why: str):
 
 
 def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings,
-                     tiers: GrpoRewardTiers = GrpoRewardTiers()) -> dict:
+                     tiers: GrpoRewardTiers = GrpoRewardTiers(), sandbox: SandboxSettings = SandboxSettings()) -> dict:
     """The record of one rollout: tier, reward, GFLOPS, peak fraction, naive floor, verdict,
     techniques, timings. Never raises for a bad program (the record says what happened)."""
     t0 = time.perf_counter()
@@ -193,7 +182,7 @@ def evaluate_rollout(rollout: Rollout, task: GrpoTask, settings: MeasureSettings
            "worker_pid": os.getpid(), "worker_cpus": sorted(os.sched_getaffinity(0)), "measure_s": None,
            "flops": task.flops, "withheld": False, "cause": ""}
     if tier is None:
-        state = worker_state(settings)
+        state = worker_state(settings, sandbox)
         with state.lock:
             try:
                 session = state.session(task)

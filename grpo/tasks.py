@@ -23,8 +23,8 @@ from perfalign.measure.cxxsig import parse_signature
 from perfalign.measure.probe import ProbeProblem, Tolerance
 
 DGEMM_SIGNATURE = "void dgemm(int n, double alpha, const double* A, const double* B, double beta, double* C)"
-# mode V sizes (validation) and mode T size per profile (timed)
-DGEMM_SIZES = {"embedded": ((37, 64), 256), "production": ((67, 128), 1024)}
+# mode V sizes (validation) and mode T size (timed) per problem size
+DGEMM_SIZES = {"reduced": ((37, 64), 256), "full": ((67, 128), 1024)}
 POLYBENCH_TASKS = ("2mm", "syrk", "jacobi-2d")
 # reassociation (blocking, SIMD, threads) changes sums of n products by ~n ulp of the terms
 DGEMM_TOLERANCE = Tolerance(abs=1e-9, rel=1e-9)
@@ -66,11 +66,11 @@ def jacobi_2d_flops(tsteps: int, n: int) -> float:
     return 10.0 * tsteps * (n - 2) ** 2
 
 
-def dgemm_task(profile: str = "embedded", threads: int = 1) -> GrpoTask:
+def dgemm_task(problem_size: str = "reduced", threads: int = 1) -> GrpoTask:
     """The DGEMM probe problem (no external files)."""
-    if profile not in DGEMM_SIZES:
-        raise ValueError(f"unknown profile {profile!r}; expected one of {sorted(DGEMM_SIZES)}")
-    (v1, v2), nt = DGEMM_SIZES[profile]
+    if problem_size not in DGEMM_SIZES:
+        raise ValueError(f"unknown problem_size {problem_size!r}; expected one of {sorted(DGEMM_SIZES)}")
+    (v1, v2), nt = DGEMM_SIZES[problem_size]
     call = r"""
 namespace {
 // fresh inputs in [-1, 1) from the call's secret seed, the candidate's call, C's fingerprint
@@ -140,7 +140,7 @@ _FLOPS = {
 }
 
 
-def polybench_task(polybench_dir: str | Path, name: str, profile: str = "embedded", threads: int = 1) -> GrpoTask:
+def polybench_task(polybench_dir: str | Path, name: str, problem_size: str = "reduced", threads: int = 1) -> GrpoTask:
     """A PolyBench/C kernel from a checkout (never copied here); raises FileNotFoundError when
     the path is not a checkout and ValueError for a kernel without a FLOP model."""
     from perfalign.evaluation.tasks.polybench import DATASETS, PolyBenchCheckout
@@ -149,25 +149,25 @@ def polybench_task(polybench_dir: str | Path, name: str, profile: str = "embedde
         raise ValueError(f"no FLOP model for PolyBench kernel {name!r}; supported: {', '.join(_FLOPS)}")
     co = PolyBenchCheckout(Path(polybench_dir))
     model = "omp" if threads > 1 else "serial"
-    problem = co.problem(name, profile=profile, model=model, threads=threads)
+    problem = co.problem(name, problem_size=problem_size, model=model, threads=threads)
     header = co.kernels[name].with_suffix(".h").read_text()
-    sizes = polybench_sizes(header, DATASETS[profile][1])
+    sizes = polybench_sizes(header, DATASETS[problem_size][1])
     statement = (f"Rewrite the PolyBench/C kernel {problem.signature.name} below to run faster, same "
                  f"signature and results:\n{problem.prompt}")
     return GrpoTask(name, problem, _FLOPS[name](sizes), statement, problem.signature.text(),
-                    {"V": DATASETS[profile][0], "T": sizes})
+                    {"V": DATASETS[problem_size][0], "T": sizes})
 
 
-def load_tasks(names: list[str] | tuple[str, ...], profile: str = "embedded", threads: int = 1,
+def load_tasks(names: list[str] | tuple[str, ...], problem_size: str = "reduced", threads: int = 1,
                polybench_dir: str | Path | None = None) -> dict[str, GrpoTask]:
     out = {}
     for name in names:
         if name == "dgemm":
-            out[name] = dgemm_task(profile, threads)
+            out[name] = dgemm_task(problem_size, threads)
         elif name in POLYBENCH_TASKS:
             if not polybench_dir:
                 raise ValueError(f"task {name!r} needs --polybench-dir (a PolyBench/C 4.2.1 checkout)")
-            out[name] = polybench_task(polybench_dir, name, profile, threads)
+            out[name] = polybench_task(polybench_dir, name, problem_size, threads)
         else:
             raise ValueError(f"unknown task {name!r}; expected dgemm or one of {', '.join(POLYBENCH_TASKS)}")
     return out

@@ -23,9 +23,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from perfalign.alignment.models import EMBEDDED, load_causal_lm, load_tokenizer, resolve_model
+from perfalign.alignment.models import load_causal_lm, load_tokenizer, on_cpu, resolve_model, use_bf16
 from perfalign.common.outcomes import withheld_share
 from perfalign.common.progress import report as report_progress
+from perfalign.sandbox import SandboxSettings
 
 from .measure import MeasureSettings, Rollout, static_verdict
 from .prompts import code_prompt, spec_prompt
@@ -44,42 +45,42 @@ _MEASURED = ("tier", "reward", "gflops", "peak_gflops", "peak_fraction", "naive_
 
 @dataclass
 class GrpoRunConfig:
-    """One GRPO run. Defaults: the tiny local model, the controlled spec family, DGEMM n=256, 2
-    one-core Dask workers; the production profile (config/profiles/production.toml) holds what differs."""
+    """One GRPO run. Defaults: production, as every table's (a 14B coder writes free C for DGEMM
+    and PolyBench kernels on a GPU); the embedded profile (config/profiles/embedded.toml [grpo]) holds
+    the tiny run: the tiny local model, the controlled spec family, DGEMM n=256 on the CPU."""
 
     out_dir: str
     arm: str = "sqd"                       # "sqd" | "grpo" | "control"
     seed: int = 0
-    profile: str = "embedded"              # problem sizes: embedded (DGEMM n=256) or production (n=1024)
-    tasks: tuple[str, ...] = ("dgemm",)    # dgemm and/or PolyBench kernels 2mm, syrk, jacobi-2d
-    mode: str = "spec"                     # "spec" (controlled family) | "code" (free C, production)
-    model: str = EMBEDDED                  # embedded (the tiny local model), a registry name, a Hub id or a path
-    schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages ("none;blocking;...", see sqd.parse_schedule)
-    steps_per_stage: int = 3               # GRPO steps of an SQD stage whose schedule entry gives no count
+    problem_size: str = "full"             # full (DGEMM n=1024, PolyBench LARGE) or reduced (n=256, MEDIUM)
+    tasks: tuple[str, ...] = ("dgemm", "2mm", "syrk", "jacobi-2d")  # dgemm and/or the PolyBench kernels
+    mode: str = "code"                     # "spec" (controlled family) | "code" (free C)
+    model: str = "Qwen/Qwen2.5-Coder-14B-Instruct"  # embedded (the tiny local model), a registry name, Hub id or path
+    schedule: str = DEFAULT_SQD_SCHEDULE   # SQD stages, ';'-separated, techniques '+'-joined, ':N' steps (sqd)
+    steps_per_stage: int = 50              # GRPO steps of an SQD stage whose schedule entry gives no count
     steps: int | None = None               # plain GRPO / control: total steps (default: as many as SQD's)
     num_generations: int = 8               # completions per prompt: the GRPO group
-    prompts_per_step: int = 1              # prompts per task per step (batch: num_generations x this)
-    learning_rate: float = 5e-4            # GRPO learning rate (arm control: 0, no update)
-    beta: float = 0.0                      # KL coefficient of GRPO (TRL's beta; 0: no KL term)
-    temperature: float = 0.7               # sampling temperature of the rollouts
-    max_completion_length: int = 24        # tokens per completion at most
-    warmup_steps: int = 300                # spec-format warm-up (SFT) of the tiny model
+    prompts_per_step: int = 2              # prompts per task per step (batch: num_generations x this)
+    learning_rate: float = 1e-6            # GRPO learning rate (arm control: 0, no update)
+    beta: float = 0.04                     # KL coefficient of GRPO (TRL's beta; 0: no KL term)
+    temperature: float = 0.8               # sampling temperature of the rollouts
+    max_completion_length: int = 2048      # tokens per completion at most
+    warmup_steps: int = 0                  # spec-format warm-up (SFT) of the tiny model
     warmup_lr: float = 2e-3                # learning rate of the warm-up
-    warmup_prior: str = "uniform"          # warm-up targets, one of WARMUP_PRIORS
+    warmup_prior: str = "uniform"          # warm-up targets: uniform, compliant or narrow (WARMUP_PRIORS)
     init_model_dir: str | None = None      # start from this model (e.g. a shared warm-up)
     elite_seeds: int = 2                   # archive elites the stage permits shown in each prompt (SQD seeds)
-    n_workers: int = 2                     # benchmark workers of the local Dask cluster (one program at a time each)
-    cpus_per_worker: int = 1               # cores pinned to each benchmark worker (the tasks' thread count)
+    n_workers: int = 2                     # local Dask benchmark workers, one program each (unused with dask_address)
+    cpus_per_worker: int = 8               # cores pinned to each benchmark worker (the tasks' thread count)
     dask_address: str | None = None        # a running Dask scheduler; None: a LocalCluster of n_workers
     polybench_dir: str | None = None       # a PolyBench/C 4.2.1 checkout (needed by the PolyBench tasks)
     reuse_measurements: bool = True        # one measurement per distinct program per run
     tiers: GrpoRewardTiers = field(default_factory=GrpoRewardTiers)
     measure: MeasureSettings = field(default_factory=MeasureSettings)
-    bf16: bool = False                     # bf16 weights and training
-    use_cpu: bool = True                   # train on the CPU even where a GPU is present (TRL's use_cpu)
-    # embedded: 1 (measured here, 2 threads on a loaded 2-core machine made a warm-up step 8x
-    # slower than 1)
-    torch_threads: int | None = 1          # CPU threads of training; None: torch's default
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)  # the run's [sandbox] (workers: one slot each)
+    bf16: bool | None = None               # bf16 weights and training; None: on a GPU, not on the CPU
+    use_cpu: bool | None = None            # train on the CPU even where a GPU is present; None: CPU iff no CUDA device
+    torch_threads: int | None = None       # CPU threads of training; None: torch's default
 
     def stages(self) -> list[Stage]:
         if self.arm == "sqd":
@@ -177,9 +178,9 @@ def _load(cfg: GrpoRunConfig, model_path: str):
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     set_seed(cfg.seed)
-    tasks = load_tasks(cfg.tasks, cfg.profile, cfg.cpus_per_worker, cfg.polybench_dir)
+    tasks = load_tasks(cfg.tasks, cfg.problem_size, cfg.cpus_per_worker, cfg.polybench_dir)
     tokenizer = load_tokenizer(model_path, padding_side="left")
-    return tasks, tokenizer, load_causal_lm(model_path, bf16=cfg.bf16, tokenizer=tokenizer)
+    return tasks, tokenizer, load_causal_lm(model_path, bf16=use_bf16(cfg.bf16, cfg.use_cpu), tokenizer=tokenizer)
 
 
 def warm_start(cfg: GrpoRunConfig, out_dir: str | Path) -> str:
@@ -224,7 +225,8 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     gen_seconds: list[float] = []
     own_cluster = cluster is None
     if own_cluster:
-        cluster = BenchmarkCluster(cfg.n_workers, cfg.cpus_per_worker, cfg.dask_address, cfg.measure, cfg.tiers).start()
+        cluster = BenchmarkCluster(cfg.n_workers, cfg.cpus_per_worker, cfg.dask_address, cfg.measure, cfg.tiers,
+                                   sandbox=cfg.sandbox).start()
     state = {"step": 0}  # GRPO steps so far, over the stages
     total_steps = sum(st.steps for st in stages)
     TimedGRPOTrainer = _timed_trainer_class()
@@ -297,7 +299,8 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                 num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
                 learning_rate=0.0 if cfg.arm == "control" else cfg.learning_rate, beta=cfg.beta,
                 temperature=cfg.temperature, logging_steps=1, save_strategy="no", report_to="none",
-                use_cpu=cfg.use_cpu, bf16=cfg.bf16, seed=cfg.seed, gradient_checkpointing=False,
+                use_cpu=on_cpu(cfg.use_cpu), bf16=use_bf16(cfg.bf16, cfg.use_cpu), seed=cfg.seed,
+                gradient_checkpointing=False,
                 shuffle_dataset=False, disable_tqdm=True, lr_scheduler_type="constant")
             trainer = TimedGRPOTrainer(model=model, reward_funcs=[reward_fn], args=args,
                                        train_dataset=Dataset.from_list(rows), processing_class=tokenizer)

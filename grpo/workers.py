@@ -18,6 +18,7 @@ except ImportError:  # no [dask] extra: local evaluation works; BenchmarkCluster
     WorkerPlugin = object
 
 from perfalign.common.outcomes import judge
+from perfalign.sandbox import SandboxSettings
 
 from .measure import MeasureSettings, Rollout, evaluate_rollout
 from .reward import GrpoRewardTiers, tier_reward
@@ -70,10 +71,11 @@ class PinCores(WorkerPlugin):
         _pin_process(mine)
 
 
-def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: GrpoRewardTiers) -> dict:
+def measure_remote(rollout: Rollout, task: GrpoTask, settings: MeasureSettings, tiers: GrpoRewardTiers,
+                   sandbox: SandboxSettings) -> dict:
     """The Dask task: pin, measure, return the record."""
     pin_current_thread()
-    return evaluate_rollout(rollout, task, settings, tiers)
+    return evaluate_rollout(rollout, task, settings, tiers, sandbox)
 
 
 def _is_worker_loss(exc: BaseException) -> bool:
@@ -89,8 +91,9 @@ class BenchmarkCluster:
 
     def __init__(self, n_workers: int = 2, cpus_per_worker: int = 1, address: str | None = None,
                  settings: MeasureSettings | None = None, tiers: GrpoRewardTiers | None = None,
-                 max_resubmits: int = 3) -> None:
+                 max_resubmits: int = 3, sandbox: SandboxSettings = SandboxSettings()) -> None:
         self.settings = settings or MeasureSettings()
+        self.sandbox = sandbox
         self.tiers = tiers or GrpoRewardTiers()
         self.max_resubmits = max_resubmits
         self.address = address
@@ -144,8 +147,8 @@ class BenchmarkCluster:
         def submit(i: int):
             r = rollouts[i]
             attempts[i] += 1
-            fut = self.client.submit(measure_remote, r, tasks[r.task], self.settings, self.tiers, pure=False,
-                                     key=f"grpo-{r.rollout_id}-{attempts[i]}")
+            fut = self.client.submit(measure_remote, r, tasks[r.task], self.settings, self.tiers, self.sandbox,
+                                     pure=False, key=f"grpo-{r.rollout_id}-{attempts[i]}")
             index_of[fut.key] = i
             return fut
 

@@ -69,6 +69,8 @@ from .timing_stats import (
 from .transcript import Transcript, compare_calls, parse_transcript
 
 log = logging.getLogger("perfalign.evaluation")
+# The real suites' problem sizes: "full" (the suite's own) or "reduced" (scaled down to run on 2 cores)
+PROBLEM_SIZES = ("reduced", "full")
 
 
 @dataclass
@@ -79,14 +81,14 @@ class ProbeSettings:
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
     # reference's work, a time measured from outside the program is noise: such a problem is
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
-    max_overhead_ratio: float = 25.0
+    max_overhead_ratio: float = 25.0  # driver overhead per call / reference work above which no speedup
     # ...and a speedup whose estimated relative standard error (candidate and reference combined)
-    # is still above this after max_repeats rounds is not reported either: the machine's noise
+    # is still above max_rel_se after max_repeats rounds is not reported either: the machine's noise
     # is too large a share of the work. Chosen on the sweeps of docs/evaluation.md, where the error estimate
     # proved calibrated (|error|/SE: median 0.62, p90 1.88) and 113 of 114 reported honest
     # scores fell within 10% of the truth. The same limit applies to the gap between the two
     # estimates of a speedup (see _shift).
-    max_rel_se: float = NoiseGate.max_rel_se
+    max_rel_se: float = NoiseGate.max_rel_se  # no speedup (flag unmeasurable) when its relative SE stays above this
     # The payoff bound. Shaving the driver's work in its own runs (its writable state: libc's
     # buffers, the driver's data) multiplies a candidate's speedup S by at most 1 + r S, r = the
     # driver's work per call (the null run per call: per-call work and per-run constant alike)
@@ -95,30 +97,36 @@ class ProbeSettings:
     # driver_bound): below, shaving pays at most that factor; at it, the honest twin and the
     # shaver score alike. A ceiling, not a bound that falls with the candidate's own time (which
     # shaving would climb). docs/evaluation.md, "The payoff bound".
-    max_driver_payoff: float = 1.5
-    # reference work per timed run (clock seconds). On this VM the machine's speed moves by up to
+    max_driver_payoff: float = 1.5   # the payoff bound: most a speedup gains from shaving the driver's work
+    # On this VM the machine's speed moves by up to
     # 60% over seconds, and a run of 0.3 s carried it: an A/B of 16 ParEval problems, each session
     # at both (docs/evaluation.md), withheld 20 of 32 honest scores at 0.3 and 10 of 32 at 1.0,
     # every reported one within 10%, at 2.5x the session time
-    target_s: float = 1.0
-    min_calls: int = 2
-    max_calls: int = 4000
+    target_s: float = 1.0            # reference work per timed run (clock seconds)
+    min_calls: int = 2               # calls of the function per timed run, at least...
+    max_calls: int = 4000            # ...and at most (the count that gives target_s, clamped)
     max_run_s: float = 3.0           # cap on one run's expected clock time, overhead included
     time_factor: float = 10.0        # a candidate run may take this many times the reference's
     validate_time_s: float = 120.0   # CPU limit of a mode-V run
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
-    retries: int = 1                 # SANDBOX_ERROR re-runs
     # What measures every run (sandbox.clock): "cpu" (the problem's own clock: CPU time, wall time
     # for OpenMP/MPI) or a deterministic count, "instructions" or "cycles" (valgrind; OpenMP/MPI
     # problems fall back to their wall clock, flagged clock_fallback:*). A count is exact, so a run
     # needs far less work than target_s: target_count (2e7 instructions ~ 10 ms natively, ~0.3-0.7 s
     # under valgrind) and max_run_count replace target_s and max_run_s under a count.
-    clock: str = DEFAULT_CLOCK
+    clock: str = DEFAULT_CLOCK       # what measures every run: cpu, instructions or cycles (sandbox.clock)
     target_count: float = 2e7        # reference work per timed run under a count (instructions / cycles)
     max_run_count: float = 3e8       # cap on one run's expected count, overhead included
 
     def __post_init__(self) -> None:
         check_clock(self.clock)
+        self.max_repeats = max(self.max_repeats, self.repeats)  # fewer: no rounds added, at least repeats
+
+    def check_values(self) -> None:
+        """Ranges (checked where a config is loaded)."""
+        if min(self.repeats, self.min_calls) < 1 or not self.target_s > 0 or not self.max_rel_se > 0:
+            raise ValueError("the probe's repeats and min_calls must be >= 1, target_s (seconds of reference "
+                             "work per timed run) and max_rel_se > 0")
 
 
 @dataclass
@@ -203,11 +211,7 @@ class ProbeSession:
 
     def run(self, code: str, mode: str, calls: int, seed: int, time_s: float) -> RunResult:
         job = self.job(code, mode, calls, seed, time_s)
-        res = self.sb.run_job(job)
-        for _ in range(self.s.retries):
-            if res.verdict is not Verdict.SANDBOX_ERROR:
-                break
-            res = self.sb.run_job(job)
+        res = self.sb.run_job_retrying(job)  # SANDBOX_ERROR: the sandbox's retries
         if res.ok and self.clock_of(mode) in DETERMINISTIC:  # the clock that really measured it
             self.unit = res.clock if res.clock in DETERMINISTIC else self.p.clock
             fallback = [f for f in res.flags if f.startswith("clock_fallback:")]

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from perfalign.common.concurrency import bounded_map
-from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict, toolchains
+from perfalign.sandbox import Job, Limits, RunResult, Sandbox, SandboxSettings, TestCase, Verdict, toolchains
 from perfalign.sandbox.clock import (
     CACHE_GEOMETRY,
     CYCLE_WEIGHTS,
@@ -59,9 +59,6 @@ from .summary import (  # noqa: F401 - error_lines: the flows and the CLI import
 
 log = logging.getLogger("perfalign.perfdata.perf")
 
-# Re-runs of a job that ends in SANDBOX_ERROR (Sandbox.run_many's one retry policy); after
-# that the submission is a reject with cause ``sandbox_error`` and the rest of its batch is kept.
-SANDBOX_RETRIES = 2
 CAUSES = {
     Verdict.TIME_LIMIT_EXCEEDED: "time", Verdict.MEMORY_LIMIT_EXCEEDED: "memory",
     Verdict.WRONG_ANSWER: "wrong_answer", Verdict.RUNTIME_ERROR: "runtime_error",
@@ -81,7 +78,6 @@ class BuildSettings:
     """Measurement settings: part of every submission's key (change them, re-measure)."""
 
     repeats: int = 3                # runs per test, median kept, all stored (paper §IV-A)
-    backend: str = "auto"           # sandbox backend
     time_limit_factor: float = 1.0  # multiply each problem's time limit
     max_tests: int | None = None    # cap tests per problem; None: all (public + private + generated)
     batch_size: int = 8             # submissions per Prefect task
@@ -106,6 +102,7 @@ class BuildSettings:
         # rows within the limit do not depend on the cap; those that do record it (limit_cap)
         # and are measured again when it changes (_done_index)
         d.pop("limit_cap")
+        d["backend"] = "auto"  # the keys of datasets built when the sandbox's backend was one of these settings
         if d["clock"] == DEFAULT_CLOCK:
             d.pop("clock")  # the keys of datasets built before the clock existed stay valid
         elif d["clock"] == "cycles":  # the model is part of what is measured
@@ -495,20 +492,22 @@ def _commit(out_dir: Path, table: str, items: list) -> None:
 
 # --------------------------------------------------------------------------- measuring
 def _run_all(sb: Sandbox, jobs: list[Job]) -> list[RunResult]:
-    # workers=1: a batch is one unit of work; parallelism comes from batches in flight
-    done = sorted(sb.run_many(jobs, workers=1, retries=SANDBOX_RETRIES), key=lambda r: r[0])
+    # workers=1: a batch is one unit of work; parallelism comes from batches in flight. A job
+    # still in SANDBOX_ERROR after the sandbox's retries is a reject with cause ``sandbox_error``.
+    done = sorted(sb.run_many(jobs, workers=1), key=lambda r: r[0])
     return [res for _, res in done]
 
 
-def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path, sandbox: Sandbox | None = None) -> BatchReport:
+def run_batch(batch: Batch, settings: BuildSettings, out_dir: Path,
+              sandbox: Sandbox | SandboxSettings = SandboxSettings()) -> BatchReport:
     """Measure a batch and commit it (rejects shard, then submissions shard).
 
     Programs run under the cap (``limit_cap`` x the problem's limit): one past the limit is
     labelled with its runtime and flagged ``past_limit``. One that fails only on time (past the
     cap) is measured once more before it is rejected (a loaded machine must not turn it into a
     TLE); its row says so."""
-    own = sandbox is None
-    sb = sandbox or Sandbox(backend=settings.backend)
+    own = isinstance(sandbox, SandboxSettings)
+    sb = Sandbox.from_settings(sandbox, workers=1) if own else sandbox
     capped = replace(batch.limits, time_s=round(batch.limits.time_s * settings.limit_cap, 3))
     try:
         jobs = [Job(sub.solution, sub.language, batch.tests, capped, settings.repeats, stop_on_failure=True,
@@ -634,13 +633,14 @@ def finalize(out_dir: Path, source: str, settings: BuildSettings) -> Path:
 
 
 def build(source: str, out_dir: Path, settings: BuildSettings, limit_problems: int | None = None,
-          workers: int = 1, remeasure_rejects: bool = False, allow_partial: bool = False) -> BuildSummary:
+          workers: int = 1, remeasure_rejects: bool = False, allow_partial: bool = False,
+          sandbox: SandboxSettings = SandboxSettings()) -> BuildSummary:
     """Single-process build (no Prefect): for library users and tests. The flow
     `build_codecontests_perf` does the same through Prefect tasks."""
     t0 = time.monotonic()
     plan = BuildPlan(Path(out_dir), settings)
     try:
-        with Sandbox(backend=settings.backend, workers=workers) as sb:
+        with Sandbox.from_settings(sandbox, workers=workers) as sb:
             batches = plan_build(source, out_dir, settings, limit_problems, plan, remeasure_rejects, allow_partial)
             # bounded in flight: the plan streams, never all in memory; closed before the sandbox
             with closing(bounded_map(lambda b: run_batch(b, settings, out_dir, sb), batches, workers)) as done:

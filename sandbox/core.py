@@ -33,6 +33,7 @@ from .cache import CompileCache, UnitCache
 from .checker import DEFAULT_TOLERANCE
 from .compile import _INFRA_PROCESSES, Compiler, _check_flags
 from .frames import MB, SandboxError, _FrameReader, _HostDeadline, _in_flight, _ProgramFault, _TestJudge
+from .settings import SandboxSettings
 from .toolchains import describe
 from .types import CompileInfo, Job, Language, Limits, RunResult, TestCase, TestResult, Verdict, overall_verdict
 
@@ -61,9 +62,11 @@ class Sandbox(Compiler):
     """Runs untrusted submissions through one backend with up to ``workers`` concurrent slots."""
 
     def __init__(self, backend: str = "auto", workers: int = 1, calibrate: bool = True,
-                 cgroups_enabled: bool = True, cache_dir: Path | None = None, unit_cache: bool = True) -> None:
+                 cgroups_enabled: bool = True, cache_dir: Path | None = None, unit_cache: bool = True,
+                 retries: int = SandboxSettings.retries) -> None:
         self.backend: Backend = make_backend(backend)
         self.workers = max(1, int(workers))
+        self.retries = retries  # run_many's and run_job_retrying's default
         self.cache = CompileCache(cache_dir)
         # objects of trusted C++ units reused across programs (off: every build compiles every unit)
         self.units = UnitCache(cache_dir) if unit_cache else None
@@ -78,6 +81,12 @@ class Sandbox(Compiler):
         self._closed = False
         _remove_stale_boxes()
         _LIVE.add(self)
+
+    @classmethod
+    def from_settings(cls, settings: SandboxSettings, workers: int | None = None, **kw) -> "Sandbox":
+        """A sandbox on the [sandbox] settings, with ``workers`` slots (default: ``worker_count()``)."""
+        return cls(backend=settings.backend, workers=workers or settings.worker_count(), retries=settings.retries,
+                   **kw)
 
     def _box_root(self, job: Job) -> str | None:
         """Where a job's box (sources, its tests' input files) goes: the host's tmpfs when the
@@ -128,14 +137,14 @@ class Sandbox(Compiler):
             self._slots.put(slot)
 
     def run_many(self, jobs: Iterable[Job], workers: int | None = None,
-                 retries: int = 0) -> Iterator[tuple[int, RunResult]]:
+                 retries: int | None = None) -> Iterator[tuple[int, RunResult]]:
         """Run jobs concurrently (threads: the work is in child processes); yields
         ``(index, result)`` in completion order.
 
         ``retries``: the one retry policy of perfalign. A job whose verdict is retryable
         (SANDBOX_ERROR: an infrastructure fault the program could not have caused) runs again,
-        up to ``retries`` more times; the last result is returned either way, with a
-        ``retried:N`` flag.
+        up to ``retries`` more times (default: the sandbox's, ``SandboxSettings.retries``); the
+        last result is returned either way, with a ``retried:N`` flag.
         """
         yield from self._map(lambda job, cal: self.run_job_retrying(job, retries), jobs, workers, "sandbox")
 
@@ -157,7 +166,8 @@ class Sandbox(Compiler):
                                   name=name):
             yield i, fut.result()
 
-    def run_job_retrying(self, job: Job, retries: int = 0) -> RunResult:
+    def run_job_retrying(self, job: Job, retries: int | None = None) -> RunResult:
+        retries = self.retries if retries is None else retries
         result = self.run_job(job)
         attempt = 0
         while result.verdict.retryable and attempt < retries:

@@ -51,7 +51,7 @@ class ContestSpec:
     hosts: set[str] = field(default_factory=set)      # where the dataset was measured
     calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
     baseline_scale: float = 1.0                       # set by rescale_baselines on another host
-    clock: str = DEFAULT_CLOCK                        # EvalConfig.clock: what measures samples and re-run baselines
+    clock: str = DEFAULT_CLOCK                        # EvalConfig.probe.clock: measures samples and re-run baselines
     parallel = False
     baseline_source = "measured (median submission re-run)"
 
@@ -106,7 +106,7 @@ class CodeContestsTask(EvalTask[ContestSpec]):
                 p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
                 Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), config.contest_repeats,
                 baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
-                clock=config.clock)
+                clock=config.probe.clock)
             prompts.append(EvalPrompt(
                 "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,
                 {k: s["solution"] for k, s in picks.items()},
@@ -133,7 +133,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             task = load_contest_problem(problem, request.codecontests, request.language)
         except (ContestError, FileNotFoundError, ValueError) as e:
             raise ScoreInputError(str(e)) from None
-        return score_contest(sandbox, task, code, ContestSettings(repeats=request.repeats, clock=request.clock))
+        probe = request.probe
+        return score_contest(sandbox, task, code, ContestSettings(repeats=probe.repeats, clock=probe.clock))
 
 
 def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:

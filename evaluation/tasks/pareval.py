@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 from perfalign.common.prompts import instruction_prompt
 from perfalign.measure import probe_cpp
 from perfalign.measure.cxxsig import Signature, find_function, parse_signature, split_top_level
+from perfalign.measure.harness import PROBLEM_SIZES
 from perfalign.measure.probe import ProbeProblem, Tolerance, hoist_includes, internal_helpers, run_twice
 
 from ..config import DEFAULT_PAREVAL_DIR
@@ -121,12 +122,12 @@ class ParEvalCheckout:
     def names(self) -> list[str]:
         return sorted(n for n in self.problem_dirs if any((n, m) in self.prompts for m in MODELS))
 
-    def problem(self, name: str, model: str = "serial", profile: str = "embedded", threads: int = 2,
+    def problem(self, name: str, model: str = "serial", problem_size: str = "reduced", threads: int = 2,
                 ranks: int = 2) -> ProbeProblem:
         if model not in MODELS:
             raise ParEvalError(f"unknown ParEval execution model {model!r}; use one of {MODELS}")
-        if profile not in ("embedded", "production"):
-            raise ParEvalError(f"unknown profile {profile!r}")
+        if problem_size not in PROBLEM_SIZES:
+            raise ParEvalError(f"unknown problem_size {problem_size!r}; use one of {', '.join(PROBLEM_SIZES)}")
         d = self.problem_dirs.get(name)
         prompt = self.prompts.get((name, model))
         if d is None or prompt is None:
@@ -139,8 +140,8 @@ class ParEvalCheckout:
         ref_fn = _reference_function(cpu, len(sig.params), name)
         tol = Tolerance(abs=max(map(float, _FLOAT_LITERAL.findall(_body(cpu, "validate"))), default=1e-4))
         size = self.sizes[name][model]
-        size = size if profile == "production" else f"(({size}) / {EMBEDDED_SIZE_DIVISOR})"
-        trials = 1 if profile == "embedded" else 2
+        size = size if problem_size == "full" else f"(({size}) / {EMBEDDED_SIZE_DIVISOR})"
+        trials = 1 if problem_size == "reduced" else 2
         mpi = model == "mpi"
 
         # --- driver TU (trusted)
@@ -258,7 +259,7 @@ class ParEvalTask(EvalTask[ProbeProblem]):
             raise ScoreInputError("MPI problems need Open MPI (mpicxx, mpirun): apt-get install openmpi-bin "
                                   "libopenmpi-dev (scripts/setup.sh does)")
         try:
-            p = ParEvalCheckout(request.pareval_dir).problem(problem, request.model, request.profile,
+            p = ParEvalCheckout(request.pareval_dir).problem(problem, request.model, request.problem_size,
                                                              threads=request.threads, ranks=request.ranks)
         except (ParEvalError, FileNotFoundError) as e:
             raise ScoreInputError(str(e)) from None
@@ -280,7 +281,7 @@ def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped
                 skipped.append(Skipped(task, prompt_id, "no MPI implementation on this host (mpicxx/mpirun not "
                                                         "found; scripts/setup.sh installs Open MPI)"))
                 continue
-            p = co.problem(name, model, config.profile_name, threads=config.omp_threads, ranks=config.mpi_ranks)
+            p = co.problem(name, model, config.problem_size, threads=config.omp_threads, ranks=config.mpi_ranks)
             prompts.append(_prompt(p, {}, {"reference": 1.0, "slow": None, "fast": 1.0}))
     return prompts, skipped
 

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
     from ..config import EvalConfig
 
-DATASETS = {"embedded": ("SMALL_DATASET", "MEDIUM_DATASET"), "production": ("MEDIUM_DATASET", "LARGE_DATASET")}
+DATASETS = {"reduced": ("SMALL_DATASET", "MEDIUM_DATASET"), "full": ("MEDIUM_DATASET", "LARGE_DATASET")}
 PERTURBATION = 1.0 / 64  # relative size of the secret per-call input scaling
 # PolyBench has no tolerance of its own (it dumps 2 decimals): relative 1e-6 on the dumped values
 TOLERANCE = Tolerance(abs=1e-9, rel=1e-6)
@@ -98,9 +98,10 @@ class PolyBenchCheckout:
     def names(self) -> list[str]:
         return list(self.kernels)
 
-    def problem(self, name: str, profile: str = "embedded", model: str = "serial", threads: int = 2) -> ProbeProblem:
-        if profile not in DATASETS:
-            raise PolyBenchError(f"unknown profile {profile!r}")
+    def problem(self, name: str, problem_size: str = "reduced", model: str = "serial",
+                threads: int = 2) -> ProbeProblem:
+        if problem_size not in DATASETS:
+            raise PolyBenchError(f"unknown problem_size {problem_size!r}; use one of {', '.join(DATASETS)}")
         if model not in ("serial", "omp"):
             raise PolyBenchError(f"PolyBench runs serial or omp, not {model!r}")
         path = self.kernels.get(name)
@@ -129,7 +130,7 @@ class PolyBenchCheckout:
         sig = Signature("void", kname, tuple(Param(p.decl, p.name, False, bool(p.dims)) for p in params))
         decl = ", ".join(p.decl for p in params)
         args = ", ".join(p.name for p in params)
-        v_set, t_set = DATASETS[profile]
+        v_set, t_set = DATASETS[problem_size]
 
         def headers(dataset: str) -> str:
             return "\n".join([f"#define {dataset} 1", *c_includes, *(["#include <omp.h>"] if omp else []),
@@ -279,7 +280,7 @@ class PolyBenchTask(EvalTask[ProbeProblem]):
         if not request.polybench_dir:
             raise ScoreInputError("--polybench-dir is required: a PolyBench/C 4.2.1 checkout")
         try:
-            p = PolyBenchCheckout(request.polybench_dir).problem(problem, request.profile, request.model,
+            p = PolyBenchCheckout(request.polybench_dir).problem(problem, request.problem_size, request.model,
                                                                  threads=request.threads)
         except (PolyBenchError, FileNotFoundError) as e:
             raise ScoreInputError(str(e)) from None
@@ -292,7 +293,7 @@ def _load_checkout(config: "EvalConfig") -> tuple[list[EvalPrompt], list[Skipped
     model = "omp" if config.polybench_openmp else "serial"
     prompts = []
     for name in co.names():
-        p = co.problem(name, config.profile_name, model, threads=config.omp_threads)
+        p = co.problem(name, config.problem_size, model, threads=config.omp_threads)
         problem = (f"PolyBench/C kernel {name} ({p.sizes['T']}). Keep the signature of {p.signature.name}; the "
                    "arrays it dumps must stay the same (relative difference at most 1e-6).")
         prompts.append(EvalPrompt("polybench", name, optimization_prompt(problem, "cpp", p.prompt), "cpp", p.clock, p,

@@ -55,8 +55,6 @@ class SynthConfig:
     generator_time_limit_s: float = 10.0    # CPU-time limit (s) per input of the pair's input generator
     max_inputs: int = 8                     # test inputs per pair: the reply's literal ones, then generated ones
     max_input_bytes: int = 2_000_000        # a generated input longer than this (bytes) is dropped
-    verify_workers: int = 2
-    sandbox: str = "auto"                   # Sandbox backend name: auto, bwrap, docker, local-unsafe
     cache_dir: Path | None = None           # LLM answers; None: common.paths.cache_root()/llm (outlives --out)
     price_in_per_mtok: float | None = None  # USD per 1M prompt tokens; None: built-in table
     price_out_per_mtok: float | None = None  # USD per 1M output (incl. thinking) tokens

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from perfalign.common.concurrency import bounded_map
 from perfalign.common.paths import SOURCE_ROOT, cache_root
 from perfalign.common.progress import report
-from perfalign.sandbox import Sandbox
+from perfalign.sandbox import Sandbox, SandboxSettings
 
 from .cache import ResponseCache
 from .cached_llm import CachedLLM, Usage
@@ -110,13 +110,13 @@ def _request_seed(base: int, index: int) -> int:
 
 
 def generate_synthetic(config: SynthConfig, out_dir: Path, *, progress: Callable[[SynthProgress], None] | None = None,
-                       sandbox: Any = None) -> SynthSummary:
+                       sandbox: Any = SandboxSettings()) -> SynthSummary:
     """Generates (or extends) the synthetic fast/slow pair tables under ``out_dir/data``.
 
     ``progress``: a callable taking SynthProgress (every event is also reported to
     common.progress as "synthetic pairs"). ``sandbox``: an object
-    with the sandbox's ``run_many`` (default ``Sandbox(backend=config.sandbox)``, created only
-    when something needs verifying). Raises AuthError if the endpoint rejects the key.
+    with the sandbox's ``run_many``, or the SandboxSettings to open one with (only when something
+    needs verifying; pairs are verified on its workers). Raises AuthError if the endpoint rejects the key.
     """
     t0 = time.monotonic()
     config.validate()
@@ -189,8 +189,8 @@ def _run(cfg: SynthConfig, chash: str, todo: list[int], pairs, tables: SynthTabl
     sandboxes = [sandbox]
 
     def get_sandbox():  # created on first use: malformed answers need none
-        if sandboxes[0] is None:
-            sandboxes[0] = Sandbox(backend=cfg.sandbox)
+        if isinstance(sandboxes[0], SandboxSettings):
+            sandboxes[0] = Sandbox.from_settings(sandboxes[0])
         return sandboxes[0]
 
     reasons: Counter[str] = Counter()
@@ -284,7 +284,7 @@ def _process(cfg: SynthConfig, chash: str, f: _Fetched, get_sandbox) -> tuple[st
     v: Verification = verify_pair(
         draft, get_sandbox(), repeats=cfg.repeats, time_limit_s=cfg.time_limit_s, min_speedup=cfg.min_speedup,
         generator_time_limit_s=cfg.generator_time_limit_s, max_inputs=cfg.max_inputs,
-        max_input_bytes=cfg.max_input_bytes, workers=cfg.verify_workers)
+        max_input_bytes=cfg.max_input_bytes)
     row.update(
         test_inputs=v.inputs or draft.test_inputs,
         fast_cpu_times_s=v.fast_cpu_s or None, slow_cpu_times_s=v.slow_cpu_s or None,

@@ -16,10 +16,6 @@ from perfalign.sandbox.checker import outputs_match
 
 from .response import PairDraft
 
-# Re-runs of a job that ends in SANDBOX_ERROR (Sandbox.run_many's retry policy) before the
-# pair is left for a later run (SandboxFault).
-SANDBOX_RETRIES = 2
-
 # Reject reasons (the `reason` column of synthetic_rejects).
 MALFORMED = "malformed_response"
 GENERATOR_ERROR = "generator_error"
@@ -85,7 +81,7 @@ def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: i
     job = Job(source=draft.input_generator, language=Language.PYTHON3,
               tests=[TestCase(input=f"{k}\n") for k in range(want)],
               limits=Limits(time_s=time_limit_s), repeats=1, keep_output=True)
-    [(_, res)] = list(sb.run_many([job], workers=1, retries=SANDBOX_RETRIES))
+    [(_, res)] = list(sb.run_many([job], workers=1))  # SANDBOX_ERROR: after the sandbox's retries
     if str(res.verdict) == "SANDBOX_ERROR":
         raise SandboxFault(f"sandbox error running the input generator: {res.message}")
     for t in res.tests:
@@ -98,11 +94,11 @@ def _generate_inputs(draft: PairDraft, sb, *, time_limit_s: float, max_inputs: i
     return inputs
 
 
-def _run_pair(draft: PairDraft, sb, tests, limits, repeats: int, workers: int):
+def _run_pair(draft: PairDraft, sb, tests, limits, repeats: int, workers: int | None):
     lang = Language.parse(draft.language)
     jobs = [Job(source=src, language=lang, tests=tests, limits=limits, repeats=repeats, keep_output=True)
             for src in (draft.slow, draft.fast)]
-    results = dict(sb.run_many(jobs, workers=workers, retries=SANDBOX_RETRIES))
+    results = dict(sb.run_many(jobs, workers=workers))
     return results[0], results[1]
 
 
@@ -128,9 +124,10 @@ def _judge_pair(v: Verification, slow, fast) -> bool:
 
 def verify_pair(draft: PairDraft, sb, *, repeats: int, time_limit_s: float, min_speedup: float,
                 generator_time_limit_s: float = 10.0, max_inputs: int = 8,
-                max_input_bytes: int = 2_000_000, workers: int = 2,
+                max_input_bytes: int = 2_000_000, workers: int | None = None,
                 policy: SpeedupPolicy = SpeedupPolicy()) -> Verification:
-    """Runs the pair; returns the verdict. Raises SandboxFault on infrastructure failure."""
+    """Runs the pair (on ``workers`` slots; None: the sandbox's); returns the verdict. Raises
+    SandboxFault on infrastructure failure."""
     inputs = _generate_inputs(draft, sb, time_limit_s=generator_time_limit_s, max_inputs=max_inputs,
                               max_bytes=max_input_bytes)
     if isinstance(inputs, Verification):  # the pair fails before its solutions run

@@ -196,11 +196,12 @@ def test_rlpf_ppo_steps_execute_the_policys_code(toy, tmp_path):
     import math
 
     from perfalign.alignment.rlpf import RLPFStageConfig, run_rlpf
+    from perfalign.sandbox import SandboxSettings
 
     r = run_rlpf(RLPFStageConfig(model_name_or_path=SMOL, reward_model_path=None, data_path=str(toy.data_dir),
                                  codecontests_dir=str(toy.codecontests_dir), output_dir=str(tmp_path / "rlpf"),
                                  num_ppo_epochs=1, num_mini_batches=1, response_length=24, eval_samples_per_prompt=1,
-                                 sandbox_workers=1, **{**CPU, "learning_rate": 1e-5}))
+                                 sandbox=SandboxSettings(workers=1), **{**CPU, "learning_rate": 1e-5}))
     assert r.metrics["train_episodes"] == 4 and math.isfinite(r.metrics["eval_kl"]) and r.metrics["sandbox_runs"] > 0
     check_saved(r)
     print("\nSmolLM2 RLPF (LoRA r=8) step seconds:", r.metrics["step_seconds"])

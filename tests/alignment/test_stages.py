@@ -67,7 +67,7 @@ def test_tiny_model_is_built_once(tmp_path):
 def test_production_defaults_are_the_papers():
     sft, rm, rl, dpa = SFTStageConfig(), RewardStageConfig(), RLPFStageConfig(), DPAStageConfig()
     assert sft.model_name_or_path == rm.model_name_or_path == "deepseek-ai/deepseek-coder-6.7b-base"
-    assert (sft.num_train_epochs, sft.learning_rate, sft.bf16) == (3.0, 1.41e-5, True)
+    assert (sft.num_train_epochs, sft.learning_rate, sft.bf16) == (3.0, 1.41e-5, None)  # auto: bf16 on the GPUs
     assert sft.per_device_train_batch_size * sft.gradient_accumulation_steps * 4 == 64  # 4 GPUs
     assert (rm.num_train_epochs, rm.learning_rate, rm.max_margin) == (1.0, 1.41e-5, 3.0)
     assert rm.per_device_train_batch_size * rm.gradient_accumulation_steps * 4 == 64
@@ -89,13 +89,14 @@ def test_trl_configs_take_our_fields_by_name():
     mapping); only the trainer folder, the device and PPO's episodes and model paths are derived."""
     cfg = load_config(profile="small")
     staged = wire({s: getattr(cfg, s) for s in ("sft", "reward", "rlpf", "dpa")}, "d", "w", "cc")
-    derived = {"output_dir", "use_cpu", "max_steps", "total_episodes", "reward_model_path"}
+    derived = {"output_dir", "use_cpu", "bf16", "max_steps", "total_episodes", "reward_model_path"}
     for stage, c in staged.items():
         args = c.trl_args(10) if stage == "rlpf" else c.trl_args()
         shared = {f.name for f in dataclasses.fields(args)} & {f.name for f in dataclasses.fields(c)}
         assert {"learning_rate", "seed", "bf16", "per_device_train_batch_size", "optim"} <= shared, stage
         assert all(getattr(args, n) == getattr(c, n) for n in shared - derived), stage
         assert args.output_dir == str(Path(c.output_dir) / "trainer") and args.use_cpu and args.report_to == []
+        assert args.bf16 is c.use_bf16 is False  # bf16 auto: off on the CPU
     rl, rl_args = staged["rlpf"], staged["rlpf"].trl_args(10)
     assert rl_args.total_episodes == rl.max_steps * rl.batch_size and rl_args.max_steps == -1
     assert (rl_args.sft_model_path, rl_args.reward_model_path) == (rl.model_name_or_path, rl.reward_model_path)
@@ -140,7 +141,7 @@ def _write_triplets(path: Path, rows: list[dict]):
 def test_bad_inputs_fail_before_training(toy, tmp_path, no_model_loading):
     data, cc = str(toy.data_dir), str(toy.codecontests_dir)
     with pytest.raises(ValueError, match="bf16=True needs a GPU"):
-        run_sft(SFTStageConfig(data_path=data, output_dir=str(tmp_path / "a"), use_cpu=True))
+        run_sft(SFTStageConfig(data_path=data, output_dir=str(tmp_path / "a"), use_cpu=True, bf16=True))
     with pytest.raises(FileNotFoundError, match="no table 'sft_prompts'"):
         run_sft(preset("sft", data_path=str(tmp_path / "nothing"), output_dir=str(tmp_path / "a")))
     with pytest.raises(FileNotFoundError, match="not a model directory"):

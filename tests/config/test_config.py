@@ -40,7 +40,7 @@ def test_values_are_typed_and_remember_their_origin():
     assert explained["perf"]["batch_size"] == {"value": 8, "from": "default"}
     # linked settings follow their source, for every stage alike
     assert explained["synth"]["repeats"] == {"value": 5, "from": "= perf.repeats"} and cfg.synth.repeats == 5
-    assert cfg.rlpf.sandbox_workers == cfg.eval.workers == cfg.synth.verify_workers == 3
+    assert "workers" not in settings("eval") and "verify_workers" not in settings("synth")  # one [sandbox]
     assert cfg.sft.model_name_or_path == cfg.reward.model_name_or_path == "embedded"
     # a relative flag path is the shell's; "none" unsets an optional setting
     assert load_config(flags={"perf.source": "rel/dir"}).perf.source == str(Path.cwd() / "rel" / "dir")
@@ -147,11 +147,11 @@ def test_production_is_the_library_defaults():
     from perfalign.alignment.sft import SFTStageConfig
     from perfalign.evaluation.config import EvalConfig
 
-    assert prod.sft.learning_rate == SFTStageConfig.learning_rate and prod.sft.bf16
+    assert prod.sft.learning_rate == SFTStageConfig.learning_rate and prod.sft.bf16 is None  # auto: bf16 on a GPU
     assert prod.eval.num_samples == EvalConfig.num_samples == 20 and prod.eval.omp_threads == 8
     assert all(o.startswith("profile production") for k, o in prod.origins.items())
-    # only the paper's 10k Stack pairs and GRPO's GPU run (its defaults are the tiny CPU run) differ
-    assert {k.split(".")[0] for k in prod.origins} == {"synth", "grpo"}
+    # only the paper's 10k Stack pairs differ (GRPO's defaults are its GPU run, as every table's)
+    assert {k.split(".")[0] for k in prod.origins} == {"synth"}
 
 
 def test_embedded_profile_keeps_the_values_the_python_presets_had():
@@ -161,7 +161,7 @@ def test_embedded_profile_keeps_the_values_the_python_presets_had():
     cfg = load_config(profile="embedded")
     for s in ("sft", "reward", "rlpf", "dpa"):
         c = getattr(cfg, s)
-        assert (c.bf16, c.use_cpu, c.activation_checkpointing, c.max_length, c.torch_threads) \
+        assert (c.use_bf16, c.use_cpu, c.activation_checkpointing, c.max_length, c.torch_threads) \
             == (False, True, False, 512, 1)
     assert (cfg.sft.learning_rate, cfg.sft.per_device_train_batch_size, cfg.sft.warmup_steps, cfg.sft.eval_before) \
         == (2e-3, 8, 0.05, True)
@@ -170,8 +170,8 @@ def test_embedded_profile_keeps_the_values_the_python_presets_had():
             cfg.rlpf.per_device_eval_batch_size, cfg.rlpf.eval_samples_per_prompt) == (3e-5, 2, 96, 16, 4)
     assert (cfg.dpa.learning_rate, cfg.dpa.per_device_train_batch_size, cfg.dpa.beta) == (1e-4, 4, 0.6)
     e = cfg.eval
-    assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.timing_repeats,
-            e.contest_repeats, e.profile_name) == (3, 3, 128, 2, 3, 1, "embedded")
+    assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.probe.repeats,
+            e.contest_repeats, e.problem_size) == (3, 3, 128, 2, 3, 1, "reduced")
     assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 16 and cfg.synth.seeds is None
     assert (cfg.perf.max_tests, cfg.align.parallel_stages, e.parallel_models) == (5, 2, 2)
     assert {getattr(cfg, s).train_sampling_strategy for s in ("sft", "reward", "dpa")} == {"group_by_length"}
@@ -190,14 +190,103 @@ def test_repeats_has_one_default():
     assert DEFAULT_PROFILE == "embedded"
 
 
-def test_sandbox_settings_reach_every_stage(tmp_path):
+# Names that more than one config dataclass declares, each a setting of its own table (name -> the
+# declaring classes, a class and its subclasses counting once): a trained model's own training and
+# sampling, a stage's own inputs, a measuring stage's own protocol and budget.
+OWN_SETTINGS = {
+    "learning_rate": {"StageConfig", "GrpoRunConfig"}, "bf16": {"StageConfig", "EvalConfig", "GrpoRunConfig"},
+    "use_cpu": {"StageConfig", "GrpoRunConfig"}, "torch_threads": {"StageConfig", "EvalConfig", "GrpoRunConfig"},
+    "seed": {"StageConfig", "EvalConfig", "SynthConfig", "TripletConfig"},
+    "beta": {"DPAStageConfig", "GrpoRunConfig"}, "warmup_steps": {"SFTStageConfig", "GrpoRunConfig"},
+    "eval_before": {"RLPFStageConfig", "SFTStageConfig"},
+    "train_splits": {"DPAStageConfig", "RewardStageConfig", "RLPFStageConfig"},
+    "eval_splits": {"DPAStageConfig", "RewardStageConfig", "RLPFStageConfig"},
+    "temperature": {"EvalConfig", "SynthConfig", "RLPFStageConfig", "GrpoRunConfig"},
+    "model": {"SynthConfig", "GrpoRunConfig"},                  # the LLM's; the policy's
+    "backend": {"SandboxSettings", "SynthConfig"},              # the sandbox's; the LLM's
+    "batch_size": {"BuildSettings", "EvalConfig"},              # submissions per task; sequences per generate()
+    "languages": {"SynthConfig", "TripletConfig"}, "tasks": {"EvalConfig", "GrpoRunConfig"},
+    "polybench_dir": {"EvalConfig", "GrpoRunConfig"}, "problem_size": {"EvalConfig", "GrpoRunConfig"},
+    "max_margin": {"PreferenceStageConfig", "TripletConfig"},   # the loss's cap; the dataset's
+    "time_limit_s": {"SynthConfig", "ScoreConfig"}, "target_s": {"ProbeSettings", "ScoreConfig"},
+    "repeats": {"BuildSettings", "ProbeSettings"},              # runs per test; timed probe rounds
+    "clock": {"BuildSettings", "ProbeSettings"},                # the dataset's labels'; evaluation's and GRPO's
+    "max_rel_se": {"ProbeSettings", "NoiseGate"}, "target_rel_se": {"ProbeSettings", "NoiseGate"},  # probe; kernel
+    "remeasure_above": {"SpeedupPolicy", "RLPFStageConfig"},
+}
+
+
+def _declarations() -> dict[str, set[type]]:
+    """Every setting's name -> the dataclasses declaring it (nested ones too; linked fields and a
+    run's fields are not settings)."""
+    import typing
+
+    out: dict[str, set[type]] = {}
+
+    def walk(cls: type, prefix: str, known: dict) -> None:
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if dataclasses.is_dataclass(hints.get(f.name)):
+                walk(hints[f.name], f"{prefix}{f.name}.", known)
+            elif prefix + f.name in known:
+                owner = next(c for c in cls.__mro__ if f.name in vars(c).get("__annotations__", {}))
+                out.setdefault(f.name, set()).add(owner)
+    for table, cls in TABLES.items():
+        walk(cls, "", settings(table))
+    return out
+
+
+def test_no_setting_is_declared_in_two_dataclasses():
+    """One setting, one dataclass: a name declared by two config dataclasses (neither a subclass of
+    the other) is one of a table's own settings listed above, never one setting written twice (the
+    sandbox's backend once had six fields, the probe protocol three copies); and no setting keeps a
+    name whose meaning now lives under another one (a synonym)."""
+    def repeated(decl: dict[str, set[type]]) -> dict[str, list[str]]:
+        out = {}
+        for name, classes in decl.items():
+            roots = {c.__name__ for c in classes if not any(o is not c and issubclass(c, o) for o in classes)}
+            if len(roots) > 1 and roots != OWN_SETTINGS.get(name):
+                out[name] = sorted(roots)
+        return out
+
+    decl = _declarations()
+    assert not repeated(decl), f"settings declared in two dataclasses: {repeated(decl)}"
+    from perfalign.evaluation.config import EvalConfig
+    from perfalign.grpo.measure import MeasureSettings
+
+    # the check sees a setting written twice (a field of its own in another table), not a subclass's default
+    assert repeated({**decl, "backend": decl["backend"] | {EvalConfig}}) == {
+        "backend": ["EvalConfig", "SandboxSettings", "SynthConfig"]}
+    assert MeasureSettings in decl["repeats"] and not repeated({"repeats": decl["repeats"]})
+    synonyms = {"sandbox_backend", "sandbox_workers", "verify_workers", "workers", "retries", "sandbox",
+                "timing_repeats", "probe_max_repeats", "probe_target_s", "profile", "profile_name"}
+    homes = {name: sorted(c.__name__ for c in cls) for name, cls in _declarations().items() if name in synonyms}
+    assert homes == {"workers": ["SandboxSettings"], "retries": ["SandboxSettings"]}, homes
+
+
+def test_sandbox_settings_reach_every_stage(tmp_path, monkeypatch):
     """Regression: the [sandbox] table never reached RLPF (its reward hard-coded "auto")."""
     from perfalign.flows.align import stage_configs
 
     cfg = load_config(overrides=["sandbox.backend='docker'", "sandbox.workers=3"])
     rlpf = stage_configs(cfg, str(tmp_path / "t"), str(tmp_path / "w"), None)["rlpf"]
-    assert (rlpf.sandbox_backend, rlpf.sandbox_workers) == ("docker", 3)
-    assert cfg.perf.build_settings().backend == cfg.synth.sandbox == cfg.eval.backend == "docker"
+    assert (rlpf.sandbox.backend, rlpf.sandbox.worker_count()) == ("docker", 3)
+    import perfalign.flows.perf as perf_flow
+    from perfalign.flows import pipeline
+
+    got = {}
+    monkeypatch.setattr(perf_flow, "run_build", lambda out, perf, sandbox, **kw: got.update(sandbox=sandbox) or {})
+
+    class Run:  # the run state's stage call, without a run folder's records
+        run_dir = tmp_path / "run"
+
+        @staticmethod
+        def run_stage(name, key, desc, go):
+            return go()
+
+    monkeypatch.setattr(pipeline, "perf_key", lambda cfg, run_dir: ("h", "d"))
+    pipeline.stage_perf(cfg, Run())
+    assert got["sandbox"] is cfg.sandbox  # perf, synth, eval and GRPO get the object itself
     assert all(LINKS[k][0].split(".")[0] in TABLES for k in LINKS)
 
 
@@ -263,7 +352,7 @@ def test_config_shows_each_settings_doc():
     assert explained["dpa"]["beta"]["doc"].startswith("beta of Eq. 7")               # ours
     assert explained["kernel"]["gate.max_rel_se"]["doc"] and explained["grpo"]["tiers.format"]["doc"]  # nested
     assert "learning rate" in explained["sft"]["learning_rate"]["doc"]               # TRL's
-    assert explained["rlpf"]["sandbox_backend"]["doc"] == explained["sandbox"]["backend"]["doc"]
+    assert explained["eval"]["probe.repeats"]["doc"] and explained["grpo"]["measure.peak_n"]["doc"]
     res = CliRunner().invoke(app, ["config", "--docs", "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["settings"]["perf"]["repeats"]["doc"].startswith("runs per test")

@@ -9,6 +9,7 @@ from clock_programs import ANSWER, FAST, SLOW, N
 
 from perfalign.evaluation.config import EvalConfig
 from perfalign.measure.contest import ContestProblem, ContestSettings, score_contest
+from perfalign.measure.harness import ProbeSettings
 from perfalign.sandbox import Limits, Sandbox, TestCase
 from perfalign.sandbox import clock as clk
 
@@ -35,9 +36,9 @@ def test_contest_scores_in_counts_are_exact(sb):
 
 
 def test_the_eval_config_checks_its_clock():
-    assert EvalConfig().clock == "cpu"
+    assert EvalConfig().probe.clock == "cpu"
     with pytest.raises(ValueError, match="clock must be one of"):
-        EvalConfig(clock="wall").check_values()
+        EvalConfig(probe=ProbeSettings(clock="wall")).check_values()
     with pytest.raises(ValueError, match="clock must be one of"):
         ContestSettings(clock="seconds")
 

@@ -30,7 +30,8 @@ def prompt(text="Write it faster."):
 def test_the_key_follows_weights_prompts_and_sampling(model):
     spec, cfg = ModelSpec("m", str(model)), EvalConfig(num_samples=2)
     key = generation_key(spec, cfg, [prompt()])
-    assert key == generation_key(ModelSpec("other label", str(model)), EvalConfig(num_samples=2, workers=7), [prompt()])
+    other = EvalConfig(num_samples=2, omp_threads=7)  # a setting of the scoring, not of sampling
+    assert key == generation_key(ModelSpec("other label", str(model)), other, [prompt()])
     assert key != generation_key(spec, EvalConfig(num_samples=3), [prompt()])
     assert key != generation_key(spec, EvalConfig(num_samples=2, temperature=0.0), [prompt()])
     assert key != generation_key(spec, cfg, [prompt("Write it slower.")])
@@ -70,7 +71,7 @@ def test_what_is_cached_is_what_sampling_again_gives(tmp_path, monkeypatch):
     base = ModelSpec("base", str(embedded_base_model()))  # the shared cache's tiny model
     monkeypatch.setattr("perfalign.common.paths.cache_root", lambda: tmp_path / "cache")
     cfg = EvalConfig(models=[base], tasks=("pareval",), pareval_models=("serial",), max_prompts_per_task=2,
-                     num_samples=2, max_new_tokens=16, torch_threads=1, profile_name="embedded")
+                     num_samples=2, max_new_tokens=16, torch_threads=1, problem_size="reduced")
     prompts, _ = load_tasks(cfg)
     ev.pregenerate(base, cfg)
     stored = cached_generations(generation_key(base, cfg, prompts))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from perfalign.perfdata import shards
+from perfalign.sandbox import SandboxSettings
 from perfalign.sandbox import clock as clk
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "codecontests_sample" / "data"
@@ -23,9 +24,10 @@ def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server
 
     assert clk.valgrind_missing() is None, clk.valgrind_missing()
     perf = dataclasses.replace(load_config(overrides=["perf.clock=instructions"]).perf, source=str(SAMPLE),
-                               limit_problems=1, repeats=1, max_tests=1, backend="bwrap")
+                               limit_problems=1, repeats=1, max_tests=1)
     assert perf.clock == "instructions"  # the config's [perf] table is the flow's parameter
-    summary = run_build(str(tmp_path), perf, workers=2)
+    sandbox = SandboxSettings(backend="bwrap")
+    summary = run_build(str(tmp_path), perf, sandbox, workers=2)
     assert summary["failed_batches"] == 0 and summary["status"]["measured"] >= 6, summary
     rows = [r for _, t in shards.iter_shards(tmp_path, "submissions") for r in t.to_pylist()]
     measured = [r for r in rows if r["status"] == "measured"]
@@ -35,7 +37,7 @@ def test_a_build_in_counts_labels_its_rows_and_never_mixes_clocks(prefect_server
         else:
             assert r["clock"] == "instructions" and r["test_clock_counts"][0] > 1e5, r["language"]
     assert {r["language"] for r in measured} >= {"cpp", "python3"}
-    again = run_build(str(tmp_path), perf, workers=2)  # resumes: nothing left to measure, nothing refused
+    again = run_build(str(tmp_path), perf, sandbox, workers=2)  # resumes: nothing left to measure, nothing refused
     assert again["failed_batches"] == 0 and again["resumed_skipped"] >= len(measured), again
     with pytest.raises(FailedRun, match="never mixes clocks"):
-        run_build(str(tmp_path), dataclasses.replace(perf, clock="cpu"), workers=2)
+        run_build(str(tmp_path), dataclasses.replace(perf, clock="cpu"), sandbox, workers=2)

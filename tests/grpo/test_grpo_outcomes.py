@@ -16,7 +16,7 @@ from perfalign.grpo.measure import MeasureSettings, Rollout, _judge_correct, eva
 from perfalign.grpo.reward import WITHHELD_TIER, judge_verdict, tier_of_verdict
 from perfalign.grpo.static import TECHNIQUES
 from perfalign.grpo.tasks import dgemm_task
-from perfalign.sandbox import CompileInfo, RunResult, Verdict
+from perfalign.sandbox import CompileInfo, RunResult, Sandbox, Verdict
 
 SETTINGS = MeasureSettings(validate_time_s=2.0, repeats=2, max_repeats=2, target_s=0.05, peak_seconds=0.1,
                            peak_n=256)
@@ -50,7 +50,7 @@ FAILURES = {
 
 @pytest.fixture(scope="module")
 def task():
-    return dgemm_task("embedded", threads=1)
+    return dgemm_task("reduced", threads=1)
 
 
 def run(task, code):
@@ -74,6 +74,7 @@ class InjectedFaults:
 
     def __init__(self, real, marker="/* breaks the runner */"):
         self.real, self.marker, self.broken, self.seen = real, marker, False, []
+        self.retries = real.retries
 
     def run_job(self, job):
         src = job.extra_sources.get("candidate.cpp", "")
@@ -82,6 +83,9 @@ class InjectedFaults:
             return RunResult(Verdict.SANDBOX_ERROR, "injected", Language.CPP, True, CompileInfo(ok=True),
                              message="sandbox runner failed (exit 1): injected")
         return self.real.run_job(job)
+
+    def run_job_retrying(self, job, retries=None):  # the sandbox's retry policy over the faulty run_job
+        return Sandbox.run_job_retrying(self, job, retries)
 
 
 @pytest.fixture

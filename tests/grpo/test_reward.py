@@ -24,7 +24,7 @@ POLYBENCH = Path(__file__).resolve().parents[3] / "shared" / "external" / "polyb
 
 @pytest.fixture(scope="module")
 def task():
-    return dgemm_task("embedded", threads=1)
+    return dgemm_task("reduced", threads=1)
 
 
 def run(task, completion, mode="code", permitted=ALL):
@@ -93,7 +93,7 @@ def test_forbidden_technique_is_a_format_violation(task):
 def test_polybench_syrk_reference_is_measured():
     from perfalign.grpo.tasks import polybench_task
 
-    t = polybench_task(POLYBENCH, "syrk", "embedded", threads=1)
+    t = polybench_task(POLYBENCH, "syrk", "reduced", threads=1)
     ref = t.problem.reference
     rec = evaluate_rollout(Rollout("p", "syrk", ref, ALL, mode="code"), t, SETTINGS)
     assert rec["tier"] == "ok", rec["message"]

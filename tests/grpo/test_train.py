@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
+from perfalign.config.tables import preset
 from perfalign.grpo.records import read_rollouts
-from perfalign.grpo.train import GrpoRunConfig, run_grpo
+from perfalign.grpo.train import run_grpo
 
 
 def test_embedded_grpo_end_to_end(tmp_path):
     from perfalign.grpo.measure import MeasureSettings
 
-    cfg = GrpoRunConfig(out_dir=str(tmp_path / "run"), arm="sqd", schedule="none:1;all:2", num_generations=4,
-                                 warmup_steps=30, n_workers=1,
-                                 measure=MeasureSettings(repeats=2, max_repeats=2, target_s=0.05, peak_seconds=0.1,
-                                                         peak_n=256))
+    cfg = preset("grpo", "embedded", out_dir=str(tmp_path / "run"), arm="sqd", schedule="none:1;all:2",
+                 num_generations=4, warmup_steps=30, n_workers=1,
+                 measure=MeasureSettings(repeats=2, max_repeats=2, target_s=0.05, peak_seconds=0.1, peak_n=256))
     summary = run_grpo(cfg)
     rows = read_rollouts(cfg.out_dir).to_pylist()
     assert len(rows) == 3 * 4  # every rollout of every step recorded

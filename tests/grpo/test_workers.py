@@ -19,7 +19,7 @@ SETTINGS = MeasureSettings(repeats=2, max_repeats=2, target_s=0.05, peak_seconds
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 cores")
 def test_worker_killed_mid_batch_loses_no_rollout():
-    tasks = {"dgemm": dgemm_task("embedded", threads=1)}
+    tasks = {"dgemm": dgemm_task("reduced", threads=1)}
     rollouts = [Rollout(f"r{i}", "dgemm", f"order={o} tile={t} simd=0 omp=0 unroll=1", ("blocking",))
                 for i, (o, t) in enumerate((o, t) for o in ORDERS for t in (0, 16))]
     with BenchmarkCluster(n_workers=2, cpus_per_worker=1, settings=SETTINGS) as cluster:

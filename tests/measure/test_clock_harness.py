@@ -28,7 +28,7 @@ POLYBENCH = Path(__file__).resolve().parents[3] / "shared" / "external" / "polyb
 def gemm():
     if not POLYBENCH.is_dir():
         pytest.skip(f"no PolyBench/C checkout at {POLYBENCH}")
-    return PolyBenchCheckout(POLYBENCH).problem("gemm", "embedded", "serial")
+    return PolyBenchCheckout(POLYBENCH).problem("gemm", "reduced", "serial")
 
 
 def test_a_count_is_the_same_every_round(sb, gemm):
@@ -54,7 +54,7 @@ def test_a_count_is_the_same_every_round(sb, gemm):
 def test_openmp_falls_back_to_its_own_clock_with_the_flag(sb):
     from perfalign.grpo.tasks import dgemm_task
 
-    problem = dgemm_task("embedded", threads=1).problem  # compiled with -fopenmp
+    problem = dgemm_task("reduced", threads=1).problem  # compiled with -fopenmp
     settings = ProbeSettings(repeats=2, max_repeats=2, target_s=0.02, max_run_s=0.5, max_rel_se=10.0,
                              clock="instructions")
     session = ProbeSession(sb, problem, settings)

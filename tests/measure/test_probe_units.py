@@ -111,7 +111,7 @@ def test_polybench_checkout_loads_every_kernel():
         p = co.problem(name)
         assert p.sizes == {"V": "SMALL_DATASET", "T": "MEDIUM_DATASET"} and p.signature.name.startswith("kernel_")
         assert "print_array(" in p.drivers["T"] and p.validate_calls == 2
-    gemm = co.problem("gemm", "production")
+    gemm = co.problem("gemm", "full")
     assert gemm.sizes["T"] == "LARGE_DATASET"
     src = gemm.candidate_source('#include <polybench.h>\n#include "gemm.h"\nstatic\nvoid kernel_gemm(int ni) {}', "T")
     assert "#include <polybench.h>" not in src.split('#line 1 "candidate.cpp"')[1] and "static" not in src.split(

@@ -72,7 +72,7 @@ def _jsonl_source(root: Path) -> Path:
 
 
 def _settings() -> BuildSettings:
-    return BuildSettings(repeats=1, batch_size=8, backend="auto")
+    return BuildSettings(repeats=1, batch_size=8)
 
 
 def test_an_unreadable_source_file_fails_the_build_with_its_name(tmp_path):
