@@ -44,8 +44,7 @@ def stage_perf(cfg: PerfalignConfig, run: RunState) -> dict:
     out = run.run_dir / "codecontests_perf"
     h, desc = perf_key(cfg, run.run_dir)
     summary = run.run_stage("codecontests_perf", h, desc,
-                            lambda: run_build(str(out), cfg.perf, cfg.sandbox,
-                                                      workers=cfg.sandbox.worker_count()))
+                            lambda: run_build(str(out), cfg.perf, cfg.sandbox, workers=cfg.sandbox.worker_count()))
     if summary.get("failed_batches"):
         raise RuntimeError(f"codecontests_perf: {summary['failed_batches']} batch(es) failed; rerun to retry them")
     return summary
