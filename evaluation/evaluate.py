@@ -103,10 +103,12 @@ def evaluate(config: EvalConfig, out_dir: str | Path, write: bool = True,
     return report
 
 
-def _generate(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt]) -> tuple[list[list[str]], float]:
+def _generate(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt],
+              key: str | None = None) -> tuple[list[list[str]], float]:
     """The model's responses and the seconds they took: from the generation cache (the same
-    weights, prompts and sampling settings: what sampling again would give) or sampled now and stored."""
-    key = generation_key(spec, config, prompts)
+    weights, prompts and sampling settings: what sampling again would give) or sampled now and stored.
+    ``key``: the generation key when the caller has it (hashing a model's weights reads every byte)."""
+    key = key or generation_key(spec, config, prompts)
     hit = cached_generations(key)
     if hit is not None:
         log.info("%s: generations from the cache (made in %.1f s)", spec.label, hit[1])
@@ -136,12 +138,13 @@ def _generate_all(config: EvalConfig, prompts: list[EvalPrompt]):
     side_by_side = config.parallel_models > 1 and sum(not m.is_oracle for m in config.models) > 1
 
     def one(spec: ModelSpec):
-        hit = cached_generations(generation_key(spec, config, prompts))  # no child started for it
+        key = generation_key(spec, config, prompts)
+        hit = cached_generations(key)  # no child started for it
         if hit is not None:
             return hit
         if side_by_side and not spec.is_oracle:
-            return call_in_child(_generate, spec, config, prompts)
-        return _generate(spec, config, prompts)
+            return call_in_child(_generate, spec, config, prompts, key)
+        return _generate(spec, config, prompts, key)
 
     for spec, fut in bounded_map(one, config.models, workers=config.parallel_models if side_by_side else 1,
                                  name="generate"):

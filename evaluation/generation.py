@@ -183,8 +183,7 @@ def generation_key(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt
     for f in sorted(p for p in model.iterdir() if p.is_file()):  # not trainer/: its checkpoints
         h.update(f.name.encode() + b"\0")
         with f.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+            h.update(hashlib.file_digest(fh, "sha256").digest())
     h.update(json.dumps({k: getattr(config, k) for k in SAMPLING_FIELDS}, sort_keys=True).encode())
     h.update(json.dumps([(p.task, p.prompt_id, p.text) for p in prompts]).encode())
     return h.hexdigest()[:32]

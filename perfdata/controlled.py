@@ -197,12 +197,19 @@ class ControlledDataset:
 MEASURING = "controlled: reference programs measured"  # common.progress's name for it
 
 
+def _default_sandbox():
+    """A sandbox on the [sandbox] table's defaults, for callers that pass none."""
+    from perfalign.sandbox import Sandbox, SandboxSettings
+
+    return Sandbox.from_settings(SandboxSettings())
+
+
 def measure_references(instances_: list[Instance], sandbox=None,
                        repeats: int = BuildSettings.repeats) -> dict[str, dict[str, float]]:
     """CPU time (mean over tests of the median over repeats) of every correct reference program."""
-    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
+    from perfalign.sandbox import Job, Limits, TestCase
 
-    sb = sandbox or Sandbox(backend="auto", workers=2)
+    sb = sandbox or _default_sandbox()
     jobs, keys = [], []
     for inst in instances_:
         ins, outs = inst.tests()
@@ -288,13 +295,11 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
     in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
-    from perfalign.sandbox import Sandbox
-
     root = Path(root)
     default_train, default_held = all_instances(family_set)
     train = default_train if train is None else train
     heldout = default_held if heldout is None else heldout
-    sb = sandbox or Sandbox(backend="auto", workers=2)
+    sb = sandbox or _default_sandbox()
     runtimes = measure_references(train + heldout, sb, repeats)
     cc = write_codecontests(root / "codecontests", train + heldout, runtimes, {i.problem_id for i in heldout}, repeats,
                             sb.calibration())
@@ -369,9 +374,9 @@ def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sand
     """Run every sample (once per distinct program) on its instance's tests in the sandbox, with
     the references' repeats. Returns, per problem, ``(code, RunResult)`` for each sample in order
     (``(None, None)`` without code), and the number of distinct programs run."""
-    from perfalign.sandbox import Job, Limits, Sandbox, TestCase
+    from perfalign.sandbox import Job, Limits, TestCase
 
-    sb = sandbox or Sandbox(backend="auto", workers=2)
+    sb = sandbox or _default_sandbox()
     by_id = {i.problem_id: i for i in task.train + task.heldout}
     index: dict[tuple[str, str], int] = {}
     jobs = []
