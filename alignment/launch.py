@@ -4,10 +4,10 @@ stage Config's fields, e.g. ``json.dumps(dataclasses.asdict(cfg))``)."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 
+from .stage_config import config_from_json
 from .stages import STAGES
 
 
@@ -18,11 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with open(args.config) as f:
         fields = json.load(f)
-    fields.pop("stage", None)
     stage = STAGES[args.stage]
-    cls = stage.config
-    tuples = {f.name for f in dataclasses.fields(cls) if isinstance(f.default, tuple)}  # JSON has lists
-    result = stage.run(cls(**{k: tuple(v) if k in tuples else v for k, v in fields.items()}))
+    result = stage.run(config_from_json(stage.config, fields))
     print(json.dumps({"run_dir": str(result.run_dir), "metrics": result.metrics}, default=str))
     return 0
 

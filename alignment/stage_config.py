@@ -242,6 +242,28 @@ def step_times(trainer) -> dict[str, float]:
     return {"steps": len(s), "first_s": round(s[0], 3), "median_s": round(statistics.median_high(s[1:] or s), 3)}
 
 
+def config_from_json(cls: type, fields: dict[str, Any]) -> Any:
+    """A stage config from its ``dataclasses.asdict`` JSON (what ``alignment.launch`` reads):
+    nested dataclasses (the RLPF stage's ``sandbox``) rebuilt, JSON lists back to tuples."""
+    import typing
+
+    hints = typing.get_type_hints(cls)
+    kw: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in fields:
+            continue
+        v, hint = fields[f.name], hints[f.name]
+        if dataclasses.is_dataclass(hint) and isinstance(v, dict):
+            v = config_from_json(hint, v)
+        elif isinstance(v, list) and (typing.get_origin(hint) is tuple or isinstance(f.default, tuple)):
+            v = tuple(v)
+        kw[f.name] = v
+    unknown = set(fields) - set(kw) - {"stage"}
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown fields {sorted(unknown)}")
+    return cls(**kw)
+
+
 def _resume_config(cfg: StageConfig) -> dict:
     fields = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in RESUME_IGNORES}
     return json.loads(json.dumps({"stage": type(cfg).__name__, **fields}, default=str))

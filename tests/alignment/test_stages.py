@@ -546,3 +546,18 @@ def test_dpa_with_max_steps_computes_reference_logps_for_the_rows_it_reads(toy, 
     assert res.metrics["train_samples"] == 4 < res.metrics["train_rows_available"]
     assert res.metrics["train_steps"] == 2
     assert preset("dpa", max_steps=-1).rows_read() is None  # epochs: every row
+
+
+@pytest.mark.parametrize("stage", ["sft", "reward", "rlpf", "dpa"])
+def test_launch_json_round_trips_every_stage_config(stage, tmp_path):
+    """``alignment.launch`` rebuilds a stage config from ``asdict`` JSON (how a multi-process
+    launch receives it): nested settings (RLPF's ``sandbox``) come back as dataclasses, lists as
+    tuples, and the result equals the config that was written; an unknown field is refused."""
+    from perfalign.alignment.stage_config import config_from_json
+    from perfalign.alignment.stages import STAGES
+
+    cfg = preset(stage, output_dir=str(tmp_path))
+    back = config_from_json(STAGES[stage].config, json.loads(json.dumps(dataclasses.asdict(cfg))))
+    assert back == cfg
+    with pytest.raises(ValueError, match="unknown fields"):
+        config_from_json(STAGES[stage].config, {"no_such_field": 1})
