@@ -154,9 +154,9 @@ class PerformanceReward:
     @property
     def sandbox(self):
         if self._sandbox is None:
-            from perfalign.sandbox import Sandbox
+            from perfalign.sandbox import Sandbox, SandboxSettings
 
-            self._sandbox = Sandbox(backend="auto", workers=self.workers)
+            self._sandbox = Sandbox.from_settings(SandboxSettings(), workers=self.workers)
         return self._sandbox
 
     def executes(self, info: PromptInfo) -> bool:
