@@ -154,9 +154,9 @@ class PerformanceReward:
     @property
     def sandbox(self):
         if self._sandbox is None:
-            from perfalign.sandbox import Sandbox
+            from perfalign.sandbox import Sandbox, SandboxSettings
 
-            self._sandbox = Sandbox(backend="auto", workers=self.workers)
+            self._sandbox = Sandbox.from_settings(SandboxSettings(), workers=self.workers)
         return self._sandbox
 
     def executes(self, info: PromptInfo) -> bool:
@@ -291,6 +291,7 @@ class PerformanceReward:
         if not langs:
             return
         jobs = [Job(CONTROL_PROGRAMS[lang], lang, [TestCase("", "ok\n")]) for lang in langs]
+        # retries=0: one faulty run of the control already shows the sandbox at fault
         verdicts = {langs[j]: str(res.verdict.value) for j, res in self.sandbox.run_many(jobs, workers=1, retries=0)}
         self.counts["control_runs"] += len(jobs)
         for k, m in measured.items():
@@ -298,7 +299,7 @@ class PerformanceReward:
                 m.control = verdicts.get(Language.lookup(k[1]))
 
     def _execute(self, keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], _Measured]:
-        """One batched run_many; infrastructure faults (SANDBOX_ERROR) retried once by the sandbox."""
+        """One batched run_many; infrastructure faults (SANDBOX_ERROR) retried by the sandbox (its retries)."""
         if not keys:
             return {}
         from perfalign.sandbox import Job, Limits, TestCase
@@ -310,7 +311,7 @@ class PerformanceReward:
                             Limits(time_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
                             repeats=self.repeats or p.repeats, stop_on_failure=True, clock=self.clock))
         out = {}
-        for j, res in self.sandbox.run_many(jobs, workers=self.workers, retries=1):
+        for j, res in self.sandbox.run_many(jobs, workers=self.workers):
             clock = getattr(res, "clock", DEFAULT_CLOCK)
             native, noise = native_cpu_s(res.tests) if clock in DETERMINISTIC else (None, 0.0)
             out[keys[j]] = _Measured(res.verdict.value, _count(res) if clock in DETERMINISTIC else res.mean_cpu_time_s,

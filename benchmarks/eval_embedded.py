@@ -49,7 +49,8 @@ def main() -> int:
     t0 = time.time()
     ccperf = args.ccperf
     if ccperf is None:
-        from perfalign.perfdata.perf import BuildSettings, build
+        from perfalign.perfdata.perf import BuildSettings
+        from perfalign.perfdata.perf_build import build
 
         ccperf = str(Path(args.out) / "codecontests_perf")
         build("data/codecontests_sample/data/test-00000-of-00001.parquet", Path(ccperf), BuildSettings(repeats=3),

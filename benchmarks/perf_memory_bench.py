@@ -108,7 +108,8 @@ def _child(args: argparse.Namespace) -> None:
 
         status = run_build(args.out, PerfSettings(source=args.source, repeats=1), workers=args.workers)["status"]
     else:
-        from perfalign.perfdata.perf import BuildSettings, build
+        from perfalign.perfdata.perf import BuildSettings
+        from perfalign.perfdata.perf_build import build
 
         status = build(args.source, Path(args.out), BuildSettings(repeats=1), workers=args.workers).status
     print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -170,7 +171,7 @@ def main() -> None:
     print(f"\n{args.tests} tests x ~{args.input_mb:g} MB input per problem (~{raw_gb:.2f} GB of test input each), "
           f"{args.row_group_rows} problem(s) per source row group, "
           f"{'plain' if args.plain_source else 'default (dictionary)'} source encoding, "
-          f"{'Prefect flow' if args.flow else 'perfalign.perfdata.perf.build'}, "
+          f"{'Prefect flow' if args.flow else 'perfalign.perfdata.perf_build.build'}, "
           f"builder: {args.builder_root or 'this tree'}")
     print("problems | builder peak RSS | wall")
     for n, r in results:

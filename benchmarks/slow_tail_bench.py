@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from perfalign.perfdata.perf import BuildSettings, build  # noqa: E402
+from perfalign.perfdata.perf import BuildSettings  # noqa: E402
+from perfalign.perfdata.perf_build import build  # noqa: E402
 
 SAMPLE = ROOT / "data" / "codecontests_sample" / "data"
 

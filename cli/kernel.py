@@ -23,9 +23,11 @@ kernel_app = _group("kernel", "Kernel environment: KernelBench problems, sandbox
 
 
 def _kernel_config(conf: ConfigArgs):
-    """The [kernel] table (kernelenv.ScoreConfig); at most ``trials`` timed calls, at least min(min_trials, trials)."""
-    k = _load_config(conf).kernel
-    return dataclasses.replace(k, min_trials=min(k.min_trials, k.trials))
+    """The [kernel] table (kernelenv.ScoreConfig; at most ``trials`` timed calls, at least
+    min(min_trials, trials)) and the [sandbox] settings the scorer opens its sandbox with."""
+    cfg = _load_config(conf)
+    k = cfg.kernel
+    return dataclasses.replace(k, min_trials=min(k.min_trials, k.trials)), cfg.sandbox
 
 
 _KERNEL_KEYS = ("kernel.device", "kernel.trials", "kernel.scale", "kernel.threads", "kernel.compile_baseline",
@@ -44,11 +46,11 @@ def kernel_score_cmd(
     """Score one candidate: correctness over fresh inputs, then speedups (exit 0 whenever scoring happened)."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer, load_problem
 
-    cfg = _kernel_config(conf)
+    cfg, sandbox = _kernel_config(conf)
     with _failing(ProblemError, KernelEnvError, OSError, UnicodeDecodeError):
         prob = load_problem(problem)
         source = candidate.read_text(encoding="utf-8")
-        with Scorer(cfg) as scorer:
+        with Scorer(cfg, sandbox) as scorer:
             res = scorer.score(prob, source, str(candidate))
     d = res.to_dict()
     head = {k: d[k] for k in ("verdict", "correct", "speedup_eager", "speedup_compile", "runtime_s", "flags")}
@@ -79,15 +81,15 @@ def kernel_eval_cmd(
     """Score a directory of candidates: correct %, fast_p, % faster than torch.compile, geometric means."""
     from perfalign.kernelenv import KernelEnvError, ProblemError, Scorer
 
-    cfg = _kernel_config(conf)
+    cfg, sandbox = _kernel_config(conf)
     if candidates != "reference" and not Path(candidates).is_dir():
         _fail(f"--candidates {candidates}: not a directory (or 'reference')")
     with _failing(ProblemError, KernelEnvError):
-        Scorer(cfg).close()  # fail before starting Prefect if torch cannot reach the sandbox
+        Scorer(cfg, sandbox).close()  # fail before starting Prefect if torch cannot reach the sandbox
         from perfalign.flows.kernel import kernel_eval
 
         with _session(bars=not as_json):
-            result = kernel_eval(str(problems), candidates, str(out), cfg)
+            result = kernel_eval(str(problems), candidates, str(out), cfg, sandbox)
     if as_json:
         print(json.dumps(result["metrics"]))
     else:

@@ -51,7 +51,7 @@ def perf_build(
     from prefect.exceptions import FailedRun
 
     from perfalign.flows.perf import already_built, run_build
-    from perfalign.perfdata.perf import SourceUnreadable
+    from perfalign.perfdata.codecontests import SourceUnreadable
     from perfalign.sandbox.clock import ClockMismatch
 
     with _failing(SourceUnreadable, ClockMismatch, code=1):  # as the flow fails on them
@@ -81,7 +81,7 @@ def _check_source_files(source: str, allow_partial: bool) -> None:
         err.print(f"[bold yellow]SKIPPED (--allow-partial):[/bold yellow] {escape(line)}", soft_wrap=True)
 
 def print_perf_summary(summary: dict, out: Path) -> None:
-    from perfalign.perfdata.perf import error_lines
+    from perfalign.perfdata.summary import error_lines
 
     st = summary.get("status", {})
     console.print(f"[bold]CodeContests-Perf[/bold] -> {out}")

@@ -1,4 +1,5 @@
-"""Atomic file writes: the one way perfalign replaces a file.
+"""File I/O: atomic writes (the one way perfalign replaces a file) and the one content hash of
+a folder's files (``hash_files``).
 
 The data go to a hidden temp file in the target's folder (same file system, so the rename is
 atomic), are fsync'd, then renamed over the target: a reader, or a run after a crash (kill -9 at
@@ -9,6 +10,7 @@ a teammate, or a worker running as another user, can read what a run wrote.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -62,3 +64,21 @@ def atomic_write_text(path: str | os.PathLike, text: str, mode: int | None = Non
 def atomic_write_json(path: str | os.PathLike, data: Any, mode: int | None = None, **dumps: Any) -> Path:
     """``data`` as JSON (``dumps``: keyword arguments of json.dumps, e.g. indent)."""
     return atomic_write_text(path, json.dumps(data, **dumps), mode)
+
+
+def hash_files(h: Any, path: str | os.PathLike, subfolders: bool = True) -> None:
+    """Feed the hash ``h`` the files of ``path`` (a file: itself) in sorted order, each as its path
+    relative to ``path`` (a file: its name) and its content's SHA-256; hidden files and folders
+    are left out. ``subfolders``: also the files below subfolders (False: a model folder's own
+    files, not its trainer/ checkpoints)."""
+    root = Path(path)
+    if root.is_file():
+        files = [root]
+    else:
+        found = root.rglob("*") if subfolders else root.iterdir()
+        files = sorted(f for f in found if f.is_file()
+                       and not any(part.startswith(".") for part in f.relative_to(root).parts))
+    for f in files:
+        h.update(str(f.name if f == root else f.relative_to(root)).encode())
+        with open(f, "rb") as fh:
+            h.update(hashlib.file_digest(fh, "sha256").digest())

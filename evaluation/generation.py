@@ -176,14 +176,13 @@ def generation_key(spec: ModelSpec, config: EvalConfig, prompts: list[EvalPrompt
     import json
     from pathlib import Path
 
+    from perfalign.common.fileio import hash_files
+
     model = Path(spec.ref)
     if spec.is_oracle or not (model / "config.json").is_file():
         return None
     h = hashlib.sha256()
-    for f in sorted(p for p in model.iterdir() if p.is_file()):  # not trainer/: its checkpoints
-        h.update(f.name.encode() + b"\0")
-        with f.open("rb") as fh:
-            h.update(hashlib.file_digest(fh, "sha256").digest())
+    hash_files(h, model, subfolders=False)  # not trainer/: its checkpoints
     h.update(json.dumps({k: getattr(config, k) for k in SAMPLING_FIELDS}, sort_keys=True).encode())
     h.update(json.dumps([(p.task, p.prompt_id, p.text) for p in prompts]).encode())
     return h.hexdigest()[:32]

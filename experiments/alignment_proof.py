@@ -203,13 +203,14 @@ def contest_tables(root: Path, cfg: ProofConfig) -> Path:
     """CodeContests-Perf of the profile's contest source (the bundled sample by default), built
     once beside the seeds and shared by them: the real contest prompts' tests and baselines.
     The build is incremental: an interrupted one resumes."""
-    from perfalign.perfdata.perf import build
+    from perfalign.perfdata.perf_build import build
 
     perf = preset("perf", profile=cfg.profile)
     out = root / "codecontests_perf"
     if not (out / "README.md").exists():
         print(f"building CodeContests-Perf from {perf.source} into {out} (once, shared by the seeds)", flush=True)
-        build(perf.source, out, perf.build_settings(), limit_problems=perf.limit_problems, workers=2)
+        build(perf.source, out, perf.build_settings(), limit_problems=perf.limit_problems, workers=2,
+              sandbox=preset("sandbox", profile=cfg.profile))
     return out
 
 
@@ -364,7 +365,7 @@ def main() -> int:
                       pilot_samples_per_prompt=args.pilot_samples)
     w = Path(cfg.workdir)
     t0 = time.time()
-    with Sandbox(backend="auto", workers=2) as sb:
+    with Sandbox.from_settings(preset("sandbox", profile=cfg.profile), workers=2) as sb:
         task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot)
         if args.pilot:
             return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)

@@ -7,6 +7,7 @@ import dataclasses
 from prefect import flow, task
 
 from perfalign.common.progress import report as report_progress
+from perfalign.sandbox import SandboxSettings
 
 from .env import route_library_logs
 
@@ -14,16 +15,19 @@ route_library_logs()
 
 
 @task(task_run_name="score {problem_name}")
-def score_problem(problem_path: str, problem_name: str, candidate: str, source: str, config) -> dict:
+def score_problem(problem_path: str, problem_name: str, candidate: str, source: str, config,
+                  sandbox: SandboxSettings) -> dict:
     from perfalign.kernelenv import Scorer, load_problem
 
-    with Scorer(config) as scorer:
+    with Scorer(config, sandbox) as scorer:
         return scorer.score(load_problem(problem_path), source, candidate).to_dict()
 
 
 @flow(name="kernel_eval")
-def kernel_eval(problems: str, candidates: str, out: str, config=None) -> dict:
-    """Score every problem's candidate (sequentially: timings must not contend) and write the report."""
+def kernel_eval(problems: str, candidates: str, out: str, config=None,
+                sandbox: SandboxSettings = SandboxSettings()) -> dict:
+    """Score every problem's candidate (sequentially: timings must not contend) and write the report;
+    ``sandbox``: the [sandbox] settings each score's sandbox opens with."""
     from perfalign.kernelenv import KernelScore, ScoreConfig
     from perfalign.kernelenv.evaluate import config_for, plan, write_report
 
@@ -31,7 +35,7 @@ def kernel_eval(problems: str, candidates: str, out: str, config=None) -> dict:
     items, errors = plan(problems, candidates)
     scores = []
     for i, (problem, name, source) in enumerate(items):
-        d = score_problem(str(problem.path), problem.name, name, source, config)
+        d = score_problem(str(problem.path), problem.name, name, source, config, sandbox)
         scores.append(KernelScore(**d))
         report_progress("kernels scored", i + 1, len(items))
     report = write_report(out, scores, errors, config)

@@ -1,4 +1,4 @@
-"""Flow `build_codecontests_perf`: thin Prefect wiring around perfdata.perf.
+"""Flow `build_codecontests_perf`: thin Prefect wiring around perfdata.perf (perf_plan, perf_batch).
 
 Coarse tasks (a batch of submissions each: Prefect costs ~100 ms per task), progress in the
 Prefect UI (a progress artifact) and in the CLI. No task retries: a SANDBOX_ERROR is retried by
@@ -20,18 +20,12 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from perfalign.common.progress import report
 from perfalign.config.tables import PerfSettings  # a flow parameter: Prefect resolves its type
-from perfalign.perfdata.perf import (
-    Batch,
-    BatchReport,
-    BuildPlan,
-    BuildSettings,
-    SourceUnreadable,
-    error_lines,
-    finalize,
-    plan_build,
-    run_batch,
-    summarize,
-)
+from perfalign.perfdata.codecontests import SourceUnreadable
+from perfalign.perfdata.perf import Batch, BatchReport, BuildPlan, BuildSettings
+from perfalign.perfdata.perf_batch import run_batch
+from perfalign.perfdata.perf_build import finalize
+from perfalign.perfdata.perf_plan import plan_build
+from perfalign.perfdata.summary import error_lines, summarize
 from perfalign.sandbox import SandboxSettings
 from perfalign.sandbox.clock import ClockMismatch
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from perfalign.common.fileio import atomic_write_json
+from perfalign.common.fileio import atomic_write_json, hash_files
 from perfalign.config.defaults import RUNS_ROOT
 from perfalign.sandbox.calibration import boot_id
 
@@ -61,19 +61,13 @@ def _now() -> str:
 
 
 def fingerprint(*paths: str | Path, extra: Any = None) -> str:
-    """Content hash of files/directories (hidden files and logs ignored) plus ``extra``."""
+    """Content hash of files/directories (``hash_files``: hidden ones left out) plus ``extra``."""
     h = hashlib.sha256(json.dumps(extra, sort_keys=True, default=str).encode())
-    for p in paths:
-        p = Path(p)
-        if not p.exists():
+    for p in map(Path, paths):
+        if p.exists():
+            hash_files(h, p)
+        else:
             h.update(f"missing:{p}".encode())
-            continue
-        files = [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file() and not any(
-            part.startswith(".") for part in f.relative_to(p).parts))
-        for f in files:
-            h.update(str(f.relative_to(p) if p.is_dir() else f.name).encode())
-            with open(f, "rb") as fh:
-                h.update(hashlib.file_digest(fh, "sha256").digest())
     return h.hexdigest()[:20]
 
 

@@ -35,7 +35,7 @@ from perfalign.common.paths import cache_root
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 from perfalign.measure import timing_stats
 from perfalign.measure.timing_stats import NoiseGate
-from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict, environments
+from perfalign.sandbox import Job, Limits, Sandbox, SandboxSettings, TestCase, Verdict, environments
 from perfalign.sandbox.calibration import boot_id, cpu_model
 
 from . import static
@@ -154,10 +154,12 @@ def parse_report(output: str | None, nonce: str) -> dict | None:
 
 
 class Scorer:
-    """Scores candidates; holds the sandbox and the host caches (scales, compile baselines)."""
+    """Scores candidates; holds the sandbox and the host caches (scales, compile baselines).
+    ``sandbox``: an open one (shared, not closed here) or the run's [sandbox] settings to open
+    one with."""
 
-    def __init__(self, config: ScoreConfig = ScoreConfig(), sandbox: Sandbox | None = None,
-                 backend: str = "auto", cache_dir: Path | None = None) -> None:
+    def __init__(self, config: ScoreConfig = ScoreConfig(),
+                 sandbox: Sandbox | SandboxSettings = SandboxSettings(), cache_dir: Path | None = None) -> None:
         site = environments.torch_site()
         if site.dir is None:
             raise KernelEnvError(site.reason)
@@ -166,8 +168,9 @@ class Scorer:
                                  "/dev/nvidia*); the GPU path is not available on this host")
         self.config = config
         self.torch_version = site.version
-        self._own = sandbox is None
-        self.sandbox = sandbox or Sandbox(backend=backend, workers=1)
+        self._own = isinstance(sandbox, SandboxSettings)
+        # one slot: a score's rounds are timed with nothing of ours running beside them
+        self.sandbox = Sandbox.from_settings(sandbox, workers=1) if self._own else sandbox
         self.cache = (cache_dir or cache_root()) / "kernels"
         self.guest = GUEST.read_text()
         self.stats = STATS.read_text()
@@ -195,7 +198,7 @@ class Scorer:
                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
                   env={"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads,
                        "TORCHINDUCTOR_COMPILE_THREADS": "1"})
-        return self.sandbox.run_job_retrying(job, retries=2)
+        return self.sandbox.run_job_retrying(job)  # infrastructure faults: the sandbox's retries
 
     def _driver_input(self, problem_source: str, role: str, seed: int, nonce: str, **extra) -> dict:
         c = self.config

@@ -74,10 +74,10 @@ def score_contest(sandbox: Sandbox, task: ContestProblem, code: str, settings: C
         cand_runs = []
         for _ in range(n):
             for i, b in enumerate(baselines):
-                r = sandbox.run_job_retrying(job(b), retries=1)
+                r = sandbox.run_job_retrying(job(b))
                 used.update([r.clock] if r.ok else [])
                 base_times[i].append(_runtime(r))
-            cand_runs.append(sandbox.run_job_retrying(job(code), retries=1))
+            cand_runs.append(sandbox.run_job_retrying(job(code)))
             used.update([cand_runs[-1].clock] if cand_runs[-1].ok else [])
             if not cand_runs[-1].ok:
                 break

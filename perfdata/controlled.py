@@ -219,7 +219,7 @@ def measure_references(instances_: list[Instance], sandbox=None,
             keys.append((inst.problem_id, kind))
     out: dict[str, dict[str, float]] = {i.problem_id: {} for i in instances_}
     report(MEASURING, 0, len(jobs))  # a minute or two of the controlled stage: the CLI's bars, the run log
-    for done, (j, res) in enumerate(sb.run_many(jobs, workers=2, retries=1), start=1):
+    for done, (j, res) in enumerate(sb.run_many(jobs, workers=2), start=1):
         if not res.ok:
             raise RuntimeError(f"controlled reference {keys[j]} failed in the sandbox: {res.verdict} {res.message}")
         out[keys[j][0]][keys[j][1]] = res.mean_cpu_time_s
@@ -388,6 +388,6 @@ def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sand
                 index[(pid, code)] = len(jobs)
                 jobs.append(Job(code, LANG, [TestCase(i, o) for i, o in zip(ins, outs)], Limits(time_s=TIME_LIMIT_S),
                                 repeats=repeats, stop_on_failure=True))
-    results = dict(sb.run_many(jobs, workers=2, retries=1))
+    results = dict(sb.run_many(jobs, workers=2))
     return {pid: [(c, results.get(index[(pid, c)]) if c is not None else None) for c in cs]
             for pid, cs in codes.items()}, len(jobs)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .clock import DEFAULT_CLOCK, check_clock
+from .settings import SandboxSettings
 
 app = typer.Typer(help="Run untrusted C++ / Python 3 / Java programs, isolated and measured.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -33,7 +34,8 @@ def run_cmd(
                                           "the wall clock is a guard at 3x + 1 s."),
     memory_limit: int = typer.Option(256, "--memory-limit", min=8, help="Memory limit, MB."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Runs per test; all kept, median reported."),
-    backend: str = typer.Option("auto", "--backend", help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
+    backend: str = typer.Option(SandboxSettings.backend, "--backend",
+                                help="auto, bwrap, docker or local-unsafe (NOT isolated)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (the stable contract)."),
     keep_output: bool = typer.Option(False, "--show-output", help="Include each test's stdout."),
     clock: str = typer.Option(DEFAULT_CLOCK, "--clock",

@@ -227,7 +227,7 @@ def record_calls(sandbox: "Sandbox", p: HumanEvalProblem) -> list[tuple]:
 
     src = p.prompt + p.canonical_solution + "\n" + p.test + "\n" + _RECORDER % p.entry_point
     r = sandbox.run_job_retrying(Job(src, "python3", [TestCase("", None)], Limits(time_s=10, memory_mb=512),
-                                     keep_output=True), retries=1)
+                                     keep_output=True))
     if not r.ok or r.tests[0].output is None:
         raise ProblemUnusable(f"{p.task_id}: its official test does not run here ({r.verdict.value}: {r.message})")
     calls = ast.literal_eval(r.tests[0].output)
@@ -254,7 +254,7 @@ def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rn
     draws = [perf_calls(recorded, k, PERF_CALLS, rng) for k in SCALES]
     tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", tests,
-                                     Limits(time_s=max(1.0, 3 * target_s), memory_mb=1024)), retries=1)
+                                     Limits(time_s=max(1.0, 3 * target_s), memory_mb=1024)))
     times = [t.cpu_time_s if t.verdict.value == "OK" else None for t in r.tests]
     best, best_share, per_call = None, 0.0, 0.0
     for i in range(len(draws)):
@@ -285,8 +285,7 @@ def perf_tests(sandbox: "Sandbox", p: HumanEvalProblem, target_s: float = TARGET
     scale, calls, share = calibrate(sandbox, p, recorded, rng, target_s)
     inputs = [encode_calls(recorded + perf_calls(recorded, scale, calls, rng)) for _ in range(TESTS)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", [TestCase(i, None) for i in inputs],
-                                     Limits(time_s=max(2.0, 10 * target_s), memory_mb=1024), keep_output=True),
-                                 retries=1)
+                                     Limits(time_s=max(2.0, 10 * target_s), memory_mb=1024), keep_output=True))
     if not r.ok:
         raise ProblemUnusable(f"{p.task_id}: the canonical solution fails on the drawn inputs ({r.verdict.value})")
     tests = [TestCase(i, t.output) for i, t in zip(inputs, r.tests)]

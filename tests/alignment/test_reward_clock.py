@@ -119,7 +119,8 @@ def _cross(mode: int) -> str:
 def _dataset_row(sb) -> dict:
     """The reference measured as the CodeContests-Perf build measures a label (perfdata.perf)."""
     from perfalign.perfdata.codecontests import Submission
-    from perfalign.perfdata.perf import BuildSettings, _measured_row
+    from perfalign.perfdata.perf import BuildSettings
+    from perfalign.perfdata.perf_batch import _measured_row
 
     lim = Limits(time_s=5.0, memory_mb=256)
     res = sb.run_job(Job(_cross(0), "cpp", [TestCase(CROSS_INPUT, "1\n")], lim, clock="instructions"))

@@ -52,7 +52,7 @@ class InjectedFaults:
         self.real, self.marker, self.broken = real, marker, broken
         self.jobs: list = []
 
-    def run_many(self, jobs, workers=None, retries=0):
+    def run_many(self, jobs, workers=None, retries=None):
         jobs = list(jobs)
         self.jobs += jobs
         faulty = [self.broken or (self.marker is not None and self.marker in j.source) for j in jobs]

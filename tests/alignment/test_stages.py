@@ -32,7 +32,7 @@ from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.config.tables import load_config, preset
 from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
-from perfalign.sandbox import Verdict
+from perfalign.sandbox import SandboxSettings, Verdict
 
 
 @pytest.fixture(scope="module")
@@ -241,7 +241,7 @@ def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path):
 class StubSandbox:
     """Records run_many batches and every job's repeats; a program's "runtime" is read from its
     text (``# name t1 [t2 ...]``: the k-th run of it takes t_k); retries SANDBOX_ERROR like
-    ``Sandbox.run_many(retries=)``; every result carries ``calibration``."""
+    ``Sandbox.run_many(retries=)`` (default: the [sandbox] default's); every result carries ``calibration``."""
 
     def __init__(self, reference_cpu_s: float | None = None):
         self.batches: list[int] = []
@@ -250,11 +250,11 @@ class StubSandbox:
         self.flaky_left = 1
         self.calibration = {"reference_cpu_s": reference_cpu_s} if reference_cpu_s else {}
 
-    def run_many(self, jobs, workers=2, retries=0):
+    def run_many(self, jobs, workers=2, retries=None):
         self.batches.append(len(jobs))
         for i, job in enumerate(jobs):
             self.repeats.append(job.repeats)
-            for _ in range(retries + 1):
+            for _ in range((SandboxSettings.retries if retries is None else retries) + 1):
                 res = self._run(job)
                 if res.verdict is not Verdict.SANDBOX_ERROR:
                     break

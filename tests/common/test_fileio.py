@@ -1,13 +1,15 @@
-"""Atomic writes give a file the permissions a plain open() would: the user's umask decides."""
+"""Atomic writes give a file the permissions a plain open() would: the user's umask decides; the one
+file hash follows names and contents, leaves hidden files out and subfolders when asked."""
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 
 import pyarrow as pa
 import pytest
 
-from perfalign.common.fileio import atomic_write_text, umask
+from perfalign.common.fileio import atomic_write_text, hash_files, umask
 from perfalign.perfdata.shards import write_shard
 
 
@@ -29,3 +31,26 @@ def test_outputs_follow_the_umask(tmp_path, mask, expected):
 
 def test_an_explicit_mode_still_wins(tmp_path):
     assert stat.S_IMODE(atomic_write_text(tmp_path / "x", "x", mode=0o640).stat().st_mode) == 0o640
+
+
+def test_one_file_hash_with_the_subfolder_rule_as_a_parameter(tmp_path):
+    model = tmp_path / "model"
+    (model / "trainer").mkdir(parents=True)
+    (model / "config.json").write_text("{}")
+    (model / "trainer" / "checkpoint").write_text("a")
+
+    def key(path=model, **kw) -> str:
+        h = hashlib.sha256()
+        hash_files(h, path, **kw)
+        return h.hexdigest()
+
+    top, deep = key(subfolders=False), key()
+    assert top != deep
+    (model / ".lock").write_text("x")  # hidden: left out
+    assert (key(subfolders=False), key()) == (top, deep)
+    (model / "trainer" / "checkpoint").write_text("b")  # below a subfolder: only the deep hash moves
+    assert key(subfolders=False) == top and key() != deep
+    (model / "config.json").rename(model / "other.json")  # a name is part of the hash
+    assert key(subfolders=False) != top
+    (tmp_path / "same.json").write_text("{}")  # a file alone: its name and content
+    assert key(tmp_path / "same.json") != key(model / "other.json")

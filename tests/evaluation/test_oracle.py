@@ -26,7 +26,8 @@ SIGMAS = 4.0
 @pytest.fixture(scope="module")
 def ccperf(tmp_path_factory):
     """A CodeContests-Perf folder of two held-out problems, measured here (3 repeats)."""
-    from perfalign.perfdata.perf import BuildSettings, build
+    from perfalign.perfdata.perf import BuildSettings
+    from perfalign.perfdata.perf_build import build
 
     out = tmp_path_factory.mktemp("ccperf")
     build("data/codecontests_sample/data/test-00000-of-00001.parquet", out, BuildSettings(repeats=3),

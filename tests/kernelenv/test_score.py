@@ -151,6 +151,28 @@ def test_auto_scale_and_cli_score(tmp_path):
     assert bad.exit_code == 2
 
 
+def test_the_cli_scores_in_the_configured_sandbox(tmp_path, monkeypatch):
+    """[sandbox] (a profile's or --set) reaches the kernel scorer: the sandbox it opens (scoring itself
+    replaced: what is checked is where it would run)."""
+    from perfalign.cli.main import app
+    from perfalign.kernelenv import KernelScore, Scorer
+
+    seen = []
+
+    def score(self, problem, source, name):
+        seen.append((self.sandbox.name, self.sandbox.retries, self.sandbox.workers))
+        return KernelScore(problem.name, name, "correct", True)
+
+    monkeypatch.setattr(Scorer, "score", score)
+    cand = tmp_path / "cand.py"
+    cand.write_text("class ModelNew: pass\n")
+    args = ["kernel", "score", "--problem", str(KB / "level1" / "19_ReLU.py"), "--candidate", str(cand), "--json"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    res = CliRunner().invoke(app, [*args, "--set", "sandbox.backend=local-unsafe", "--set", "sandbox.retries=5"])
+    assert res.exit_code == 0, res.output
+    assert seen[0][0] != "local-unsafe" and seen[1] == ("local-unsafe", 5, 1)  # one slot: timings never contend
+
+
 def test_cli_eval_writes_the_report(tmp_path, prefect_server):
     from perfalign.cli.main import app
 

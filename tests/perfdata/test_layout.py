@@ -15,7 +15,8 @@ from test_perf_robust import PY_SUM, _row, _write_jsonl
 from test_triplets import make_codecontests, make_synthetic
 
 from perfalign.perfdata import shards
-from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.perf import BuildSettings
+from perfalign.perfdata.perf_build import build
 from perfalign.perfdata.schema import arrow_schema
 from perfalign.perfdata.synth.tables import SCHEMAS, SynthTables, write_card
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, TripletConfig, build_triplets

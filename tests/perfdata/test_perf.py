@@ -14,7 +14,8 @@ import pytest
 
 from perfalign.perfdata import shards
 from perfalign.perfdata.codecontests import iter_problems
-from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.perf import BuildSettings
+from perfalign.perfdata.perf_build import build
 from perfalign.perfdata.records import ErrorRecord, Problem
 from perfalign.perfdata.schema import arrow_schema
 

@@ -17,11 +17,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from perfalign.perfdata import perf, shards
+from perfalign.perfdata import perf, perf_batch, perf_plan, shards
 from perfalign.perfdata.codecontests import iter_problems
-from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.perf import BuildSettings
+from perfalign.perfdata.perf_build import build
 from perfalign.perfdata.records import ErrorRecord, Problem, SpooledTests, Tests
 from perfalign.perfdata.schema import arrow_schema
+from perfalign.perfdata.summary import describe_source
 from perfalign.sandbox import CompileInfo, RunResult, Sandbox, SandboxSettings, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +138,7 @@ def test_card_splits_source_and_unsupported_share(split_build):
     assert first.unsupported_share == pytest.approx(1 / 7, abs=1e-4)
     assert "14.3% of the submissions labelled correct" in card
     assert any(r.startswith("unknown: ") for r in first.unsupported_reasons)
-    hub = perf.describe_source("hf:deepmind/code_contests@0123abcd:test", out)
+    hub = describe_source("hf:deepmind/code_contests@0123abcd:test", out)
     assert "deepmind/code_contests" in hub and "0123abcd" in hub and "split `test`" in hub
 
 
@@ -280,7 +282,7 @@ def test_shards_of_an_older_version_are_upgraded(tmp_path):
                    tmp_path / "data" / "submissions-0123456789abcdef0123.parquet")
     pq.write_table(pa.Table.from_pylist([rej], schema=r_schema),
                    tmp_path / "data" / "rejects-0123456789abcdef0123.parquet")
-    assert perf.repair(tmp_path) == []
+    assert perf_plan.repair(tmp_path) == []
     assert ([p.name for p in shards.shard_files(tmp_path, "submissions")]
             == ["valid-0123456789abcdef0123.parquet"])
     [r] = _table(tmp_path, "rejects")
@@ -298,12 +300,12 @@ def test_tests_stream_from_arrow_and_batches_carry_a_path(tmp_path):
     assert isinstance(p.tests, Tests) and len(p.tests) == 3 and p.tests[2].input == big + "\n"
     out, settings = tmp_path / "out", BuildSettings(repeats=1, batch_size=1)
     plan = perf.BuildPlan(out, settings)
-    batches = list(perf.plan_build(str(tmp_path), out, settings, plan=plan))
+    batches = list(perf_plan.plan_build(str(tmp_path), out, settings, plan=plan))
     assert len(batches) == 2  # the duplicated solution is one submission
     for b in batches:
         assert isinstance(b.tests, SpooledTests) and len(pickle.dumps(b)) < 10_000  # a path, not 6 MB
         assert b.tests[1].expected == "7000000\n"
-    reports = [perf.run_batch(b, settings, out) for b in batches]
+    reports = [perf_batch.run_batch(b, settings, out) for b in batches]
     plan.release()
     assert [r.counts for r in reports] == [{"measured": 1}] * 2
     assert not any((out / perf.SPOOL).rglob("*.in")), "each batch removes its spooled tests"

@@ -228,7 +228,8 @@ def test_errors(dataset_dir: Path, hub, tmp_path: Path):
 
 def test_cli_publishes_a_codecontests_perf_build(hub, tmp_path: Path):
     """`perfalign publish` on a real build folder, then load it back through the Hub."""
-    from perfalign.perfdata.perf import BuildSettings, build
+    from perfalign.perfdata.perf import BuildSettings
+    from perfalign.perfdata.perf_build import build
 
     root = Path(__file__).resolve().parents[2]
     out = tmp_path / "ccperf"

@@ -20,7 +20,8 @@ import pytest
 
 from perfalign.perfdata import shards
 from perfalign.perfdata.codecontests import SourceUnreadable
-from perfalign.perfdata.perf import BuildSettings, build
+from perfalign.perfdata.perf import BuildSettings
+from perfalign.perfdata.perf_build import build
 from perfalign.perfdata.schema import arrow_schema
 
 PY_SUM = "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n"

@@ -447,7 +447,7 @@ def test_a_dataset_never_mixes_clocks(tmp_path):
     import pyarrow as pa
 
     from perfalign.perfdata import shards
-    from perfalign.perfdata.perf import ClockMismatch, check_same_clock
+    from perfalign.perfdata.perf_plan import ClockMismatch, check_same_clock
     from perfalign.perfdata.schema import arrow_schema, conform
 
     check_same_clock(tmp_path, "instructions")  # empty: anything goes
