@@ -109,8 +109,10 @@ def part1():
                 if sc["verdict"] != "OK":
                     continue
                 flags, msg = sc["flags"], sc.get("message") or ""
-                why = ("overhead" if "overhead" in msg else "shift" if "shifted" in msg else "noise") \
-                    if "unmeasurable" in flags else ("reported, imprecise" if "imprecise_timing" in flags else "reported")
+                if "unmeasurable" in flags:
+                    why = "overhead" if "overhead" in msg else "shift" if "shifted" in msg else "noise"
+                else:
+                    why = "reported, imprecise" if "imprecise_timing" in flags else "reported"
                 if "paired_timing" in flags:
                     why += ", paired"
                 logs = [math.log(b / c) for b, c in pairs_of(rc, label) if b > 0 and c > 0]
