@@ -73,7 +73,6 @@ from .timing_stats import (
     hybrid,
     precision,
     rel_se_of_cost,
-    rounds_estimate,
     shift,
 )
 from .transcript import Transcript, compare_calls, parse_transcript
@@ -537,27 +536,31 @@ class ProbeSession:
 
     def _count_contradicted(self, label: str, rounds: list[dict[str, RunResult]], score: ProbeScore) -> str:
         """Under a count that calls ``label`` faster: why the CPU time the sandbox measured beside
-        it (the same builds run natively in the same jobs, each minus its round's null run,
-        estimated as any score is) says slower beyond its own error (3 standard errors, as
-        ``optimistic_bound``), or "". Only a gain above the count's own error and above the
-        target precision is checked: a smaller one is below what the CPU time could contradict,
-        and an honest copy of the reference counts 1 +- 1e-5."""
+        it (the same builds run natively in the same jobs: medians of runs, each minus the median
+        null run) says slower beyond the machine's noise, or "". The noise is the trusted
+        programs' (the reference's cost against the null runs, sqrt(2) for two such costs, at 3
+        standard errors as ``optimistic_bound``): a candidate that makes its own native runs
+        erratic widens nothing. Only a gain above the count's own error and the target precision
+        is checked: a smaller one is below what the CPU time could contradict (an honest copy of
+        the reference counts 1 +- 1e-5)."""
         count = score.speedup
         margin = max(self.s.target_rel_se, 3 * (score.rel_se or 0.0))
         if self.unit not in DETERMINISTIC or not count or count <= 1.0 + margin:
             return ""
-        pairs = []
-        for r in rounds:
-            native = [_native_s(r[k]) if k in r and r[k].ok else None for k in ("__null__", "__reference__", label)]
-            if None not in native:
-                pairs.append((native[1] - native[0], native[2] - native[0]))
-        cpu = rounds_estimate(pairs, self.gate)
-        if cpu.speedup is None or cpu.rel_se is None:
+        native = {k: [n for r in rounds if k in r and r[k].ok for n in [_native_s(r[k])] if n is not None]
+                  for k in ("__null__", "__reference__", label)}
+        machine = rel_se_of_cost(native["__reference__"], native["__null__"])
+        if machine is None or not native[label]:
             return ""
-        if not count_contradicts_cpu(count, cpu.speedup, 3 * cpu.rel_se):
+        null = statistics.median(native["__null__"])
+        base, cost = statistics.median(native["__reference__"]) - null, statistics.median(native[label]) - null
+        if base <= 0 or cost <= 0:  # the reference below the noise, or the candidate faster than the null run
             return ""
-        return (f"the count says {count:.2f}x, the CPU time beside it {cpu.speedup:.2f}x "
-                f"(error {100 * cpu.rel_se:.0f}%): not credited")
+        cpu = base / cost
+        if not count_contradicts_cpu(count, cpu, 3 * math.sqrt(2) * machine):
+            return ""
+        return (f"the count says {count:.2f}x, the CPU time beside it {cpu:.2f}x "
+                f"(the machine's noise {100 * machine:.0f}%): not credited")
 
     def _over_budget(self, score: ProbeScore, ref_threads: int) -> str:
         budget = self.p.threads

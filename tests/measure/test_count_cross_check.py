@@ -74,8 +74,8 @@ def test_honest_programs_on_a_busy_host_are_never_contradicted():
 def test_faster_only_under_the_count_is_penalized_beside_its_honest_twin():
     """The attack counts 1.5x cheaper and runs 3x slower natively; its twin counts the same and
     runs 1.5x faster. In every recorded busy session the attack is flagged and scores 0, the
-    twin 1.5. (Natively only 1.5x slower, the attack is caught in 4 of the 8 sessions: the
-    native runs' error at that load hides the rest; a count's prices are the first line.)"""
+    twin 1.5. (Natively only 1.5x slower, the attack is caught in 5 of the 8 sessions: the
+    machine's noise at that load hides the rest; a count's prices are the first line.)"""
     s = _session()
     for rounds in _busy_sessions():
         def work(r):
@@ -86,3 +86,21 @@ def test_faster_only_under_the_count_is_penalized_beside_its_honest_twin():
         assert CONTRADICTED not in twin.flags and twin.speedup == pytest.approx(1.5, rel=1e-4)
         assert CONTRADICTED in attack.flags and attack.speedup == 0.0 and "not credited" in attack.message
         assert CONTRADICTED in PENALIZED_FLAGS
+
+
+@pytest.mark.skipif(not PAREVAL.is_dir(), reason=f"no ParEval checkout at {PAREVAL}")
+def test_erratic_native_runs_do_not_hide_a_contradiction():
+    """The attack detects valgrind and, natively only, runs erratically (5x the reference's work in
+    two rounds of three, 0.9x in the other): were the noise its own runs' spread, that spread would
+    excuse it. The noise is the trusted programs' (reference against null), so it is flagged in
+    every recorded busy session, and its honest twin in none."""
+    s = _session()
+    for rounds in _busy_sessions():
+        def work(r):
+            return r["reference"] - r["__null__"]
+
+        erratic = iter([5, 0.9, 5])
+        attack = _score(s, rounds, 1 / 1.5, lambda r: r["__null__"] + next(erratic) * work(r))
+        twin = _score(s, rounds, 1 / 1.5, lambda r: r["__null__"] + work(r) / 1.5)
+        assert CONTRADICTED in attack.flags and attack.speedup == 0.0, attack
+        assert CONTRADICTED not in twin.flags
