@@ -21,8 +21,12 @@ speedups, and the relative error; then the share within 10% and the median error
     .venv/bin/python benchmarks/eval_harness_bench.py --summarize runs/harness_sweep.json   # its summary again
     .venv/bin/python benchmarks/eval_harness_bench.py --replay runs/harness_sweep.json      # the paired what-if
     .venv/bin/python benchmarks/eval_harness_bench.py --ab target_s=0.3,1.0   # A/B: each session at each, side by side
+    .venv/bin/python benchmarks/eval_harness_bench.py --busy 2 --ab clock=cpu,instructions,cycles  # the counted clocks
     .venv/bin/python benchmarks/eval_harness_bench.py --busy 2 ...           # two CPU-bound processes beside it
     .venv/bin/python benchmarks/eval_harness_bench.py --busy 2 --contest-self 6 ...  # and the contest self-score
+
+Under a count (``--ab clock=...``) the slow control's truth is its per-call CPU clock in the same
+problem's cpu session, when the run has one: read under valgrind, that clock measures the emulator.
 
 The issue's busy-host target (load ~2x the cores, e.g. ``--busy 2`` on an otherwise quiet 2-core
 host): at most 15% of honest scores withheld, every reported one within 10% of the truth, and the
