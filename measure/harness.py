@@ -33,7 +33,9 @@ For one problem and any number of candidates, in one session:
 5. The speedup goes through ``common.plausibility.speedup_ratio`` (capped, flagged); an
    implausible one is re-measured once with fresh rounds and keeps its flag if still implausible.
    It is then held to the payoff ceiling (``max_driver_payoff``): above it, the driver's work in
-   the candidate's runs could explain too much of it (flag ``driver_bound``).
+   the candidate's runs could explain too much of it (flag ``driver_bound``). Under a count, a
+   speedup the CPU time measured beside it (the sandbox's native runs of the same builds) calls
+   slower beyond its own error is not credited (``count_contradicts_cpu``, penalized).
 6. Thread budget: runs are confined to ``threads`` CPUs (cpuset); the CPU/wall ratio of the
    candidate's whole runs and the thread count after its calls are checked against the budget; a
    candidate over it scores 0 with verdict OVER_BUDGET.
@@ -53,7 +55,14 @@ from dataclasses import asdict, dataclass, field
 
 from perfalign.common.plausibility import SpeedupPolicy, speedup_ratio
 from perfalign.sandbox import Job, Limits, RunResult, Sandbox, TestCase, Verdict
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, SLOWDOWN, check_clock
+from perfalign.sandbox.clock import (
+    CONTRADICTED,
+    DEFAULT_CLOCK,
+    DETERMINISTIC,
+    SLOWDOWN,
+    check_clock,
+    count_contradicts_cpu,
+)
 
 from .probe import ProbeProblem
 from .timing_stats import (
@@ -421,6 +430,8 @@ class ProbeSession:
             rounds.append(runs)
             # every run's clock, in run order: the raw data behind each estimate (benchmarks, audits)
             self.info.setdefault("round_clocks", []).append({label: self.clock(r) for label, r in runs.items()})
+            if self.unit in DETERMINISTIC:  # the native CPU time the sandbox ran beside each count
+                self.info.setdefault("round_native_s", []).append({label: _native_s(r) for label, r in runs.items()})
         return rounds
 
     def _judge(self, label: str, rounds: list[dict[str, RunResult]]) -> ProbeScore:
@@ -517,7 +528,39 @@ class ProbeSession:
             score.speedup, score.raw_speedup = None, score.speedup
             score.flags = sorted(set(score.flags) - {"imprecise_timing"} | {"unmeasurable"})
             score.message = f"correct; no speedup: {why}"
+        contradiction = self._count_contradicted(label, rounds, score)
+        if contradiction:  # faster only under the count: the candidate's doing, penalized (common.outcomes)
+            score.speedup, score.message = 0.0, contradiction
+            score.flags = sorted(set(score.flags) | {CONTRADICTED})
         return score
+
+    def _count_contradicted(self, label: str, rounds: list[dict[str, RunResult]], score: ProbeScore) -> str:
+        """Under a count that calls ``label`` faster: why the CPU time the sandbox measured beside
+        it (the same builds run natively in the same jobs: medians of runs, each minus the median
+        null run) says slower beyond the machine's noise, or "". The noise is the trusted
+        programs' (the reference's cost against the null runs, sqrt(2) for two such costs, at 3
+        standard errors as ``optimistic_bound``): a candidate that makes its own native runs
+        erratic widens nothing. Only a gain above the count's own error and the target precision
+        is checked: a smaller one is below what the CPU time could contradict (an honest copy of
+        the reference counts 1 +- 1e-5)."""
+        count = score.speedup
+        margin = max(self.s.target_rel_se, 3 * (score.rel_se or 0.0))
+        if self.unit not in DETERMINISTIC or not count or count <= 1.0 + margin:
+            return ""
+        native = {k: [n for r in rounds if k in r and r[k].ok for n in [_native_s(r[k])] if n is not None]
+                  for k in ("__null__", "__reference__", label)}
+        machine = rel_se_of_cost(native["__reference__"], native["__null__"])
+        if machine is None or not native[label]:
+            return ""
+        null = statistics.median(native["__null__"])
+        base, cost = statistics.median(native["__reference__"]) - null, statistics.median(native[label]) - null
+        if base <= 0 or cost <= 0:  # the reference below the noise, or the candidate faster than the null run
+            return ""
+        cpu = base / cost
+        if not count_contradicts_cpu(count, cpu, 3 * math.sqrt(2) * machine):
+            return ""
+        return (f"the count says {count:.2f}x, the CPU time beside it {cpu:.2f}x "
+                f"(the machine's noise {100 * machine:.0f}%): not credited")
 
     def _over_budget(self, score: ProbeScore, ref_threads: int) -> str:
         budget = self.p.threads
@@ -548,6 +591,12 @@ def _why(res: RunResult) -> str:
         return (res.compile.message or "compile error")[-2000:]
     t = res.tests[0] if res.tests else None
     return f"{res.verdict.value}: {(t.message if t else res.message) or ''}"[:2000]
+
+
+def _native_s(res: RunResult) -> float | None:
+    """The median CPU time of the native runs beside a counted run (None without them)."""
+    runs = res.tests[0].native_cpu_times_s if res.tests else []
+    return statistics.median(runs) if runs else None
 
 
 def score_problem(sandbox: Sandbox, problem: ProbeProblem, candidates: dict[str, str],
