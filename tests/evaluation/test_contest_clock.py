@@ -46,8 +46,8 @@ def test_the_eval_config_checks_its_clock():
 def test_the_eval_contest_task_counts_samples_and_never_uses_seconds_as_a_baseline(sb):
     from perfalign.evaluation.tasks.codecontests import ContestSpec
 
-    spec = ContestSpec("p", TASK.tests, TASK.limits, 1, {"cpp": 0.01, "python3": 0.02}, clock="instructions")
+    spec = ContestSpec("p", TASK.tests, TASK.limits, {"cpp": 0.01, "python3": 0.02}, clock="instructions")
     first, again = (spec.measure(sb.run_job(spec.job(FAST, "cpp"))) for _ in range(2))
     assert first.correct and first.runtime_s == again.runtime_s > 1e5 and len(first.times_s) == 2
     assert spec.baseline_s("python3") is None  # the dataset's median is CPU seconds: no baseline under a count
-    assert ContestSpec("p", TASK.tests, TASK.limits, 1, {"python3": 0.02}).baseline_s("python3") == 0.02
+    assert ContestSpec("p", TASK.tests, TASK.limits, {"python3": 0.02}).baseline_s("python3") == 0.02
