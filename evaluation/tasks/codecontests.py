@@ -102,7 +102,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             cals = [s["calibration_cpu_s"] for s in used if s["calibration_cpu_s"]]
             spec = ContestSpec(
                 p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
-                Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
+                Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), baselines,
+                {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
                 clock=config.probe.clock)
             prompts.append(EvalPrompt(
                 "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,

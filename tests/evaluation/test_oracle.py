@@ -36,7 +36,8 @@ def ccperf(tmp_path_factory):
 
 def _oracle_eval(ccperf, out):
     cfg = preset("eval", models=ORACLES, codecontests_dir=str(ccperf), max_prompts_per_task=2, num_samples=2,
-                 tasks=("codecontests", "pareval", "polybench"), pareval_models=("serial", "omp", "mpi"))  # the embedded profile runs serial only
+                 tasks=("codecontests", "pareval", "polybench"),
+                 pareval_models=("serial", "omp", "mpi"))  # the embedded profile runs serial only
     return evaluate(cfg, out), out
 
 
