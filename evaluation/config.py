@@ -107,8 +107,7 @@ class EvalConfig:
             raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
         if self.problem_size not in PROBLEM_SIZES:
             raise ValueError(f"EvalConfig.problem_size must be one of {PROBLEM_SIZES}, got {self.problem_size!r}")
-        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads",
-                     "mpi_ranks"):
+        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "mpi_ranks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EvalConfig.{name} must be >= 1")
         self.probe.check_values()
