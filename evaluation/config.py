@@ -14,7 +14,6 @@ from typing import Any
 
 from perfalign.common.paths import BUNDLED_DATA
 from perfalign.measure.harness import PROBLEM_SIZES, ProbeSettings
-from perfalign.perfdata.perf import BuildSettings
 
 DEFAULT_PAREVAL_DIR = BUNDLED_DATA / "pareval_sample"  # the bundled samples; validate() names pareval_dir when missing
 DEFAULT_POLYBENCH_DIR = BUNDLED_DATA / "polybench_sample"
@@ -83,10 +82,8 @@ class EvalConfig:
     mpi_ranks: int = 2                       # ParEval MPI ranks (mpirun -np inside the sandbox)
     polybench_openmp: bool = False           # compile PolyBench candidates with -fopenmp (then wall time)
     # [eval.probe]: how every program is measured (its clock: probes and contest runs alike); 5 timed
-    # rounds of a probe session, the paper's 5 runs
+    # rounds of a probe session or a contest pair (measure/contest.py), the paper's 5 runs
     probe: ProbeSettings = field(default_factory=lambda: ProbeSettings(repeats=5))
-    contest_repeats: int = BuildSettings.repeats  # sandbox runs per contest test (as CodeContests-Perf), median kept
-    baseline_runs: int = 1                   # baseline runs per prompt, like a sample's (more: first and last, median)
     ks: tuple[int, ...] = (1,)               # k values of pass@k and speedup_n@k
 
     def __post_init__(self) -> None:
@@ -110,8 +107,7 @@ class EvalConfig:
             raise ValueError(f"unknown ParEval execution models {sorted(bad_models)}; use serial, omp, mpi")
         if self.problem_size not in PROBLEM_SIZES:
             raise ValueError(f"EvalConfig.problem_size must be one of {PROBLEM_SIZES}, got {self.problem_size!r}")
-        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads",
-                     "contest_repeats", "baseline_runs", "mpi_ranks"):
+        for name in ("num_samples", "max_new_tokens", "batch_size", "omp_threads", "mpi_ranks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"EvalConfig.{name} must be >= 1")
         self.probe.check_values()

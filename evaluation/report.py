@@ -39,10 +39,13 @@ def _f(v: float | None, digits: int = 3) -> str:
 def _timing_notes(report: EvalReport) -> list[str]:
     c = report.config
     return [
-        f"- **CodeContests**: runtime = mean over the problem's tests of the median CPU time over "
-        f"{c['contest_repeats']} run(s); baseline = the dataset's median-runtime correct submission in the prompt's "
-        "language, re-run in this evaluation with the same job (a sample in another language: that language's "
-        "dataset median, flagged `baseline_from_dataset`).",
+        "- **CodeContests, the controlled task**: a sample is correct when it passes every test (one run); a "
+        "correct one is then timed beside its baseline (the dataset's median-runtime correct submission in the "
+        "prompt's language; the controlled task's medium reference) by the contest protocol (measure/contest.py): "
+        f"{c['probe']['repeats']} to {c['probe']['max_repeats']} rounds of both on all tests, back to back in a "
+        "random order; runtime = mean CPU time over tests, medians over rounds, or the rounds' paired ratio where "
+        "the machine drifted (flag `paired_timing`). A sample in another language: its own runs against that "
+        "language's dataset median, flagged `baseline_from_dataset`.",
         "- **ParEval, PolyBench** (a checkout or the bundled samples): the probe harness (measure/harness.py). "
         "The candidate is its own translation unit; every call is compared with the suite's reference on inputs "
         "drawn per call from a per-run secret seed; time = the sandbox's accounting of the whole run (CPU time "

@@ -1,10 +1,11 @@
 """Code generation on held-out contest problems (paper §VI-A) from a CodeContests-Perf folder.
 
 Prompt: the problem statement in the Listing 1 instruction format. A sample is correct when it
-passes all of the problem's tests in the sandbox; its runtime is the dataset's label: the mean
-over tests of the median CPU time. Baseline: the median runtime of the dataset's correct
-(measured) submissions in the sample's language. If the dataset was measured on another host,
-the baseline is rescaled by the ratio of the sandbox calibration figures.
+passes all of the problem's tests in the sandbox; it is timed beside the dataset's median-runtime
+correct submission in the prompt's language by the contest protocol (evaluation/sandbox_jobs.py,
+measure/contest.py): the mean over tests of the CPU time, in interleaved rounds. A sample in
+another language: its own runs against the dataset's median runtime for that language, rescaled
+by the ratio of the sandbox calibration figures if the dataset was measured on another host.
 
 One candidate (`perfalign eval score --suite codecontests`): the problem comes from a
 CodeContests-Perf folder or a raw source (``load_contest_problem``) and is scored by the contest
@@ -24,7 +25,7 @@ from perfalign.measure.contest import ContestProblem, ContestSettings, score_con
 from perfalign.perfdata.shards import dataset_files, read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
-from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC, native_cpu_s
+from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from ..records import CandidateRequest, EvalPrompt, Responses, Scored, ScoreInputError, ScoreRun, Skipped
 from ..sandbox_jobs import Measurement, jobs_serial, score_jobs
@@ -46,7 +47,6 @@ class ContestSpec:
     problem_id: str
     tests: list[TestCase]
     limits: Limits
-    repeats: int
     baselines: dict[str, float]                       # language -> median runtime of correct submissions
     hosts: set[str] = field(default_factory=set)      # where the dataset was measured
     calibration_cpu_s: float | None = None            # the dataset's sandbox calibration figure
@@ -55,9 +55,8 @@ class ContestSpec:
     parallel = False
     baseline_source = "measured (median submission re-run)"
 
-    def job(self, code: str, language: str) -> Job:
-        return Job(code, language, self.tests, self.limits, repeats=self.repeats, stop_on_failure=True,
-                   clock=self.clock)
+    def job(self, code: str, language: str, repeats: int = 1) -> Job:
+        return Job(code, language, self.tests, self.limits, repeats=repeats, stop_on_failure=True, clock=self.clock)
 
     def measure(self, result: RunResult) -> Measurement:
         if not result.ok:
@@ -65,8 +64,7 @@ class ContestSpec:
             return Measurement(False, None, result.verdict.value, (msg or "")[:2000])
         if result.clock in DETERMINISTIC:  # the count (mean over tests), like the re-run baseline beside it
             counts = [float(t.cycles if result.clock == "cycles" else t.instructions) for t in result.tests]
-            native, noise = native_cpu_s(result.tests)
-            return Measurement(True, sum(counts) / len(counts), Verdict.OK.value, "", counts, native, noise)
+            return Measurement(True, sum(counts) / len(counts), Verdict.OK.value, "", counts)
         return Measurement(True, result.mean_cpu_time_s, Verdict.OK.value, "",
                            [t.cpu_time_s for t in result.tests if t.cpu_time_s is not None])
 
@@ -104,8 +102,8 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             cals = [s["calibration_cpu_s"] for s in used if s["calibration_cpu_s"]]
             spec = ContestSpec(
                 p["problem_id"], [TestCase(i, o) for i, o in zip(p["test_inputs"], p["test_outputs"])],
-                Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), config.contest_repeats,
-                baselines, {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
+                Limits(time_s=float(p["time_limit_s"]), memory_mb=int(p["memory_limit_mb"])), baselines,
+                {s["host"] for s in used if s["host"]}, statistics.median(cals) if cals else None,
                 clock=config.probe.clock)
             prompts.append(EvalPrompt(
                 "codecontests", p["problem_id"], instruction_prompt(p["description"], lang), lang, "cpu", spec,
@@ -133,8 +131,7 @@ class CodeContestsTask(EvalTask[ContestSpec]):
             task = load_contest_problem(problem, request.codecontests, request.language)
         except (ContestError, FileNotFoundError, ValueError) as e:
             raise ScoreInputError(str(e)) from None
-        probe = request.probe
-        return score_contest(sandbox, task, code, ContestSettings(repeats=probe.repeats, clock=probe.clock))
+        return score_contest(sandbox, task, code, ContestSettings.from_probe(request.probe))
 
 
 def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:

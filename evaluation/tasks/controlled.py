@@ -1,8 +1,8 @@
 """The controlled task's held-out prompts (perfdata.controlled) as the evaluation task
 ``controlled``: 12 Python problems of the family the tiny model is trained on in the embedded
 main job, never seen in training. Executed and scored like the contest problems (all tests
-pass; CPU time, mean over tests of the median over repeats; baseline = the medium reference,
-the median of the three measured references, re-run here like a contest's median submission)."""
+pass; CPU time, mean over tests, timed in interleaved rounds beside the baseline: the medium
+reference, the median of the three measured references, re-run like a contest's median submission)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -35,7 +35,7 @@ class ControlledTask(EvalTask[ContestSpec]):
             pid, (ins, outs) = inst.problem_id, inst.tests()
             base = task.baseline_s(pid)
             spec = ContestSpec(pid, [TestCase(i, o) for i, o in zip(ins, outs)],
-                               Limits(time_s=TIME_LIMIT_S, memory_mb=256), config.contest_repeats, {LANG: base})
+                               Limits(time_s=TIME_LIMIT_S, memory_mb=256), {LANG: base})
             kinds = {"reference": "medium", "slow": "slow", "fast": "fast"}
             prompts.append(EvalPrompt(TASK, pid, inst.prompt, LANG, "cpu", spec,
                                       {mode: inst.program(kind) for mode, kind in kinds.items()},

@@ -308,7 +308,7 @@ def score_problem(sandbox: "Sandbox", task_id: str, code: str, repeats: int, clo
 def _judge(s: SampleResult, code: str, run: ScoreRun) -> None:
     """Score one sample as `eval score` does (its own draw); a canonical that cannot run is no score."""
     try:
-        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.contest_repeats, run.config.probe.clock)
+        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.probe.repeats, run.config.probe.clock)
     except ProblemUnusable as e:
         s.verdict, s.message = "NO_RESULT", str(e)
         return

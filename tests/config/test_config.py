@@ -171,7 +171,7 @@ def test_embedded_profile_keeps_the_values_the_python_presets_had():
     assert (cfg.dpa.learning_rate, cfg.dpa.per_device_train_batch_size, cfg.dpa.beta) == (1e-4, 4, 0.6)
     e = cfg.eval
     assert (e.num_samples, e.max_prompts_per_task, e.max_new_tokens, e.omp_threads, e.probe.repeats,
-            e.contest_repeats, e.problem_size) == (3, 3, 128, 2, 3, 1, "reduced")
+            e.probe.max_repeats, e.problem_size) == (3, 3, 128, 2, 3, 5, "reduced")
     assert "controlled" in e.tasks and cfg.triplets.controlled_task and cfg.synth.n == 16 and cfg.synth.seeds is None
     assert (cfg.perf.max_tests, cfg.align.parallel_stages, e.parallel_models) == (5, 2, 2)
     assert {getattr(cfg, s).train_sampling_strategy for s in ("sft", "reward", "dpa")} == {"group_by_length"}

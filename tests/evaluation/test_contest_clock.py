@@ -46,8 +46,27 @@ def test_the_eval_config_checks_its_clock():
 def test_the_eval_contest_task_counts_samples_and_never_uses_seconds_as_a_baseline(sb):
     from perfalign.evaluation.tasks.codecontests import ContestSpec
 
-    spec = ContestSpec("p", TASK.tests, TASK.limits, 1, {"cpp": 0.01, "python3": 0.02}, clock="instructions")
+    spec = ContestSpec("p", TASK.tests, TASK.limits, {"cpp": 0.01, "python3": 0.02}, clock="instructions")
     first, again = (spec.measure(sb.run_job(spec.job(FAST, "cpp"))) for _ in range(2))
     assert first.correct and first.runtime_s == again.runtime_s > 1e5 and len(first.times_s) == 2
     assert spec.baseline_s("python3") is None  # the dataset's median is CPU seconds: no baseline under a count
-    assert ContestSpec("p", TASK.tests, TASK.limits, 1, {"python3": 0.02}).baseline_s("python3") == 0.02
+    assert ContestSpec("p", TASK.tests, TASK.limits, {"python3": 0.02}).baseline_s("python3") == 0.02
+
+
+# the same answer by arithmetic (the baseline) or by system calls, whose kernel time no count prices
+LOOP = r"""#include <stdio.h>
+#include <unistd.h>
+int main(void){ long n; if(scanf("%ld",&n)!=1) return 1; unsigned long s=0;
+  for(long i=0;i<WORK;i++) s+=STEP; printf("%lu\n",s>0); return 0; }
+"""
+ARITH = LOOP.replace("WORK", "n").replace("STEP", "(unsigned long)(i*i%1000003)")
+SYSCALLS = LOOP.replace("WORK", "n*3/20").replace("STEP", "(unsigned long)getppid()&1")
+
+
+def test_a_contest_score_faster_only_under_the_count_gets_no_credit(sb):
+    """The protocol both contest paths share checks a count against the CPU time run beside it."""
+    task = ContestProblem("p", [TestCase("2000000\n", "1\n")], Limits(time_s=5.0, memory_mb=256), [(ARITH, None)],
+                          "cpp", "test")
+    score, _ = score_contest(sb, task, SYSCALLS, ContestSettings(repeats=2, clock="instructions"))
+    assert score.verdict == "OK" and score.raw_speedup > 1.5, score  # the count alone is fooled...
+    assert clk.CONTRADICTED in score.flags and score.speedup == 0.0, score  # ...the CPU time beside it is not

@@ -96,7 +96,7 @@ def test_the_evaluation_task_loads_heldout_prompts_and_scores_samples(sandbox):
     from perfalign.evaluation.records import ScoreRun
     from perfalign.evaluation.tasks.registry import TASKS
 
-    cfg = preset("eval", tasks=("humaneval",), contest_repeats=2)
+    cfg = preset("eval", tasks=("humaneval",))
     prompts, skipped = TASKS["humaneval"].load(cfg)
     assert len(prompts) == 41 and not skipped and prompts[0].prompt_id == "HumanEval/0"
     one = [p for p in prompts if p.prompt_id == PID]

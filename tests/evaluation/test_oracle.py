@@ -15,8 +15,8 @@ from perfalign.evaluation import ModelSpec, evaluate, models_from_run_dir
 
 ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow", "oracle:slow"),
            ModelSpec("oracle-fast", "oracle:fast")]
-# Contest programs run ~1-10 ms, mostly process start-up, measured by sandbox jobs (no error
-# estimate of their own): a fixed band. The probe tasks' band is the run's own: SIGMAS times the
+# Contest programs run ~1-10 ms, mostly process start-up; the oracles' known ratios are the dataset's
+# (measured at build time, under other load): a fixed band. The probe tasks' band is the run's own: SIGMAS times the
 # harness's estimated relative standard error of each speedup (calibrated on the sweeps of docs/evaluation.md:
 # |error|/SE median 0.62, p90 1.88).
 CONTEST_TOLERANCE = 2.0
@@ -35,9 +35,9 @@ def ccperf(tmp_path_factory):
     return out
 
 
-def _oracle_eval(ccperf, out, baseline_runs=1):
+def _oracle_eval(ccperf, out):
     cfg = preset("eval", models=ORACLES, codecontests_dir=str(ccperf), max_prompts_per_task=2, num_samples=2,
-                 contest_repeats=3, tasks=("codecontests", "pareval", "polybench"), baseline_runs=baseline_runs,
+                 tasks=("codecontests", "pareval", "polybench"),
                  pareval_models=("serial", "omp", "mpi"))  # the embedded profile runs serial only
     return evaluate(cfg, out), out
 
@@ -59,14 +59,8 @@ def test_oracle_pass_at_1_is_one_everywhere(oracle_report):
 
 @pytest.mark.timing
 def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
-    # its own run (function scope): a miss under load is measured again (conftest's timing policy).
-    # Contest baselines: three runs, first and last among the programs: their spread is this run's own
-    # estimate of how far the host's speed drifted while the samples ran, and widens the band by that much.
-    report, out = _oracle_eval(ccperf, tmp_path / "oracle-eval", baseline_runs=3)
-    drift = {}
-    for b in report.baselines:
-        runs = [x for x in b.get("run_runtimes_s") or [] if x]
-        drift[(b["task"], b["prompt_id"])] = max(runs) / min(runs) if len(runs) > 1 else 1.0
+    # its own run (function scope): a miss under load is measured again (conftest's timing policy)
+    report, out = _oracle_eval(ccperf, tmp_path / "oracle-eval")
     samples = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
     rel_se = {(x["model"], x["prompt_id"]): x["rel_se"] for x in samples if x["index"] == 0}
     for o in report.oracle_checks:
@@ -75,7 +69,7 @@ def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
             assert o["measured_speedup"] > 0
             continue
         if o["task"] == "codecontests":
-            tol = CONTEST_TOLERANCE * drift.get((o["task"], o["prompt_id"]), 1.0)
+            tol = CONTEST_TOLERANCE
         elif "unmeasurable" in o["flags"]:  # withheld as too noisy on this host now: an honest answer
             continue                        # (how often is a benchmark's figure, not a test's: it follows load)
         else:
