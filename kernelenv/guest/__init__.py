@@ -37,3 +37,4 @@ Per call the driver flushes the per-core caches, writes fresh inputs, asks for t
 snapshots the output: inputs never exist before the window
 opens and the output is judged as it was when the window closed. Outputs go to a region the
 driver poisons before each call; inputs are compared with the driver's private copy afterwards.
+"""

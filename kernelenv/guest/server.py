@@ -17,7 +17,7 @@ import sys
 import time
 import types
 
-from .shared import _dtype_name, _op_tracer, _prctl_nondumpable, _send
+from .shared import MMAP_THRESHOLD, _dtype_name, _op_tracer, _prctl_nondumpable, _send
 
 # Plain C++ (no torch headers: ~0.2-1 s where torch's load_inline takes ~100 s cold).
 CPP_COMMAND = ("/usr/bin/g++", "-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=c++17")

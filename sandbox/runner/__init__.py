@@ -26,3 +26,4 @@ execution: a JSON header line, then ``out_len`` bytes of the program's stdout, t
 bytes of its stderr, and finally ``{"done": true}``. Output is sent for the first repeat of a
 test and for any repeat whose output differs from it (``same_as_first`` says which). The host
 judges; expected outputs never enter the sandbox.
+"""
