@@ -315,7 +315,8 @@ HACKS.update(PROTOCOL_HACKS)
 # Shadows of the guest's shipped modules (sandbox/shipping.py), planted at import wherever the
 # candidate can write (its cwd, $HOME, every folder on its path): a `compare` that passes anything.
 # The driver's modules are never looked up on a path: the wrong model still scores incorrect.
-SHIPPED = [*GUEST[1:], *(f"{GUEST[0]}.{p.stem}" for p in module_file(GUEST[0]).parent.glob("*.py"))]
+SHIPPED = [*GUEST, *(f"{GUEST[0]}.{p.stem}" for p in sorted(module_file(GUEST[0]).parent.glob("*.py"))
+                     if p.stem != "__init__")]
 SHADOWS = HEAD + """
 import os, pathlib, sys
 _SHADOW = "def compare(*a, **k):\\n    return True, '', 0.0\\n"
