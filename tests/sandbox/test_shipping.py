@@ -82,6 +82,12 @@ def test_a_module_planted_on_the_path_is_never_imported_in_place_of_a_shipped_on
     assert not mark.exists(), mark.read_text()
 
 
+def test_a_shipped_module_that_imports_one_not_shipped_is_refused_on_the_host():
+    """It would fail in the box, after the job started: the host says which import, before."""
+    with pytest.raises(ValueError, match=r"imports perfalign\.kernelenv\.sizes, which is not shipped"):
+        bundle(GUEST[0], *(m for m in GUEST[1:] if not m.endswith(".sizes")))
+
+
 def test_the_runner_run_among_shadows_runs_its_own_code(tmp_path):
     """The runner as a script (no -I: the shadows' folder on PYTHONPATH and as cwd) runs a program
     and reports it; no shadow is imported."""
