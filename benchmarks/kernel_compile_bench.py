@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from perfalign.kernelenv.guest import CPP_COMMAND  # noqa: E402
+from perfalign.kernelenv.guest.server import CPP_COMMAND  # noqa: E402
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase  # noqa: E402
 
 MATMUL = r"""

@@ -1,7 +1,7 @@
 """Scoring a candidate ``ModelNew`` against a KernelBench problem, every program in the sandbox.
 
 One sandboxed execution (``Job``, python3 with the ``torch`` toolchain) per score holds one test
-per candidate, each from a clean state, all under the same secret seed (``kernelenv/guest.py``).
+per candidate, each from a clean state, all under the same secret seed (``kernelenv/guest/``).
 In each, the eager reference is first timed alone (no candidate code exists yet: the machine's
 own noise), then the candidate and the reference are timed in interleaved rounds, in a fresh
 random order each round, until the estimate a score reports is precise to the target: the one
@@ -37,14 +37,15 @@ from perfalign.measure import timing_stats
 from perfalign.measure.timing_stats import NoiseGate
 from perfalign.sandbox import Job, Limits, Sandbox, SandboxSettings, TestCase, Verdict, environments
 from perfalign.sandbox.calibration import boot_id, cpu_model
+from perfalign.sandbox.shipping import bundle
 
 from . import static
 from .metrics import kernel_reward
 from .problems import KernelProblem
 
-GUEST = Path(__file__).with_name("guest.py")
-STATS = Path(timing_stats.__file__)  # sent to the guest as source: one implementation of the statistics
-SIZES = Path(__file__).with_name("sizes.py")  # likewise: the size rules and the output comparison
+# the sandboxed program: the guest package, with what it shares with the host (the size rules and
+# the output comparison; the measurement protocol's statistics), shipped as one file
+GUEST = ("perfalign.kernelenv.guest", "perfalign.kernelenv.sizes", "perfalign.measure.timing_stats")
 REPORT_PREFIX = "PERFALIGN-REPORT "
 
 # the flag of a baseline_error the trusted side established: the reference failed alone (its scale
@@ -172,10 +173,8 @@ class Scorer:
         # one slot: a score's rounds are timed with nothing of ours running beside them
         self.sandbox = Sandbox.from_settings(sandbox, workers=1) if self._own else sandbox
         self.cache = (cache_dir or cache_root()) / "kernels"
-        self.guest = GUEST.read_text()
-        self.stats = STATS.read_text()
-        self.sizes_source = SIZES.read_text()
-        self.guest_key = hashlib.sha256((self.guest + self.stats + self.sizes_source).encode()).hexdigest()[:12]
+        self.guest = bundle(*GUEST)
+        self.guest_key = hashlib.sha256(self.guest.encode()).hexdigest()[:12]
 
     def close(self) -> None:
         if self._own:
@@ -192,7 +191,7 @@ class Scorer:
         # output_mb is RLIMIT_FSIZE, which also bounds the shared-memory file of the inputs and outputs
         c = self.config
         threads = str(c.threads)
-        job = Job(self.guest, "python3", [TestCase(json.dumps({**i, "sizes": self.sizes_source})) for i in inputs],
+        job = Job(self.guest, "python3", [TestCase(json.dumps(i)) for i in inputs],
                   Limits(time_s=c.time_limit_s, memory_mb=c.memory_mb, output_mb=1024, processes=64,
                          wall_guard_factor=2.0, wall_guard_s=60.0),
                   keep_output=True, toolchain=environments.TORCH_TOOLCHAIN,
@@ -206,7 +205,7 @@ class Scorer:
                 "device": c.device, "threads": c.threads, "trials": c.trials, "min_trials": c.min_trials,
                 "time_budget_s": c.time_budget_s, "warmups": c.warmups, "correctness_trials": c.correctness_trials,
                 "revalidation_trials": c.revalidation_trials, "randomize_shapes": c.randomize_shapes,
-                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s, "stats": self.stats,
+                "flush_bytes": c.flush_bytes, "call_timeout_s": c.call_timeout_s,
                 "gate": asdict(c.gate), "round_target_s": c.round_target_s,
                 **({"first_call_timeout_s": c.first_call_timeout_s} if role == "candidate" else {}), **extra}
 

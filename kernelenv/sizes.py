@@ -1,7 +1,7 @@
 """The kernel problems' size rules and output comparison, shared by the host and the sandboxed guest.
 
-The host imports them (``kernelenv.problems``); the guest (``kernelenv/guest.py``) receives this
-file's source in its job, as it receives ``measure/timing_stats.py``, so both run one
+The host imports them (``kernelenv.problems``); the guest (``kernelenv/guest/``) is shipped with
+this module, and with ``measure/timing_stats.py`` (``sandbox.shipping``), so both run one
 implementation. Plain Python (``ast``, ``hashlib``; ``torch`` only inside ``compare``): nothing
 here imports perfalign.
 """

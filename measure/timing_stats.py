@@ -1,8 +1,8 @@
 """The statistics of the one measurement protocol: a candidate is timed beside its reference in
 interleaved rounds (a fresh random order each round), each time estimated by a median, and the
 speedup gated on its own precision. The probe harness (``measure/harness.py``) and the kernel
-scorer (``kernelenv/score.py``, and inside the sandbox ``kernelenv/guest.py``, which receives this
-file's source as data and ``exec``s it: one implementation) use these functions.
+scorer (``kernelenv/score.py``, and inside the sandbox ``kernelenv/guest/``, shipped with this
+module by ``sandbox.shipping``: one implementation) use these functions.
 
 Plain Python (``math``, ``statistics``): nothing here imports perfalign, so the sandboxed guest can
 run it as is. Each equation is one function:

@@ -100,6 +100,8 @@ def test_wheel_carries_the_package_data_and_only_the_package(installed):
                      "perfalign/data/stack_seeds/cpp", "perfalign/data/synth_sample/pairs",
                      "perfalign/data/pareval_sample", "perfalign/data/polybench_sample",
                      "perfalign/sandbox/docker/Dockerfile", "perfalign/sandbox/perfcount.c",
+                     "perfalign/sandbox/shipping.py", "perfalign/sandbox/runner/main.py",
+                     "perfalign/kernelenv/guest/main.py", "perfalign/kernelenv/guest/driver.py",
                      "perfalign-0.1.0.dist-info/licenses/LICENSE"):
         assert any(n == required or n.startswith(required + "/") for n in names), required
     assert not any(n.startswith(("perfalign/tests/", "perfalign/benchmarks/", "perfalign/experiments/",

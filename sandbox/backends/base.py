@@ -13,19 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cgroups import CgroupSlot
+from ..shipping import bundle
 
-_PACKAGED_RUNNER = Path(__file__).resolve().parent.parent / "runner.py"
+RUNNER_PACKAGE = "perfalign.sandbox.runner"
 
 
 @functools.cache
 def runner_path() -> Path:
-    """runner.py where the sandbox's unprivileged uids can read it: a copy under the cache root
-    (world-traversable, common.paths), named by its content. The package's own file may sit
-    where they cannot reach it (a venv under /root, a 0700 temporary folder)."""
+    """The runner (``sandbox/runner/``, shipped as one file) where the sandbox's unprivileged uids
+    can read it: under the cache root (world-traversable, common.paths), named by its content.
+    The package's own files may sit where they cannot reach them (a venv under /root, a 0700
+    temporary folder)."""
     from perfalign.common.fileio import atomic_write_bytes
     from perfalign.common.paths import cache_root
 
-    data = _PACKAGED_RUNNER.read_bytes()
+    data = bundle(RUNNER_PACKAGE).encode()
     path = cache_root() / "runner" / f"runner-{hashlib.sha256(data).hexdigest()[:16]}.py"
     if path.is_file() and path.read_bytes() == data:
         return path
@@ -95,7 +97,7 @@ class ProcessHandle(RunnerHandle):
                                      env=env if env is not None else None, pass_fds=pass_fds,
                                      start_new_session=True)
         with contextlib.suppress(OSError):  # the runner reads the whole spec before it writes anything
-            self.proc.stdin.write(marshal.dumps(spec, 4))  # runner.py: the spec format
+            self.proc.stdin.write(marshal.dumps(spec, 4))  # sandbox/runner/main.py: the spec format
             self.proc.stdin.close()
         self._fd = self.proc.stdout.fileno()
 

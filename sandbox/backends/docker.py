@@ -126,7 +126,7 @@ class DockerBackend(Backend):
             sock = self._api.attach_socket(container, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
             self._api.start(container)
             raw = getattr(sock, "_sock", sock)
-            raw.sendall(marshal.dumps(spec, 4))  # runner.py: the spec format
+            raw.sendall(marshal.dumps(spec, 4))  # sandbox/runner/main.py: the spec format
             raw.shutdown(socket.SHUT_WR)  # EOF on the runner's stdin (stdin_once)
         except BaseException:
             self._remove(container)

@@ -5,7 +5,7 @@ The cause this guards against: glibc's malloc moved its mmap threshold and trimm
 process's history went, so one model server faulted its output buffers in afresh on every call
 (about half of a memory-bound op's CPU) while the other reused warm heap: an equivalent-op
 rewrite scored 1.6-2x. Every model server now holds its mmap threshold fixed
-(``guest._steady_heap``): each call's output is faulted in afresh, in every server alike."""
+(``guest.server._steady_heap``): each call's output is faulted in afresh, in every server alike."""
 from __future__ import annotations
 
 import math
@@ -23,8 +23,8 @@ CLAMP = "import torch\nimport torch.nn as nn\nclass ModelNew(nn.Module):\n" \
 PROBE = textwrap.dedent("""
     import random, resource, sys
     import torch
-    from perfalign.kernelenv import guest
-    guest._steady_heap()
+    from perfalign.kernelenv.guest import server
+    server._steady_heap()
     torch.set_num_threads(1)
     rng = random.Random(0)
     def call(n):

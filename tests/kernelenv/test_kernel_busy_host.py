@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from perfalign.kernelenv import guest
-from perfalign.kernelenv.score import STATS, judge_timing
+from perfalign.kernelenv.guest.driver import _Driver
+from perfalign.kernelenv.score import judge_timing
 from perfalign.measure import timing_stats as ts
 from perfalign.measure.timing_stats import NoiseGate
 
@@ -70,12 +70,11 @@ def test_a_drifting_host_is_reported_and_an_erratic_candidate_gains_nothing():
     assert "paired_timing" in mild.flags and mild.speedup <= twin.speedup + 1e-9
 
 
-def _driver(**job) -> guest._Driver:
-    """The guest's driver with only what its stopping rule reads (the statistics as shipped)."""
-    d = object.__new__(guest._Driver)
+def _driver(**job) -> _Driver:
+    """The guest's driver with only what its stopping rule reads."""
+    d = object.__new__(_Driver)
     d.job = {"min_trials": 5, "trials": 30, "time_budget_s": 10.0, **job}
-    d.stats = guest._load_stats(STATS.read_text())
-    d.gate = d.stats["NoiseGate"]()
+    d.gate = NoiseGate()
     return d
 
 

@@ -486,18 +486,18 @@ print(6)
 def test_the_clocks_start_when_only_the_programs_exec_is_left():
     """The runner reads its clocks (``at_start``) while its forked child is parked after its own
     set-up: once per spawn, before the program runs; an exec failure is still reported as such."""
-    from perfalign.sandbox import runner
+    from perfalign.sandbox.runner import spawn
 
     for hard in (True, False):  # the forked child, and posix_spawn (no Python in the child)
         marks = []
         with open(os.devnull, "rb") as fin, open(os.devnull, "wb") as fout:
             job = {"argv": ["/bin/sh", "-c", "exit 3"], "env": {}, "limits": {}, "hard_limits": hard}
-            pid, err = runner._spawn(job, fin.fileno(), fout.fileno(), fout.fileno(),
-                                     at_start=lambda: marks.append(time.monotonic()))
+            pid, err = spawn._spawn(job, fin.fileno(), fout.fileno(), fout.fileno(),
+                                    at_start=lambda: marks.append(time.monotonic()))
             assert err is None and len(marks) == 1, (hard, err, marks)
             _, status = os.waitpid(pid, 0)
             assert os.WEXITSTATUS(status) == 3
             marks.clear()
-            pid, err = runner._spawn({**job, "argv": ["/no/such/program"]}, fin.fileno(), fout.fileno(),
-                                     fout.fileno(), at_start=lambda: marks.append(1))
+            pid, err = spawn._spawn({**job, "argv": ["/no/such/program"]}, fin.fileno(), fout.fileno(),
+                                    fout.fileno(), at_start=lambda: marks.append(1))
             assert pid is None and "exec failed" in err and "No such file" in err, (hard, err)

@@ -1,5 +1,6 @@
-"""The runner alone (no backend): a program it cannot start is reported in its frame as the
-runner's spawn error (the host's "could not start the program"), never as a runner crash."""
+"""The runner alone (no backend), the one file shipped into the sandbox: a program it cannot start
+is reported in its frame as the runner's spawn error (the host's "could not start the program"),
+never as a runner crash."""
 import json
 import marshal
 import subprocess
@@ -7,7 +8,8 @@ import sys
 
 import pytest
 
-from perfalign.sandbox import runner
+from perfalign.sandbox.backends.base import RUNNER_PACKAGE
+from perfalign.sandbox.shipping import bundle
 
 
 @pytest.mark.parametrize("hard_limits", [True, False], ids=["fork", "posix_spawn"])
@@ -16,7 +18,9 @@ def test_a_program_that_cannot_start_is_a_spawn_error_frame(tmp_path, hard_limit
            "limits": {"wall_s": 5, "cpu_s": 5}, "hard_limits": hard_limits, "output_dir": str(tmp_path)}
     spec = tmp_path / "job.marshal"
     spec.write_bytes(marshal.dumps(job))
-    proc = subprocess.run([sys.executable, "-I", runner.__file__, str(spec)], capture_output=True, timeout=60)
+    runner = tmp_path / "runner.py"
+    runner.write_text(bundle(RUNNER_PACKAGE))
+    proc = subprocess.run([sys.executable, "-I", "-S", str(runner), str(spec)], capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr.decode()
     frames = [json.loads(line) for line in proc.stdout.splitlines()]
     assert frames[-1] == {"done": True}
