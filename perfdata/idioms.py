@@ -141,7 +141,8 @@ FAMILIES: tuple[Family, ...] = (
         _LIST, "from collections import deque\nq = deque(a)\nt = 0\nwhile q:\n    x = q.popleft()\n    t += 1\n"
                "    if x > {k}:\n        q.append(x - {k})\nprint(t)",
         "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x > {k}:\n        q.append(x - {k})\nprint(t)",
-        "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x >= {k}:\n        q.append(x - {k})\nprint(t)",
+        "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x >= {k}:\n"
+        "        q.append(x - {k})\nprint(t)",
         (20, 30, 40, 50, 60, 70), _queue_input),
     Family("dedup", (
         f"{_LIST_PHRASE} Print the distinct remainders of the integers modulo {{k}}, in the order they first "
