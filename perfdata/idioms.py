@@ -2,7 +2,7 @@
 prompt, not a closed form the model must recall.
 
 A *family* (set vs list membership, Counter vs repeated ``.count``, prefix sums vs slice sums,
-``pow(a, b, m)`` vs a loop, ``dict.fromkeys`` vs ``not in`` on a list, a loop vs naive recursion,
+``deque.popleft`` vs ``list.pop(0)``, ``dict.fromkeys`` vs ``not in`` on a list, a loop vs naive recursion,
 ``append`` + ``reverse`` vs ``insert(0, x)``, sort once vs repeated ``min``) has one fast and one slow
 correct program, both literal translations of the statement, and one wrong program (a plausible
 bug). The fast program is the longer one in some families and the shorter in others, so speed
@@ -31,6 +31,10 @@ LANG = "python3"
 KINDS = ("fast", "slow")
 _LIST = "n = int(input())\na = list(map(int, input().split()))\n"
 _LIST_PHRASE = "Read an integer n and then a line of n integers."
+# The judge's convention, closing every statement: instruct models otherwise prompt for input and
+# print the answer inside a sentence (the base model's pilot samples). No digits: k must be the only number.
+IO_CONVENTION = ("The program reads standard input exactly as described, calling input() without any prompt "
+                 "message, and prints only the answer, with no other text.")
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,8 @@ def _window_input(rng, k, big):
     return _ints(rng, 40000 if big else k + 15, -1000, 1000)
 
 
-def _powmod_input(rng, k, big):
-    return f"{rng.randint(2, 10**6)} {rng.randint(4_000_000, 4_100_000) if big else rng.randint(5, 40)}\n"
+def _queue_input(rng, k, big):
+    return _ints(rng, 40000 if big else 12, 1, 3 * k)  # each value taken 1-3 times: ~2n takes whatever k
 
 
 def _dedup_input(rng, k, big):
@@ -125,14 +129,21 @@ FAMILIES: tuple[Family, ...] = (
         "print(max(sum(a[i:i + {k}]) for i in range(n - {k} + 1)))",
         "print(max(sum(a[i:i + {k}]) for i in range(0, n - {k} + 1, {k})))",
         (1000, 1250, 1500, 2000, 2500, 3000), _window_input),
-    Family("powmod", (
-        "Read two integers a and b and print a to the power b, modulo {k}.",
-        "Read integers a and b on one line; print the remainder of a ** b when divided by {k}.",
-        "Read two integers a and b; compute a multiplied by itself b times, and print the result modulo {k}."),
-        "a, b = map(int, input().split())\n", "print(pow(a, b, {k}))",
-        "r = 1\nfor _ in range(b):\n    r = r * a % {k}\nprint(r)",
-        "r = 1\nfor _ in range(1, b):\n    r = r * a % {k}\nprint(r)",
-        (1_000_000_007, 998_244_353, 1_000_003, 10_007, 65_537, 999_983), _powmod_input),
+    Family("queue", (
+        f"{_LIST_PHRASE} The integers form a queue, the first one at the front. Until the queue is empty, take "
+        "the integer x at its front, and if x is greater than {k}, put x - {k} at its back. Print how many "
+        "times an integer was taken.",
+        "Read n, then n integers on one line: a queue, front first. While the queue is not empty, remove its "
+        "front value x; if x exceeds {k}, append x - {k} to the back of the queue. Print the number of removals.",
+        "Read an integer n and a line of n integers, the values of a queue from front to back. Repeatedly pop "
+        "the front value and, when it is larger than {k}, push that value minus {k} onto the back; once the "
+        "queue is empty, print how many pops were made."),
+        _LIST, "from collections import deque\nq = deque(a)\nt = 0\nwhile q:\n    x = q.popleft()\n    t += 1\n"
+               "    if x > {k}:\n        q.append(x - {k})\nprint(t)",
+        "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x > {k}:\n        q.append(x - {k})\nprint(t)",
+        "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x >= {k}:\n"
+        "        q.append(x - {k})\nprint(t)",
+        (20, 30, 40, 50, 60, 70), _queue_input),
     Family("dedup", (
         f"{_LIST_PHRASE} Print the distinct remainders of the integers modulo {{k}}, in the order they first "
         "appear, separated by spaces.",
@@ -200,7 +211,7 @@ class IdiomInstance:
     @property
     def statement(self) -> str:
         phr = self.family.phrasings[self.phrasing].replace("{k}", str(self.k))
-        return " ".join(x for x in (STORIES[self.story], phr) if x)
+        return " ".join(x for x in (STORIES[self.story], phr, IO_CONVENTION) if x)
 
     @property
     def prompt(self) -> str:

@@ -18,7 +18,7 @@ from perfalign.perfdata.controlled import (
     build_controlled_task,
     load_controlled_task,
 )
-from perfalign.perfdata.idioms import FAMILIES, instances, quick_instances, run_reference
+from perfalign.perfdata.idioms import FAMILIES, IO_CONVENTION, instances, quick_instances, run_reference
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
@@ -45,6 +45,18 @@ def test_held_out_instances_are_unseen_combinations_of_seen_parts():
     for inst in train + held:  # the number is in the prompt and in every reference program
         assert str(inst.k) in inst.statement
         assert all(str(inst.k) in inst.program(kind) for kind in ("fast", "slow", "wrong"))
+    # the held-out (phrasing, story) combinations are fixed: the pilot's and the experiment's prompts
+    combos = (("p0_s1", "p1_s4"), ("p1_s3", "p2_s0"), ("p0_s2", "p2_s5"))
+    assert [h.problem_id for h in held] == [f"idm_{f.name}_{x}" for c, f in enumerate(FAMILIES) for x in combos[c % 3]]
+
+
+def test_every_statement_states_the_io_convention_once_at_its_end():
+    train, held = instances()
+    assert not any(ch.isdigit() for ch in IO_CONVENTION)  # the instance's number stays the only number
+    assert "without any prompt" in IO_CONVENTION and "only the answer" in IO_CONVENTION
+    for inst in train + held:
+        assert inst.statement.endswith(" " + IO_CONVENTION) and inst.statement.count(IO_CONVENTION) == 1
+        assert IO_CONVENTION in inst.prompt
 
 
 def test_copying_the_number_is_required_and_the_wrong_program_fails():
@@ -80,7 +92,7 @@ def _pick(pool, *names):
 def task(tmp_path_factory, sandbox):
     train, held = instances()
     return build_controlled_task(tmp_path_factory.mktemp("idm"), sandbox=sandbox, copies=1, repeats=1,
-                                 train=_pick(train, "powmod", "dedup"), heldout=_pick(held, "pairs"),
+                                 train=_pick(train, "queue", "dedup"), heldout=_pick(held, "pairs"),
                                  family_set="idioms")
 
 
@@ -115,10 +127,12 @@ def test_idiom_samples_are_classified_by_execution(task, sandbox):
 def test_on_policy_pairs_from_hand_written_samples(task, sandbox):
     from perfalign.alignment.onpolicy import on_policy_pairs
 
-    inst = next(i for i in task.train if i.family.name == "powmod")
+    inst = next(i for i in task.train if i.family.name == "queue")
     k = inst.k
-    own_fast = f"a, b = map(int, input().split())\nr = pow(a, b, {k})\nprint(r)"
-    own_slow = f"a, b = map(int, input().split())\nr = 1\nfor i in range(b):\n    r = (r * a) % {k}\nprint(r)"
+    loop = f"c = 0\nwhile q:\n    x = q.{{}}\n    c += 1\n    if x > {k}:\n        q.append(x - {k})\nprint(c)"
+    read = "n = int(input())\nq = {}(map(int, input().split()))\n"
+    own_fast = "from collections import deque\n" + read.format("deque") + loop.format("popleft()")
+    own_slow = read.format("list") + loop.format("pop(0)")
     texts = [format_response(c, "python3") for c in (
         inst.program("fast"), own_fast, inst.program("slow"), own_slow, inst.program("fast"),  # a duplicate
         inst.program("wrong"), inst.program("fast", inst.other_k))] + ["no code here"]
