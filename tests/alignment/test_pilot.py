@@ -75,7 +75,7 @@ def test_interleaved_puts_one_prompt_per_family_first():
 
 _proof_spec = importlib.util.spec_from_file_location("alignment_proof",
                                                      Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
-proof = importlib.util.module_from_spec(_proof_spec)
+proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(_proof_spec)  # dataclasses look it up
 _proof_spec.loader.exec_module(proof)
 
 
