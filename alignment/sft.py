@@ -79,7 +79,8 @@ def run_sft(cfg: SFTStageConfig) -> StageResult:
                          peft_config=cfg.peft_config())
     report_steps(trainer, "sft")
     out = train_resumable(trainer, cfg)
-    metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step))
+    metrics.update(train_loss=float(out.training_loss), train_steps=int(out.global_step),
+                   train_loss_logged=[h["loss"] for h in trainer.state.log_history if "loss" in h])
     metrics.update({f"train_{k}": v for k, v in last_logged(trainer.state.log_history, "mean_token_accuracy").items()})
     if trainer.accelerator.num_processes == 1:
         ev = evaluate_perplexity(trainer.model, tokenizer, eval_rows, cfg.per_device_eval_batch_size, cfg.max_length)

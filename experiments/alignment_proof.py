@@ -23,6 +23,12 @@ saved as it finishes, so a seed interrupted (or spanning sessions) resumes where
 ``--families idioms`` trains and evaluates on the idiom families instead (perfdata/idioms.py: fast
 and slow are idiom choices, each prompt carries a number the program copies; no medium program).
 
+``--sft-only`` runs only each seed's SFT stage (resumable; rerun the same command to continue), the
+model the pilot gate is pre-registered for:
+
+    nice -n 10 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --sft-only \
+        --seeds 0
+
 ``--pilot`` runs only the pilot gate (experiments/pilot.py) before any training: the profile's base
 model (or ``--pilot-model``, e.g. an SFT run directory) sampled on the held-out prompts at T 0.2,
 each sample classified in the sandbox, and the per-family gate table printed; resumable.
@@ -119,7 +125,8 @@ def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
     return {"heldout_accuracy": reward_accuracy(r_f, r_s), "gap_speedup_spearman": float(rho), "pairs": len(pairs)}
 
 
-def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox) -> dict:
+def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
+    """Every stage of one seed, its samples and reports; ``sft_only``: the SFT stage alone, its metrics."""
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
@@ -141,14 +148,17 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox) -> d
             metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
             return
         fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
-        t = time.time()
+        t, cpu = time.time(), time.process_time()
         res = fn(preset(table, profile=cfg.profile, output_dir=str(run_dir), **kw, **data))
         timings[name] = round(time.time() - t, 1)
+        timings[f"{name}_cpu"] = round(time.process_time() - cpu, 1)  # this process's, all its threads
         timings_file.write_text(json.dumps(timings))
         metrics[name], runs[name] = res.metrics, res.run_dir
         print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
 
     stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}))
+    if sft_only:
+        return {"seed": seed, "sft": metrics["sft"], "timings": timings}
     sft_dir = str(w / "sft")
     for name, use_margin in (("dpa", True), ("dpo", False)):
         stage("dpa", name, model_name_or_path=sft_dir, use_margin=use_margin, **pairs,
@@ -345,6 +355,9 @@ def main() -> int:
     ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
+    ap.add_argument("--sft-only", action="store_true",
+                    help="only each seed's SFT stage (WORKDIR/seedN/sft, resumable from its checkpoints), then exit: "
+                         "the model the pilot gate is pre-registered for (--pilot --pilot-model WORKDIR/seed0/sft)")
     ap.add_argument("--pilot", action="store_true", help="only the pilot gate: sample the held-out prompts at T "
                     f"{ProofConfig.pilot_temperature}, classify in the sandbox, print the per-family gate table")
     ap.add_argument("--pilot-model", default=None, help="the model the pilot samples (default: the profile's base "
@@ -371,6 +384,10 @@ def main() -> int:
             return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
+            return 0
+        if args.sft_only:
+            for seed in args.seeds:
+                print(json.dumps(run_seed(task, seed, cfg, sb, sft_only=True), default=str), flush=True)
             return 0
         results = []
         for seed in args.seeds:

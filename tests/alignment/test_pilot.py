@@ -1,9 +1,11 @@
 """The pilot gate's arithmetic and classification on recorded samples (no model, no sandbox):
 the labels from sandbox results, the per-family counts, shares, Wilson intervals and verdicts,
-and the cut at the closing fence."""
+and the cut at the closing fence; and that ``alignment_proof.py --sft-only`` stops after SFT."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -69,3 +71,28 @@ def test_interleaved_puts_one_prompt_per_family_first():
     fam = lambda name: SimpleNamespace(name=name)  # noqa: E731
     insts = [SimpleNamespace(family=fam(f), id=i) for i, f in enumerate("aabbcc")]
     assert [i.id for i in pilot.interleaved(insts)] == [0, 2, 4, 1, 3, 5]
+
+
+_proof_spec = importlib.util.spec_from_file_location("alignment_proof",
+                                                     Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
+proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(_proof_spec)  # dataclasses look it up
+_proof_spec.loader.exec_module(proof)
+
+
+def test_sft_only_stops_after_the_sft_stage(tmp_path):
+    """A finished SFT run is resumed after (not retrained) and nothing past it starts."""
+    sft = tmp_path / "seed0" / "sft"
+    sft.mkdir(parents=True)
+    (sft / "metrics.json").write_text(json.dumps({"train_loss": 0.5, "train_steps": 72}))
+    task = SimpleNamespace(data_dir=tmp_path / "task", codecontests_dir=tmp_path / "task" / "codecontests")
+    cfg = proof.ProofConfig(workdir=str(tmp_path), profile="qwen-0.5b", family_set="idioms")
+    out = proof.run_seed(task, 0, cfg, sandbox=None, sft_only=True)
+    assert out["seed"] == 0 and out["sft"] == {"train_loss": 0.5, "train_steps": 72}
+    assert [p.name for p in (tmp_path / "seed0").iterdir()] == ["sft"]  # no DPA, DPO, RM or RLPF folder
+
+
+def test_sft_only_is_documented_in_help(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["alignment_proof.py", "--help"])
+    with pytest.raises(SystemExit):
+        proof.main()
+    assert "--sft-only" in capsys.readouterr().out
