@@ -7,8 +7,6 @@ some runs is caught by the runs it is timed in."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import pytest
 
@@ -56,15 +54,6 @@ def tests(sandbox):
     out = sandbox.run_job(Job(program(), "cpp", [TestCase(f"{N}\n", None)], Limits(time_s=10), keep_output=True))
     assert out.ok, out.message
     return [TestCase(f"{N}\n", out.tests[0].output)]
-
-
-@pytest.fixture
-def busy():
-    """One CPU-bound process beside the scoring (the host's own load comes on top)."""
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    yield proc
-    proc.kill()
-    proc.wait()
 
 
 def _within(speedup: float, truth: float, rel_se: float | None) -> bool:

@@ -49,15 +49,6 @@ def test_a_model_servers_allocations_do_not_depend_on_its_history():
     assert 2048 <= low <= high <= 2048 + 64, out.stdout
 
 
-@pytest.fixture
-def busy():
-    """One CPU-bound process beside the scoring (the host's own load comes on top)."""
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    yield proc
-    proc.kill()
-    proc.wait()
-
-
 def _pair(scale: float):
     from perfalign.kernelenv import ScoreConfig, Scorer, load_problem, reference_candidate
     from perfalign.sandbox import Sandbox
