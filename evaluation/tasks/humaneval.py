@@ -52,7 +52,7 @@ from ..records import (
 from .base import EvalTask
 
 if TYPE_CHECKING:
-    from perfalign.measure.harness import ProbeScore
+    from perfalign.measure.harness import ProbeScore, ProbeSettings
     from perfalign.sandbox import Sandbox
 
     from ..config import EvalConfig
@@ -293,22 +293,24 @@ def perf_tests(sandbox: "Sandbox", p: HumanEvalProblem, target_s: float = TARGET
                    "function_share": share}
 
 
-def score_problem(sandbox: "Sandbox", task_id: str, code: str, repeats: int, clock: str,
+def score_problem(sandbox: "Sandbox", task_id: str, code: str, probe: "ProbeSettings",
                   target_s: float = TARGET_S) -> "tuple[ProbeScore, dict]":
+    """``code`` against the canonical solution, in the rounds, policy and clock of ``probe`` (the
+    profile's [eval.probe]: the one protocol of every contest program)."""
     p = problem(task_id)
     tests, info = perf_tests(sandbox, p, target_s)
     time_s = max(2.0, 20 * target_s)
     contest = ContestProblem(p.task_id, tests, Limits(time_s=time_s, memory_mb=1024),
                              [(canonical_program(p), None)], "python3", f"{DIST}==1.0.3")
     score, more = score_contest(sandbox, contest, candidate_program(p, code),
-                                ContestSettings(repeats=repeats, clock=clock))
+                                ContestSettings.from_probe(probe))
     return score, {**more, **info, "split": "heldout" if p.heldout else "train"}
 
 
 def _judge(s: SampleResult, code: str, run: ScoreRun) -> None:
     """Score one sample as `eval score` does (its own draw); a canonical that cannot run is no score."""
     try:
-        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.probe.repeats, run.config.probe.clock)
+        sc, _ = score_problem(run.sandbox, s.prompt_id, code, run.config.probe)
     except ProblemUnusable as e:
         s.verdict, s.message = "NO_RESULT", str(e)
         return
@@ -363,7 +365,7 @@ class HumanEvalTask(EvalTask[HumanEvalProblem]):
             load_problems()
         except FileNotFoundError as e:
             raise ScoreInputError(str(e)) from None
-        return score_problem(sandbox, problem, code, request.probe.repeats, request.probe.clock)
+        return score_problem(sandbox, problem, code, request.probe)
 
 
 __all__ = ["HumanEvalTask", "HumanEvalProblem", "load_problems", "split", "model_prompt", "score_problem",

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from perfalign.evaluation.records import ScoreInputError
 from perfalign.evaluation.tasks import humaneval as he
+from perfalign.measure.harness import ProbeSettings
 from perfalign.sandbox import Sandbox
 
 try:
@@ -54,8 +55,8 @@ def sandbox():
         yield sb
 
 
-def _score(sb, code: str):
-    return he.score_problem(sb, PID, code, repeats=3, clock="cpu", target_s=0.05)
+def _score(sb, code: str, probe: ProbeSettings = ProbeSettings(repeats=3)):
+    return he.score_problem(sb, PID, code, probe, target_s=0.05)
 
 
 def test_controls(sandbox):
@@ -69,6 +70,14 @@ def test_controls(sandbox):
     assert slow_score.correct and slow_score.speedup < 0.9 and max(slow_score.round_speedups) < 1
     assert info["split"] == "heldout" and info["scale"] >= 1 and info["tests"] == he.TESTS
     assert not wrong.correct and wrong.verdict == "WRONG_ANSWER" and wrong.speedup == 0
+
+
+def test_rounds_follow_the_profiles_probe_settings(sandbox):
+    """The rounds are the profile's [eval.probe] ones, as for every contest program: at most
+    ``max_repeats`` however imprecise the estimate (HumanEval used to stop at the default's 9)."""
+    p = he.problem(PID)
+    score, _ = _score(sandbox, _canonical(p), ProbeSettings(repeats=2, max_repeats=2))
+    assert score.correct and len(score.round_speedups) == 2
 
 
 def test_hostile_forged_output_is_incorrect(sandbox):
