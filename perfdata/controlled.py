@@ -46,7 +46,7 @@ from perfalign.common.prompts import extract_code, format_response, instruction_
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.schema import card_schema
-from perfalign.perfdata.shards import prepare_folder, read_parquet, read_schema, table_dir, write_parquet
+from perfalign.perfdata.shards import load_table, prepare_folder, read_schema, table_dir, write_parquet
 from perfalign.perfdata.triplets import COLUMN_DOCS, SFT_SCHEMA, TRIPLET_SCHEMA
 
 from . import idioms
@@ -372,7 +372,7 @@ def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path, pairs: tu
     (the pipeline's align stage passes it)."""
     counts = {}
     for name, schema in (("sft_prompts", SFT_SCHEMA), ("triplets", TRIPLET_SCHEMA)):
-        rows = read_parquet(table_dir(task.data_dir, name) / "00000-of-00001.parquet").to_pylist()
+        rows = load_table(task.data_dir, name).to_pylist()  # any layout
         if name == "sft_prompts":
             rows = [r for r in rows if r["split"] == "train"]
         else:
