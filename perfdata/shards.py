@@ -108,7 +108,7 @@ def migrate_layout(out_dir: Path) -> list[Path]:
 
 CARD = "README.md"
 _PENDING = "<!-- perfalign: card pending -->"
-PENDING_CARD = f"""{_PENDING}
+_PENDING_CARD = f"""{_PENDING}
 # Dataset card pending
 
 perfalign writes this folder's card when the build writing the folder finishes (cut short: rerun
@@ -122,7 +122,7 @@ def prepare_folder(out_dir: Path) -> list[Path]:
     directory read of the folder fails on it rather than mixing the tables written so far."""
     moved = migrate_layout(out_dir)
     if not (Path(out_dir) / CARD).exists():
-        atomic_write_text(Path(out_dir) / CARD, PENDING_CARD)
+        atomic_write_text(Path(out_dir) / CARD, _PENDING_CARD)
     return moved
 
 
