@@ -214,10 +214,11 @@ def contest_tables(root: Path, cfg: ProofConfig) -> Path:
     once beside the seeds and shared by them: the real contest prompts' tests and baselines.
     The build is incremental: an interrupted one resumes."""
     from perfalign.perfdata.perf_build import build
+    from perfalign.perfdata.shards import card_written
 
     perf = preset("perf", profile=cfg.profile)
     out = root / "codecontests_perf"
-    if not (out / "README.md").exists():
+    if not card_written(out):
         print(f"building CodeContests-Perf from {perf.source} into {out} (once, shared by the seeds)", flush=True)
         build(perf.source, out, perf.build_settings(), limit_problems=perf.limit_problems, workers=2,
               sandbox=preset("sandbox", profile=cfg.profile))

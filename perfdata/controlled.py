@@ -43,9 +43,11 @@ import pyarrow as pa
 from perfalign.common.equations import DEFAULT_MAX_MARGIN, adaptive_margin
 from perfalign.common.progress import report
 from perfalign.common.prompts import extract_code, format_response, instruction_prompt
+from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.perf import BuildSettings
-from perfalign.perfdata.shards import read_parquet, table_dir, write_parquet
-from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA
+from perfalign.perfdata.schema import card_schema
+from perfalign.perfdata.shards import load_table, prepare_folder, read_schema, table_dir, write_parquet
+from perfalign.perfdata.triplets import COLUMN_DOCS, SFT_SCHEMA, TRIPLET_SCHEMA
 
 from . import idioms
 from .idioms import is_held_out
@@ -227,8 +229,25 @@ def measure_references(instances_: list[Instance], sandbox=None,
     return out  # medium and slow can swap on a small test under load: pairs follow the measurement
 
 
-def _write(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> None:
-    write_parquet(path, pa.Table.from_pylist(rows, schema=schema))
+def _write(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Path:
+    return write_parquet(path, pa.Table.from_pylist(rows, schema=schema))
+
+
+_DESCRIPTIONS = {
+    "problems": "The instances: statement, tests and limits (`held_out` marks the evaluation's).",
+    "submissions": "Each instance's reference programs, correct ones with their measured CPU time, and a wrong one.",
+    "sft_prompts": "Every correct program of each instance as an SFT row (training and held-out splits).",
+    "triplets": "Preference pairs with Eq. 3's margin (`reward_*` splits) and one RL prompt per instance (`rl_*`).",
+}
+
+
+def _write_card(out: Path, title: str, files: dict[str, Path], docs: dict[str, dict[str, str]]) -> None:
+    """The folder's card: one config per table (the first the default), columns documented as the
+    full dataset's are."""
+    write_dataset_card(out, title=title, description="The controlled task of perfalign (perfdata/controlled.py).",
+                       tables={name: {"data_files": f.relative_to(out).as_posix(), "description": _DESCRIPTIONS[name],
+                                      "schema": schema_rows(read_schema(f), docs[name])}
+                               for name, f in files.items()})
 
 
 def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: dict[str, dict[str, float]],
@@ -239,6 +258,7 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
     import platform
 
     out = Path(out)
+    prepare_folder(out)
     problems, subs = [], []
     cal = (calibration or {}).get("reference_cpu_s")
     for inst in instances_:
@@ -253,8 +273,10 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
                              is_correct=correct, runtime_s=runtimes[pid][kind] if correct else None,
                              verdict="OK" if correct else "NOT_RUN", status="measured" if correct else "not_run",
                              repeats=repeats, host=platform.node(), calibration_cpu_s=cal))
-    _write(table_dir(out, "problems") / "controlled-00000.parquet", problems)
-    _write(table_dir(out, "submissions") / "controlled-00000.parquet", subs)
+    files = {"submissions": _write(table_dir(out, "submissions") / "controlled-00000.parquet", subs),
+             "problems": _write(table_dir(out, "problems") / "controlled-00000.parquet", problems)}
+    _write_card(out, "perfalign controlled task: CodeContests-Perf form", files,
+                {t: {c: d for c, _, d in card_schema(t)} for t in files})
     return out
 
 
@@ -318,8 +340,10 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
                                                                            ("fast", "slow")})
             triplets.append(dict(rl, split=f"rl_{split}", triplet_id=rl["triplet_id"] + "/rl"))
     data = root / "triplets"
-    _write(table_dir(data, "sft_prompts") / "00000-of-00001.parquet", sft, SFT_SCHEMA)
-    _write(table_dir(data, "triplets") / "00000-of-00001.parquet", triplets, TRIPLET_SCHEMA)
+    prepare_folder(data)
+    files = {"triplets": _write(table_dir(data, "triplets") / "00000-of-00001.parquet", triplets, TRIPLET_SCHEMA),
+             "sft_prompts": _write(table_dir(data, "sft_prompts") / "00000-of-00001.parquet", sft, SFT_SCHEMA)}
+    _write_card(data, "perfalign controlled task: triplets and SFT prompts", files, COLUMN_DOCS)
     task = ControlledDataset(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
         {"family_set": family_set, "train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout],
@@ -348,7 +372,7 @@ def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path, pairs: tu
     (the pipeline's align stage passes it)."""
     counts = {}
     for name, schema in (("sft_prompts", SFT_SCHEMA), ("triplets", TRIPLET_SCHEMA)):
-        rows = read_parquet(table_dir(task.data_dir, name) / "00000-of-00001.parquet").to_pylist()
+        rows = load_table(task.data_dir, name).to_pylist()  # any layout
         if name == "sft_prompts":
             rows = [r for r in rows if r["split"] == "train"]
         else:

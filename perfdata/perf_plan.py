@@ -49,7 +49,7 @@ def repair(out_dir: Path) -> list[str]:
     in the current schema and split naming; rejects without their submission row (a batch that
     crashed between its two shards, or a quarantined submissions shard) are dropped."""
     out_dir = Path(out_dir)
-    shards.migrate_layout(out_dir)
+    shards.prepare_folder(out_dir)
     shards.clean_temp(out_dir)
     shutil.rmtree(out_dir / SPOOL, ignore_errors=True)
     msgs = []

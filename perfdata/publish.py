@@ -8,6 +8,8 @@ from pathlib import Path
 from huggingface_hub import HfApi, constants, get_token
 from huggingface_hub.utils import filter_repo_objects
 
+from perfalign.perfdata.shards import card_written
+
 # What goes up: the card and the parquet tables, nothing else. Hidden files/dirs (.cache, .lock, .git)
 # and leftovers of interrupted writes must never reach the repo, where a glob in the card would load them.
 ALLOW_PATTERNS = ["README.md", "*.parquet"]
@@ -82,6 +84,9 @@ def publish_dataset(
         raise PublishError(f"dataset folder not found: {folder}")
     if not (folder / "README.md").is_file():
         raise PublishError(f"{folder} has no README.md dataset card (write one with perfdata.dataset_card)")
+    if not card_written(folder):
+        raise PublishError(f"{folder}: its dataset card is pending (the build writing the folder has not finished): "
+                           "rerun the build, then publish")
     files = files_to_upload(folder)
     if not any(f.endswith(".parquet") for f in files):
         raise PublishError(f"{folder} contains no parquet files to publish")

@@ -3,9 +3,10 @@
 A table is the union of the Parquet files (shards) in its own directory at the root of a dataset
 folder, beside the card: ``<table>/<split>-<id>.parquet``. So ``pandas.read_parquet(<folder>/<table>)``
 and the card's configs give exactly one table, and ``pandas.read_parquet(<folder>)`` fails (README.md
-is not Parquet) instead of mixing tables. Folders written in the older layouts (``data/<table>/`` and
-the flat ``data/<table>-*.parquet``) are read as they are and moved into this one by the next build
-(:func:`migrate_layout`).
+is not Parquet) instead of mixing tables; a build puts a placeholder card there before its first
+shard, so this holds while it runs and after it is cut short (:func:`prepare_folder`). Folders written
+in the older layouts (``data/<table>/`` and the flat ``data/<table>-*.parquet``) are read as they are
+and moved into this one by the next build (:func:`migrate_layout`).
 
 A shard is written to a hidden temp file and renamed into place, so a crash (kill -9 at any
 moment) leaves either the whole shard or nothing; readers ignore leftovers. A shard that is
@@ -25,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from perfalign.common.fileio import atomic_write
+from perfalign.common.fileio import atomic_write, atomic_write_text
 
 QUARANTINE = "quarantine"
 _SPLIT_OK = re.compile(r"[A-Za-z0-9_]+")
@@ -103,6 +104,32 @@ def migrate_layout(out_dir: Path) -> list[Path]:
             if not any(d.iterdir()):
                 d.rmdir()
     return moved
+
+
+CARD = "README.md"
+_PENDING = "<!-- perfalign: card pending -->"
+_PENDING_CARD = f"""{_PENDING}
+# Dataset card pending
+
+perfalign writes this folder's card when the build writing the folder finishes (cut short: rerun
+it). Until then read one table at a time, from its own directory: `pandas.read_parquet("<folder>/<table>")`.
+"""
+
+
+def prepare_folder(out_dir: Path) -> list[Path]:
+    """Ready a dataset folder for a build: older layouts moved (:func:`migrate_layout`; returns the
+    moved paths), and a placeholder card at the root until the build writes the real one, so a
+    directory read of the folder fails on it rather than mixing the tables written so far."""
+    moved = migrate_layout(out_dir)
+    if not (Path(out_dir) / CARD).exists():
+        atomic_write_text(Path(out_dir) / CARD, _PENDING_CARD)
+    return moved
+
+
+def card_written(out_dir: Path) -> bool:
+    """Whether a dataset folder holds its card (not the placeholder of a build that has not finished)."""
+    card = Path(out_dir) / CARD
+    return card.is_file() and not card.read_text(encoding="utf-8", errors="replace").startswith(_PENDING)
 
 
 def write_shard(out_dir: Path, table: str, shard_id: str, rows: list[dict] | pa.Table, schema: pa.Schema,

@@ -252,7 +252,7 @@ def build_triplets(out_dir: str | Path, codecontests_dir: str | Path | None = No
 
     out = Path(out_dir)
     tables = {"triplets": (triplets, TRIPLET_SCHEMA), "sft_prompts": (sft, SFT_SCHEMA)}
-    shards.migrate_layout(out)
+    shards.prepare_folder(out)
     paths = {name: write_parquet(shards.table_dir(out, name) / "00000-of-00001.parquet",
                                  pa.Table.from_pylist(rows, schema=schema)) for name, (rows, schema) in tables.items()}
     for name, path in paths.items():  # a rebuild replaces the table: extra shards (controlled ones) go

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
-from perfalign.perfdata.shards import BuildLock, migrate_layout, read_parquet, table_dir, write_parquet
+from perfalign.perfdata.shards import BuildLock, prepare_folder, read_parquet, table_dir, write_parquet
 
 TABLES = ("synthetic", "synthetic_rejects")
 
@@ -97,7 +97,7 @@ class SynthTables:
         self.flush_every = flush_every
         # two runs appending to one out_dir would race on the tables
         self._lock = BuildLock(self.dir, ".synthetic.lock", "another generation run")
-        migrate_layout(self.dir)
+        prepare_folder(self.dir)
         self._rows = {t: self._read_parquet(t) for t in TABLES}
         self._since_flush = 0
         if self._read_journal():  # rows recovered after a crash

@@ -166,3 +166,19 @@ def test_measuring_the_programs_reports_progress(sandbox):
     total = len(CORRECT_KINDS)
     assert len(runtimes) == 1 and [s for s in seen if s[0] == MEASURING] == [(MEASURING, d, total)
                                                                               for d in range(total + 1)]
+
+
+def test_controlled_folders_have_cards_and_never_mix_tables(task):
+    """Both folders of the task carry a card naming each table, so a directory read of a folder
+    fails instead of mixing its two tables and ``load_dataset(folder, table)`` gives one table."""
+    from test_layout import _assert_default, _assert_one_table
+
+    from perfalign.perfdata import shards
+
+    for folder, tables in ((task.codecontests_dir, ("submissions", "problems")),
+                           (task.data_dir, ("triplets", "sft_prompts"))):
+        for table in tables:
+            (f,) = shards.shard_files(folder, table)
+            _assert_one_table(folder, table, shards.read_schema(f), len(load_table(folder, table)))
+        _assert_default(folder, tables[0])
+        assert shards.card_written(folder)

@@ -1,9 +1,9 @@
 """Each table of a dataset folder lives in its own directory at the folder's root (``<table>/``,
 beside README.md), so ``pandas.read_parquet`` of a table directory and ``load_dataset(folder, table)``
 give exactly that table's rows and columns, and ``pandas.read_parquet(folder)`` fails instead of
-mixing tables, for CodeContests-Perf, synthetic and triplets folders; folders in the older layouts
-(``data/<table>/`` and the flat ``data/<table>-*.parquet``) are read as they are and moved by the next
-build."""
+mixing tables, for CodeContests-Perf, synthetic and triplets folders, also while a build runs or after
+it is cut short; folders in the older layouts (``data/<table>/`` and the flat ``data/<table>-*.parquet``)
+are read as they are and moved by the next build."""
 from __future__ import annotations
 
 import datasets
@@ -14,9 +14,10 @@ import pytest
 from test_perf_robust import PY_SUM, _row, _write_jsonl
 from test_triplets import make_codecontests, make_synthetic
 
-from perfalign.perfdata import shards
+from perfalign.perfdata import perf_build, shards
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.perf_build import build
+from perfalign.perfdata.publish import PublishError, publish_dataset
 from perfalign.perfdata.schema import arrow_schema
 from perfalign.perfdata.synth.tables import SCHEMAS, SynthTables, write_card
 from perfalign.perfdata.triplets import SFT_SCHEMA, TRIPLET_SCHEMA, TripletConfig, build_triplets
@@ -30,6 +31,13 @@ def _assert_one_table(folder, table, schema: pa.Schema, rows: int) -> None:
     assert (len(df), list(df.columns)) == (rows, schema.names), table
     ds = datasets.load_dataset(str(folder), table, cache_dir=str(folder.parent / f"hf-{folder.name}"))
     assert sum(len(s) for s in ds.values()) == rows and all(s.column_names == schema.names for s in ds.values())
+
+
+def _assert_default(folder, table) -> None:
+    """``load_dataset(folder)`` without a config name loads ``table`` (the card's default), nothing else."""
+    ds = datasets.load_dataset(str(folder), cache_dir=str(folder.parent / f"hf-default-{folder.name}"))
+    df = pd.read_parquet(folder / table)
+    assert sum(len(s) for s in ds.values()) == len(df) and all(s.column_names == list(df.columns) for s in ds.values())
 
 
 def _nest(folder) -> None:
@@ -63,6 +71,7 @@ def test_codecontests_perf_tables_do_not_mix(tmp_path):
             continue
         assert rows is None or n == rows
         _assert_one_table(out, table, arrow_schema(table), n)
+    _assert_default(out, "submissions")
 
 
 def test_synthetic_and_triplets_tables_do_not_mix(tmp_path):
@@ -76,6 +85,7 @@ def test_synthetic_and_triplets_tables_do_not_mix(tmp_path):
     write_card(tmp_path / "syn")
     _assert_one_table(tmp_path / "syn", "synthetic", SCHEMAS["synthetic"], 3)
     _assert_one_table(tmp_path / "syn", "synthetic_rejects", SCHEMAS["synthetic_rejects"], 1)
+    _assert_default(tmp_path / "syn", "synthetic")
 
     make_codecontests(tmp_path / "ccfix")
     make_synthetic(tmp_path / "synfix")
@@ -83,6 +93,41 @@ def test_synthetic_and_triplets_tables_do_not_mix(tmp_path):
     for table, schema, path in (("triplets", TRIPLET_SCHEMA, res.triplets_path),
                                 ("sft_prompts", SFT_SCHEMA, res.sft_prompts_path)):
         _assert_one_table(tmp_path / "tri", table, schema, pq.read_table(path).num_rows)
+    _assert_default(tmp_path / "tri", "triplets")
+
+
+def test_a_build_running_or_cut_short_never_mixes_tables(tmp_path, monkeypatch):
+    """Before a build writes its card, the folder's root holds a placeholder card: a directory read
+    of the folder fails on it instead of mixing the tables written so far, and publish refuses the
+    folder; the next build finishes and writes the card over it."""
+    def cut_short(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(perf_build, "finalize", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        _perf_folder(tmp_path)
+    out = tmp_path / "cc"
+    with pytest.raises(ValueError, match="parquet"):
+        pd.read_parquet(out)
+    assert len(pd.read_parquet(out / "submissions")) and not shards.card_written(out)
+    for table in ("problems", "submissions"):
+        assert list(pd.read_parquet(out / table).columns) == arrow_schema(table).names
+    with pytest.raises(PublishError, match="card is pending"):
+        publish_dataset(out, "org/x", token="t", endpoint="http://127.0.0.1:9")
+    monkeypatch.undo()
+    s = build(str(tmp_path / "train.jsonl"), out, BuildSettings(repeats=1))
+    assert shards.card_written(out) and "configs:" in (out / "README.md").read_text()
+    _assert_one_table(out, "submissions", arrow_schema("submissions"), s.submissions)
+
+    tables = SynthTables(tmp_path / "syn")  # a generation run cut short: rows flushed, no card
+    tables.append("synthetic", dict(key="k0", sample_index=0, problem="p", language="python3", fast="f", slow="s",
+                                    fast_cpu_time_s=0.1, slow_cpu_time_s=0.5, speedup=5.0, config_hash="h"))
+    tables.append("synthetic_rejects", dict(key="r0", sample_index=9, reason="not json", config_hash="h"))
+    tables.flush()
+    assert len(pd.read_parquet(tmp_path / "syn" / "synthetic_rejects")) == 1
+    with pytest.raises(ValueError, match="parquet"):
+        pd.read_parquet(tmp_path / "syn")
+    tables.close()
 
 
 def test_flat_layout_is_read_then_migrated_losing_nothing(tmp_path):
