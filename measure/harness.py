@@ -89,10 +89,10 @@ class ProbeSettings:
     target_rel_se: float = NoiseGate.target_rel_se  # this relative standard error (noisy, overhead-heavy problems)
     # The contest protocol's rounds priced in time (timing_stats.rounds_affordable): past
     # max_repeats, an imprecise score gets two more rounds while the rounds' measured CPU time
-    # stays within round_budget_s, up to max_budget_repeats. Short programs (20-60 ms, mostly
-    # interpreter start-up, bimodal on a busy host) need ~20 rounds for a 3% error; that costs
-    # ~2 s, while 9 rounds of a 1 s program cost 18.
-    round_budget_s: float = 2.0      # CPU seconds of rounds (both programs) per contest score, past max_repeats
+    # stays within round_budget_s, up to max_budget_repeats. The controlled task's pairs (two
+    # tests of 20-100 ms of Python, mostly interpreter start-up, bimodal on a busy host) cost
+    # 0.2-0.3 s a round: 6 s buys them 20-25 rounds, while 5 rounds of a 1 s program cost 10.
+    round_budget_s: float = 6.0      # CPU seconds of rounds (both programs) per contest score, past max_repeats
     max_budget_repeats: int = 25     # the hard cap on a contest score's rounds, however cheap
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
     # reference's work, a time measured from outside the program is noise: such a problem is
