@@ -26,7 +26,7 @@ from pathlib import Path
 WINDOWS = (5, 9, 15, 25)
 
 
-def record(controlled: Path, rounds: int, n_prompts: int) -> dict:
+def record(controlled: Path, rounds: int, n_prompts: int, path: str | None) -> dict:
     from perfalign.evaluation.config import EvalConfig
     from perfalign.evaluation.tasks.controlled import ControlledTask
     from perfalign.measure.contest import ContestSettings, paired_score
@@ -47,6 +47,8 @@ def record(controlled: Path, rounds: int, n_prompts: int) -> dict:
                             "candidate": info["runtimes"], "wall_s": round(time.monotonic() - t0, 1)})
                 print(f"{p.prompt_id} {mode}: {len(out[-1]['candidate'])} rounds, {out[-1]['wall_s']} s",
                       file=sys.stderr)
+                if path:  # after each pair: a long recording cut short keeps what it has
+                    Path(path).write_text(json.dumps({"rounds": rounds, "pairs": out}, indent=1))
     return {"rounds": rounds, "pairs": out}
 
 
@@ -88,9 +90,7 @@ def main() -> int:
     a = ap.parse_args()
     if not (a.replay or a.controlled):
         ap.error("give a controlled task folder or --replay FILE")
-    rec = json.loads(Path(a.replay).read_text()) if a.replay else record(a.controlled, a.rounds, a.prompts)
-    if a.record:
-        Path(a.record).write_text(json.dumps(rec, indent=1))
+    rec = json.loads(Path(a.replay).read_text()) if a.replay else record(a.controlled, a.rounds, a.prompts, a.record)
     print("prompt mode k windows truth(±se) known | median|err| max|err| outside10% | |err|/SE median p90")
     for row in analyse(rec):
         print(f"{row['prompt'][:16]:<16} {row['mode']:<9} {row['k']:>2} {row['windows']:>2} "
