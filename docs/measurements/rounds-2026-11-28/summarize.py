@@ -25,7 +25,7 @@ def truths() -> dict:
 
 
 def main() -> None:
-    known = truths()
+    known, total = truths(), {}
     for f in sys.argv[1:]:
         d = json.loads(Path(f).read_text())
         print(f"{Path(f).stem}: wall {d['wall_s']} s, CPU {round(d['user_s'] + d['sys_s'], 1)} s, execution "
@@ -37,10 +37,20 @@ def main() -> None:
                     truth = 1.0 if mode == "reference" else known.get((p, mode)) if task == "controlled" else None
                     err = None if truth is None else math.exp(abs(math.log(v / truth))) - 1
                     errs += [err] if err is not None else []
+                    if err is not None:
+                        total.setdefault((mode, task), []).append((err, "imprecise_timing" in fl, n[0] if n else None))
                     flagged += "imprecise_timing" in fl
                     cells.append(f"{v:.3f}" + (f" r{n[0]}" if n else "") + ("*" if "imprecise_timing" in fl else ""))
                 worst = f"max|err| {100 * max(errs):.1f}%, {sum(e > 0.10 for e in errs)} outside 10%" if errs else ""
                 print(f"  {mode:<9} {task:<13} {', '.join(cells)}  {worst}  flagged {flagged}/{len(prompts)}")
+    print("all runs given:")
+    for (mode, task), rows in sorted(total.items()):
+        errs = sorted(e for e, _, _ in rows)
+        rounds = [n for _, _, n in rows if n]
+        print(f"  {mode:<9} {task:<13} {len(rows)} scores: median |err| {100 * errs[len(errs) // 2]:.1f}%, max "
+              f"{100 * errs[-1]:.1f}%, outside 10% {sum(e > 0.10 for e in errs)}, flagged imprecise "
+              f"{sum(f for _, f, _ in rows)}" + (f", rounds {min(rounds)}-{max(rounds)} (mean "
+                                                 f"{sum(rounds) / len(rounds):.1f})" if rounds else ""))
 
 
 if __name__ == "__main__":
