@@ -91,7 +91,7 @@ class ProbeSettings:
     # max_repeats, an imprecise score gets two more rounds while the rounds' measured CPU time
     # stays within round_budget_s, up to max_budget_repeats. The controlled task's pairs (two
     # tests of 20-100 ms of Python, mostly interpreter start-up, bimodal on a busy host) cost
-    # 0.2-0.3 s a round: 6 s buys them 20-25 rounds, while 5 rounds of a 1 s program cost 10.
+    # 0.2-0.35 s a round: 6 s buys them 17-25 rounds, while 5 rounds of a 1 s program cost 10.
     round_budget_s: float = 6.0      # CPU seconds of rounds (both programs) per contest score, past max_repeats
     max_budget_repeats: int = 25     # the hard cap on a contest score's rounds, however cheap
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
