@@ -50,13 +50,13 @@ def run(run_dir: Path, tasks: str, models: list[str], out: Path, code: str | Non
 
 
 def controls(out: Path) -> dict:
-    """model -> task -> per prompt (speedup, rel_se, flags) of its first sample."""
+    """model -> task -> per prompt (speedup, rel_se, flags, rounds) of its first sample."""
     rows: dict = {}
     for line in (out / "samples.jsonl").read_text().splitlines() if (out / "samples.jsonl").exists() else []:
         s = json.loads(line)
         if s["index"] == 0:
             rows.setdefault(s["model"], {}).setdefault(s["task"], {})[s["prompt_id"]] = \
-                (s["speedup"], s.get("rel_se"), s.get("flags", []))
+                (s["speedup"], s.get("rel_se"), s.get("flags", []), len(s.get("round_speedups") or []))
     return rows
 
 
@@ -73,14 +73,14 @@ def print_table(res: dict) -> None:
           f"after {res['load_after']}")
     for model, tasks in res["controls"].items():
         for task, prompts in tasks.items():
-            vals = [v for v, _, _ in prompts.values()]
+            vals = [v for v, *_ in prompts.values()]
             known = {p: res["known"].get(f"{model}|{task}|{p}") for p in prompts}
             print(f"  {model:<18} {task:<13} mean {statistics.fmean(vals):.3f}  per prompt " + ", ".join(
-                f"{p.split('/')[-1][:14]} {v:.3f}" + (f" ±{se:.3f}" if se is not None else "") +
+                f"{p.split('/')[-1][:14]} {v:.3f}" + (f" ±{se:.3f}" if se is not None else "") + f" r{n}" +
                 (f" [known {known[p]:.2f}]" if known[p] else "") +
                 (" (" + ",".join(f for f in fl if not f.startswith("cpu")) + ")" if [f for f in fl if not
                                                                                      f.startswith("cpu")] else "")
-                for p, (v, se, fl) in sorted(prompts.items())))
+                for p, (v, se, fl, n) in sorted(prompts.items())))
 
 
 def main() -> int:

@@ -12,7 +12,9 @@ keeps a position or a predecessor). runtime = median over rounds of the mean per
 ``ContestSettings.clock`` instructions / cycles the mean per-test count of both (valgrind); two
 more rounds at a time (up to ``max_repeats``) while the speedup's estimate
 (``timing_stats.rounds_estimate``: the medians' where precise, else the rounds' paired ratios,
-which a busy machine's drift does not move) is less precise than the gate's target. The speedup
+which a busy machine's drift does not move) is less precise than the gate's target; past
+``max_repeats`` while the rounds' measured CPU time leaves room in ``round_budget_s``, up to
+``max_budget_repeats`` (``timing_stats.rounds_affordable``: short programs get the rounds they need). The speedup
 goes through ``common.plausibility.speedup_ratio``, an implausible one re-measured once; under a
 count it is checked against the CPU time run beside it (``count_contradicts_cpu``). With several
 baseline submissions (a raw source, no recorded runtimes), each is measured and the median one is
@@ -39,7 +41,7 @@ from perfalign.sandbox.clock import (
 )
 
 from .harness import ProbeScore, ProbeSettings
-from .timing_stats import NoiseGate, more_rounds, rounds_estimate
+from .timing_stats import NoiseGate, more_rounds, rounds_affordable, rounds_estimate
 
 
 @dataclass
@@ -56,7 +58,9 @@ class ContestProblem:
 @dataclass
 class ContestSettings:
     repeats: int = ProbeSettings.repeats  # rounds, as the probe harness's...
-    max_repeats: int = ProbeSettings.max_repeats  # ...and at most these, while the speedup is imprecise
+    max_repeats: int = ProbeSettings.max_repeats  # ...and at most these, while the speedup is imprecise...
+    round_budget_s: float = ProbeSettings.round_budget_s  # ...or more while the rounds' CPU time is within this...
+    max_budget_repeats: int = ProbeSettings.max_budget_repeats  # ...up to these (timing_stats.rounds_affordable)
     policy: SpeedupPolicy = field(default_factory=SpeedupPolicy)
     # what measures the candidate and the baseline beside it (sandbox.clock); both in the same
     # clock, every round: a recorded runtime is never compared (it stays in info as a note)
@@ -68,7 +72,8 @@ class ContestSettings:
     @classmethod
     def from_probe(cls, probe: ProbeSettings) -> "ContestSettings":
         """The rounds, policy and clock of a profile's [eval.probe] table: one protocol's settings."""
-        return cls(probe.repeats, probe.max_repeats, probe.policy, probe.clock)
+        return cls(probe.repeats, probe.max_repeats, probe.round_budget_s, probe.max_budget_repeats, probe.policy,
+                   probe.clock)
 
 
 def _runtime(res: RunResult) -> float | None:
@@ -78,6 +83,11 @@ def _runtime(res: RunResult) -> float | None:
             for t in res.tests]
     vals = [float(v) for v in vals if v is not None]
     return sum(vals) / len(vals) if vals and res.ok else None
+
+
+def _cost_s(res: RunResult) -> float:
+    """The seconds a run cost: its tests' CPU time (a count's run included), else their wall time."""
+    return sum(t.cpu_time_s if t.cpu_time_s is not None else t.wall_time_s or 0.0 for t in res.tests)
 
 
 def timed_job(job: Job, clock: str) -> Job:
@@ -110,6 +120,7 @@ def paired_score(sandbox: Sandbox, baselines: list[Job], candidate: Job, setting
     bases, cand = [timed_job(b, s.clock) for b in baselines], timed_job(candidate, s.clock)
     order = random.Random(secrets.randbits(64))  # the candidate cannot know whether it runs first
     used: set[str] = set()  # the clocks that really measured the runs (a fallback says cpu)
+    spent = [0.0]  # the CPU seconds every run of the rounds measured: what more rounds are priced by
 
     def rounds(n: int, jobs: list[Job]) -> tuple[list[list[RunResult]], list[RunResult]]:
         base_runs: list[list[RunResult]] = [[] for _ in jobs]
@@ -120,6 +131,7 @@ def paired_score(sandbox: Sandbox, baselines: list[Job], candidate: Job, setting
                 runs.append(r)
             cand_runs.append(res[-1])
             used.update(r.clock for r in res if r.ok)
+            spent[0] += sum(_cost_s(r) for r in res)
             if not res[-1].ok:
                 break
         return base_runs, cand_runs
@@ -142,7 +154,8 @@ def paired_score(sandbox: Sandbox, baselines: list[Job], candidate: Job, setting
                           message="no baseline submission ran correctly here"), info
     _, pick = sorted(usable)[len(usable) // 2]
     base = base_runs[pick]
-    while len(cand_runs) < s.max_repeats and more_rounds(rounds_estimate(_pairs(base, cand_runs)), NoiseGate()):
+    while rounds_affordable(len(cand_runs), spent[0], s.max_repeats, s.round_budget_s, s.max_budget_repeats) \
+            and more_rounds(rounds_estimate(_pairs(base, cand_runs)), NoiseGate()):
         more_base, more_cands = rounds(2, [bases[pick]])
         base, cand_runs = base + more_base[0], cand_runs + more_cands
         failed = _failure(label, unit, cand_runs)

@@ -87,6 +87,13 @@ class ProbeSettings:
     repeats: int = 3                 # timed rounds (null, reference, candidates interleaved)...
     max_repeats: int = 9             # ...more, two at a time, while a time is less precise than
     target_rel_se: float = NoiseGate.target_rel_se  # this relative standard error (noisy, overhead-heavy problems)
+    # The contest protocol's rounds priced in time (timing_stats.rounds_affordable): past
+    # max_repeats, an imprecise score gets two more rounds while the rounds' measured CPU time
+    # stays within round_budget_s, up to max_budget_repeats. The controlled task's pairs (two
+    # tests of 20-100 ms of Python, mostly interpreter start-up, bimodal on a busy host) cost
+    # 0.2-0.35 s a round: 6 s buys them 17-25 rounds, while 5 rounds of a 1 s program cost 10.
+    round_budget_s: float = 6.0      # CPU seconds of rounds (both programs) per contest score, past max_repeats
+    max_budget_repeats: int = 25     # the hard cap on a contest score's rounds, however cheap
     # Above this ratio of the driver's per-call overhead (fresh inputs, fingerprints) to the
     # reference's work, a time measured from outside the program is noise: such a problem is
     # still validated (every call, both sizes) but gets no speedup (flag "unmeasurable").
@@ -130,12 +137,15 @@ class ProbeSettings:
     def __post_init__(self) -> None:
         check_clock(self.clock)
         self.max_repeats = max(self.max_repeats, self.repeats)  # fewer: no rounds added, at least repeats
+        self.max_budget_repeats = max(self.max_budget_repeats, self.max_repeats)
 
     def check_values(self) -> None:
         """Ranges (checked where a config is loaded)."""
         if min(self.repeats, self.min_calls) < 1 or not self.target_s > 0 or not self.max_rel_se > 0:
             raise ValueError("the probe's repeats and min_calls must be >= 1, target_s (seconds of reference "
                              "work per timed run) and max_rel_se > 0")
+        if not self.round_budget_s >= 0:
+            raise ValueError(f"the probe's round_budget_s must be >= 0 (seconds), not {self.round_budget_s}")
 
 
 @dataclass

@@ -13,6 +13,7 @@ run it as is. Each equation is one function:
 - ``round_ratio_speedup``: the second estimate, the median of the per-round ratios;
 - ``shift``: |log| of the gap between the two estimates (the machine's speed moved);
 - ``needs_more_rounds`` / ``futile_above``: when to add rounds;
+- ``rounds_affordable``: the round cap priced in the rounds' own measured time;
 - ``optimistic_bound``: the highest speedup the noise leaves plausible;
 - ``precision``: the decision ok / imprecise / unmeasurable under a ``NoiseGate``;
 - ``paired_speedup``: the paired estimate, from the per-round ratios alone (immune to drift);
@@ -106,6 +107,17 @@ def futile_above(gate: NoiseGate, rounds: int, max_rounds: int) -> float:
     """A relative error above this cannot reach ``max_rel_se`` in the rounds left, even with
     thrice the luck of the square-root law; judged from 5 rounds on, where the spread is robust."""
     return 3 * gate.max_rel_se * math.sqrt(max_rounds / rounds) if rounds >= 5 else math.inf
+
+
+def rounds_affordable(rounds: int, spent_s: float, max_repeats: int, budget_s: float, cap: int) -> bool:
+    """Whether two more rounds may run while an estimate is imprecise: up to ``max_repeats``
+    whatever they cost; beyond, up to ``cap``, while two more rounds like the ones run so far
+    (``spent_s``: their measured time, every program's) keep the total within ``budget_s``. Short
+    programs get rounds until precise, costly ones keep the round cap, and a program that makes
+    its rounds costly pays for it in rounds."""
+    if rounds < max_repeats:
+        return True
+    return rounds + 2 <= cap and rounds > 0 and spent_s * (rounds + 2) / rounds <= budget_s
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def test_a_candidate_cannot_choose_its_place_in_a_round(sandbox):
     small = [TestCase("1000\n", None)]
     base, cand = Job(program(), "cpp", small), Job(program(reps=2), "cpp", small)
     rec = _Recorder(sandbox)
-    score, _ = paired_score(rec, [base], cand, ContestSettings(repeats=16, max_repeats=16))
+    score, _ = paired_score(rec, [base], cand, ContestSettings(repeats=16, max_repeats=16, max_budget_repeats=16))
     assert score.verdict == "OK" and len(rec.log) == 32
     first = [rec.log[i] == cand.source for i in range(0, 32, 2)]
     assert 0 < sum(first) < 16, first  # both orders (all 16 alike: 2 in 65,536 by chance)
