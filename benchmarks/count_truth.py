@@ -99,14 +99,15 @@ class Recorder:
         return self._parse(text, pid)
 
 
-def counted(p, sb: Sandbox, rec: Recorder) -> dict:
-    """The three programs' summaries at the calls a cycles session calibrates, per call."""
+def counted(p, sb: Sandbox, rec: Recorder, factor: int = 1) -> dict:
+    """The three programs' summaries at ``factor`` times the calls a cycles session calibrates, per call."""
     sess = ProbeSession(sb, p, ProbeSettings(clock="cycles"))
     sess.prepare()
+    sess.calls *= factor
     seed = secrets.randbits(63)
     for label, code in (("null", p.null()), ("reference", p.reference), ("slow", p.slow)):
         rec.label = label
-        res = sess.run(code, "T", sess.calls, seed, max(10.0, 10 * sess.ref_run_s))
+        res = sess.run(code, "T", sess.calls, seed, max(10.0, 10 * factor * sess.ref_run_s))
         if not res.ok:
             raise RuntimeError(f"{p.key} {label}: {res.verdict} {res.tests[0].message if res.tests else ''}")
     s = {k: rec.seen[k] for k in ("null", "reference", "slow")}
@@ -140,6 +141,8 @@ def main() -> int:
     ap.add_argument("--native-rounds", type=int, default=0,
                     help="also the driver's per-call CPU clock, this many paired rounds per problem (0: none)")
     ap.add_argument("--no-counts", action="store_true", help="only the native rounds")
+    ap.add_argument("--calls-factor", type=int, default=1,
+                    help="count at this many times the calls the harness calibrates (one-time costs amortized)")
     ap.add_argument("--json", default=None, help="also write every record here")
     a = ap.parse_args()
     if a.truth and not Path(a.truth).is_file():
@@ -167,7 +170,7 @@ def main() -> int:
                 if a.json:
                     Path(a.json).write_text(json.dumps(rows, indent=1))
                 continue
-            c.update(counted(p, sb, rec))
+            c.update(counted(p, sb, rec, a.calls_factor))
             c["speedups"] = speedups(c)
             print(f"{name}  counted at {c['calls']} calls", flush=True)
             print("  per call  " + " ".join(f"{f:>12}" for f in FIELDS))
