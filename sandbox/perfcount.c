@@ -157,25 +157,33 @@ static inline UInt sim_access(Cache* c, Addr a, UWord size, ULong* l1_miss, ULon
    return missed ? (ll_missed ? 3 : 1) : 0;
 }
 
-/* Streams: a machine's prefetchers fetch the next line of a sequential walk before it is read, so a
-   miss in a walk costs a fraction of a miss elsewhere (benchmarks/clock_weights.py measures both:
-   a copy and a sequential read against a pointer chase). A data miss on the line next to (after or
-   before) one of the last PC_STREAMS lines that missed continues that stream; cycles prices it by
-   its own weights (sandbox/clock.py CYCLE_WEIGHTS). */
+/* Streams: a fast string walks memory in order and the machine fetches ahead of it, so its miss
+   costs a fraction of a miss elsewhere (benchmarks/clock_weights.py measures both: a fast copy
+   through L2 and through memory against a pointer chase). A fast string's miss on the line next to
+   (after or before) one of the last PC_STREAMS lines the same execution of it missed continues that
+   stream, as does a fault's zero-fill; cycles prices them by their own weights (sandbox/clock.py
+   CYCLE_WEIGHTS). Every other access keeps the fitted weights, the kernel's copies too (priced
+   as cheaply, a pipe would copy for less than glibc's vector-loop memcpy of a large block): the
+   model cannot tell independent misses (overlapped by the machine, ~10x cheaper) from dependent
+   ones (a pointer chase), and pricing every walk in order as a stream made the other walks look
+   dearer than they run (docs/sandbox.md, "Priced work: copies and streams"). */
 #define PC_STREAMS 16
-static ULong stream_last[PC_STREAMS];
+static ULong stream_last[PC_STREAMS], stream_exec[PC_STREAMS];
 static UInt stream_rr = 0;
 
+/* a stream continues within one execution of a fast string (n_repstarts numbers them): its first
+   line pays the full price, as natively nothing fetched it ahead */
 static Bool in_stream(ULong block)
 {
    UInt i;
    for (i = 0; i < PC_STREAMS; i++) {
-      if (block == stream_last[i] + 1 || block + 1 == stream_last[i]) {
+      if (stream_exec[i] == n_repstarts && (block == stream_last[i] + 1 || block + 1 == stream_last[i])) {
          stream_last[i] = block;
          return True;
       }
    }
    stream_last[stream_rr] = block;
+   stream_exec[stream_rr] = n_repstarts;
    stream_rr = (stream_rr + 1) % PC_STREAMS;
    return False;
 }
@@ -190,8 +198,10 @@ static inline void sim_data(Addr a, UWord size, ULong* l1_miss, ULong* ll_miss)
 }
 
 static VG_REGPARM(2) void pc_ifetch(Addr a, UWord size) { sim_access(&I1, a, size, &i1mr, &ilmr); }
-static VG_REGPARM(2) void pc_dread(Addr a, UWord size) { sim_data(a, size, &d1mr, &dlmr); }
-static VG_REGPARM(2) void pc_dwrite(Addr a, UWord size) { sim_data(a, size, &d1mw, &dlmw); }
+static VG_REGPARM(2) void pc_dread(Addr a, UWord size) { sim_access(&D1, a, size, &d1mr, &dlmr); }
+static VG_REGPARM(2) void pc_dwrite(Addr a, UWord size) { sim_access(&D1, a, size, &d1mw, &dlmw); }
+static VG_REGPARM(2) void pc_dread_copy(Addr a, UWord size) { sim_data(a, size, &d1mr, &dlmr); }
+static VG_REGPARM(2) void pc_dwrite_copy(Addr a, UWord size) { sim_data(a, size, &d1mw, &dlmw); }
 
 /* ---------------------------------------------------------------- instrumentation */
 static void add_to(IRSB* sb, ULong* ctr, ULong n)
@@ -204,11 +214,14 @@ static void add_to(IRSB* sb, ULong* ctr, ULong n)
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, a, IRExpr_RdTmp(t2)));
 }
 
+static Bool in_copy = False;  /* translating a fast string: its accesses are a copy's */
+
 static void call(IRSB* sb, Bool write, IRExpr* addr, Int size, IRExpr* guard)
 {
-   IRDirty* di = write
-      ? unsafeIRDirty_0_N(2, "pc_dwrite", VG_(fnptr_to_fnentry)(&pc_dwrite), mkIRExprVec_2(addr, mkIRExpr_HWord(size)))
-      : unsafeIRDirty_0_N(2, "pc_dread", VG_(fnptr_to_fnentry)(&pc_dread), mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
+   void* fn = write ? (in_copy ? (void*)&pc_dwrite_copy : (void*)&pc_dwrite)
+                    : (in_copy ? (void*)&pc_dread_copy : (void*)&pc_dread);
+   IRDirty* di = unsafeIRDirty_0_N(2, write ? "pc_dwrite" : "pc_dread", VG_(fnptr_to_fnentry)(fn),
+                                   mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
    if (guard) di->guard = guard;
    addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
@@ -364,6 +377,7 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
    IRDirty* after;
    faults_close(!tc_pending);  /* the program's faults since the last mark; valgrind's translating from here */
    tc_pending = 1;
+   in_copy = False;
    while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
       addStmtToIRSB(sbOut, sbIn->stmts[i]);
       i++;
@@ -385,6 +399,7 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
       if (st->tag == Ist_IMark) {
          fast = False;
          Long elem = rep_element(st->Ist.IMark.addr, st->Ist.IMark.len, &fast);
+         in_copy = fast;
          if (fast) {  /* priced by its bytes and start-up, not as an instruction */
             fast_rep(sbOut, st->Ist.IMark.addr, elem);
             cur = 1;
@@ -514,8 +529,8 @@ static void kernel_touch(Addr a, SizeT size, Bool write)
    step = (Addr)1 << D1.line_bits;
    for (line = a & ~(step - 1); line < end; line += step) {
       /* the user's line, and the line of the kernel's buffer on the other side of the copy */
-      sim_data(line, 1, write ? &d1mw : &d1mr, write ? &dlmw : &dlmr);
-      sim_data(KBUF_BASE + kbuf_off, 1, write ? &d1mr : &d1mw, write ? &dlmr : &dlmw);
+      sim_access(&D1, line, 1, write ? &d1mw : &d1mr, write ? &dlmw : &dlmr);
+      sim_access(&D1, KBUF_BASE + kbuf_off, 1, write ? &d1mr : &d1mw, write ? &dlmr : &dlmw);
       kbuf_off = (kbuf_off + step) % KBUF_SIZE;
    }
 }

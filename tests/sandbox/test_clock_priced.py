@@ -78,10 +78,6 @@ int main(void){
         if(honest) __asm__ volatile("mov (%1),%%rax\n\tmov %%rax,(%0)"::"r"(d),"r"(f):"rax","memory");
         else __asm__ volatile("rep movsb":"+D"(d),"+S"(f),"+c"(c)::"memory"); }
       s+=b[(r*131)%(n/8)]; }
-  } else if(mode==9){  /* a walk over the lines of a table: in order / the same steps scattered (no stream) */
-    unsigned char* t=(unsigned char*)malloc(n); long lines=n/64, step=honest?1:40503;
-    for(long i=0;i<n;i++) t[i]=(unsigned char)i;
-    for(long r=0;r<reps;r++) for(long i=0;i<lines;i++) s+=t[((i*step)&(lines-1))*64+r%64];
   }
   printf("%lu\n",s); return 0; }
 """
@@ -96,7 +92,6 @@ ATTACKS = {
     "rep_movsq": (4, 1 << 20, 20),
     "pipe": (5, 16 << 20, 2),
     "tiny_fast_strings": (8, 1 << 16, 20),
-    "scattered_walk": (9, 16 << 20, 2),
 }
 
 
