@@ -55,11 +55,11 @@ VALGRIND = "/usr/bin/valgrind"
 # depend on which machine measured it. A common x86 desktop/server configuration.
 CACHE_GEOMETRY = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16, 64)}
 
-# A data miss that continues a sequential walk (perfcount.c, "Streams": the line next to a recent
-# miss) is fetched ahead by the machine's prefetchers; it costs what benchmarks/clock_weights.py
-# measures natively for a line a fast copy moves through L2 (L1) and through memory (LL), per miss,
-# in plain adds (docs/sandbox.md, "Priced work: copies and streams"; a pointer chase's misses cost
-# about the fitted weights below there: L2 ~100, memory ~1,300 plain adds).
+# A fast string's miss that continues its walk (perfcount.c, "Streams": the line next to one the
+# same execution missed; a fault's zero-fill too) is fetched ahead by the machine; it costs what
+# benchmarks/clock_weights.py measures natively for a line a fast copy moves through L2 (L1) and
+# through memory (LL), per miss, in plain adds (docs/sandbox.md, "Priced work: copies and streams";
+# a pointer chase's misses cost about the fitted weights below there: L2 ~100, memory ~1,300).
 STREAM_L1, STREAM_LL = 5.0, 30.0
 
 # The cycles model: cycles = Ir + W_L1 * (I1 + D1 misses) + W_LL * (LL misses, instruction and

@@ -1,7 +1,7 @@
 """The counted clocks price what the machine pays (sandbox/perfcount.c, sandbox/clock.py): work the
 kernel does for the program (page faults, bytes it moves) and instructions that cost an order of
-magnitude more than a plain one, fast strings by their bytes and start-ups, misses in a sequential
-walk at their own weights. Each attack beside its honest twin doing the same work: under
+magnitude more than a plain one, fast strings by their bytes and start-ups (their misses in order
+at their own weights). Each attack beside its honest twin doing the same work: under
 each clock the attack scores no better than the twin (before the prices, each one won: 3.2x to
 8.6x fewer counted, while 1.4x to 4x slower in CPU time; docs/sandbox.md, "Priced work").
 valgrind must be installed (scripts/setup.sh): these tests fail, never skip, without it.
