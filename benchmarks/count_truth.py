@@ -1,11 +1,12 @@
 """The counted clocks against a truth that can be trusted, part by part (sandbox/clock.py,
 docs/sandbox.md "Priced work"; docs/evaluation.md "Busy machine").
 
-The truth: the slow control's native speedup from a CPU-clock sweep of
-benchmarks/eval_harness_bench.py run with many rounds (``--repeats 21 --json TRUTH``): per round,
-(reference - null) / (slow - null) of the runs that shared the machine's state (paired,
-interleaved in a fresh order each round), their median, and a 95% interval from the rounds'
-log ratios (t on their mean); beside it the driver's own per-call clock (in-process).
+The truth, two ways, each a median of paired rounds with a 95% interval (t on the mean of the
+rounds' log ratios): ``--native-rounds N``, the driver's own per-call CPU clock, N rounds of the
+reference and the slow control back to back at the harness's calibrated calls, the ratio of their
+per-call medians; and ``--truth``, a CPU-clock sweep of benchmarks/eval_harness_bench.py with many
+rounds (``--repeats 21 --json TRUTH``), per round (reference - null) / (slow - null), the harness's
+own outside path.
 
 The counts: per problem, one probe session under ``cycles`` calibrates the calls per run as the
 harness does; then the null run, the reference and the slow control run once each at those calls
@@ -14,7 +15,11 @@ call (plain instructions, kernel-moved bytes, instruction-class weights, page fa
 misses), and the speedup is given by each clock and with each priced part left out, which shows
 which part carries a miss.
 
-    .venv/bin/python benchmarks/count_truth.py --truth TRUTH.json [--json OUT.json] [--problems ...]
+    .venv/bin/python benchmarks/count_truth.py [--native-rounds 15] [--truth TRUTH.json] [--json OUT.json]
+        [--problems ... --kernels ...] [--calls-factor 8] [--no-counts]
+
+``--calls-factor K`` counts at K times the calibrated calls: a one-time cost (the first call's page
+faults) spread over more calls, as the native per-call median never sees it.
 """
 from __future__ import annotations
 
