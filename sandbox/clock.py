@@ -11,9 +11,10 @@ counts from valgrind's log, which reaches it over a socket the program cannot wr
   the program's own system calls on it fail (EBADF); a socket cannot be reopened through
   ``/proc/self/fd`` (ENXIO) and the seccomp filter denies pidfd_getfd and ptrace;
 - what the machine pays beyond plain instructions is priced: bytes the kernel moves for the program
-  (any call that reads or fills its memory) one instruction each, as the C library's copy, and
-  through the cache model under cycles; page faults; costly instruction classes by weight
-  (``INSTRUCTION_WEIGHTS``, ``FAULT_PAGES``);
+  (any call that reads or fills its memory) at the price of the C library's copy, and through the
+  cache model under cycles; page faults; costly instruction classes by weight; fast
+  strings by their bytes and start-ups; misses in a sequential walk at their own weights
+  (``INSTRUCTION_WEIGHTS``, ``FAULT_PAGES``, ``COPY_BYTES``, ``REP_START``, ``CYCLE_WEIGHTS``);
 - client requests do nothing (``VALGRIND_NON_SIMD_CALL``, which would run a function on the real
   CPU uncounted; ``VALGRIND_PRINTF``; ``RUNNING_ON_VALGRIND`` answers 0 as natively), whether the
   program was compiled with them or builds them at run time: the capability is gone, not detected.
@@ -54,27 +55,41 @@ VALGRIND = "/usr/bin/valgrind"
 # depend on which machine measured it. A common x86 desktop/server configuration.
 CACHE_GEOMETRY = {"I1": (32768, 8, 64), "D1": (32768, 8, 64), "LL": (8388608, 16, 64)}
 
+# A fast string's miss that continues its walk (perfcount.c, "Streams": the line next to one the
+# same execution missed; a fault's zero-fill too) is fetched ahead by the machine; it costs what
+# benchmarks/clock_weights.py measures natively for a line a fast copy moves through L2 (L1) and
+# through memory (LL), per miss, in plain adds (docs/sandbox.md, "Priced work: copies and streams";
+# a pointer chase's misses cost about the fitted weights below there: L2 ~100, memory ~1,300).
+STREAM_L1, STREAM_LL = 5.0, 30.0
+
 # The cycles model: cycles = Ir + W_L1 * (I1 + D1 misses) + W_LL * (LL misses, instruction and
-# data). Fitted by benchmarks/clock_bench.py, section (d) (`--skip slowdown,determinism --problems 20
+# data), a miss in a stream at its own weight (above). W_L1 and W_LL fitted by
+# benchmarks/clock_bench.py, section (d) (`--skip slowdown,determinism --problems 20
 # --py-problems 3`, 2026-11-26, this 2-core VM): non-negative least squares of the native median CPU
 # time (5 repeats) of the 56 C++ solutions of 20 CodeContests-sample problems on their largest test
 # against (Ir, L1 misses, LL misses, 1), each row scaled by its CPU time (relative errors); the
 # weights are the miss coefficients over Ir's (instruction units). Fit: R^2 0.48, median relative
 # error 34%; per-problem Spearman of cycles vs CPU time 0.950 with these weights, 0.925 with
 # instructions alone (docs/sandbox.md). A weak fit on a small sample: refit on a bigger one.
-CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0}
+CYCLE_WEIGHTS = {"L1": 125.0, "LL": 1220.0, "L1_stream": STREAM_L1, "LL_stream": STREAM_LL}
 
 # What the machine pays that no plain instruction count shows (perfcount.c prices it, with these),
 # measured natively on this machine by benchmarks/clock_weights.py (docs/sandbox.md, "Priced work"):
 # - an instruction whose class costs an order of magnitude more than a plain one counts as the
-#   ordinary instructions it costs in time (x87 transcendental, divide, square root); a rep-string
-#   iteration counts the bytes it moves;
-# - a page fault (zero-fill, copy-on-write copy, file page) counts as FAULT_PAGES pages written by
-#   the C library (4096 instructions each; under cycles 64 data-cache write misses each): a fault
-#   costs ~4 pages of ordinary instructions (3.8 measured), never less than 2 (the memset page it
-#   replaces, with a margin).
+#   ordinary instructions it costs in time (x87 transcendental, divide, square root); an iteration
+#   of another rep-string instruction (lods, cmps, scas) counts its element's bytes;
+# - a page fault (zero-fill, copy-on-write copy, file page) counts as FAULT_PAGES x 4096 ordinary
+#   instructions (under cycles, with its zero-fill's 64 data-cache write misses a page, a stream):
+#   measured, a fault costs ~4 pages of ordinary instructions (3.8), far above the memset page it
+#   replaces;
+# - a byte a fast string (`rep movs`, `rep stos`: glibc's large memcpy/memset) moves costs
+#   1 / COPY_BYTES instructions (a copy within L1; its misses are the cache model's), and each
+#   fast-string instruction executed REP_START (its start-up, paid however few bytes it moves);
+# - a byte the kernel moves for the program costs 1 / KERNEL_BYTES (a round trip through a pipe in
+#   64 KB writes and reads, over the two bytes it counts: the call's own work included).
 INSTRUCTION_WEIGHTS = {"transcendental": 347, "div": 46, "sqrt": 40}
 FAULT_PAGES = 4
+COPY_BYTES, REP_START, KERNEL_BYTES = 18, 30, 2
 
 # The second line of defence, which needs no list: the same build runs natively beside the count
 # (at least NATIVE_REPEATS times, in the same job), and a count that calls a program faster than
@@ -107,7 +122,8 @@ MAX_LOG_BYTES = 1 << 20
 _LINE = re.compile(r"^==(\d+)== (.*)$")
 # perfcount's summary (perfcount.c): one per process
 _SUMMARY = re.compile(r"^perfcount: Ir (\d+) I1mr (\d+) ILmr (\d+) D1mr (\d+) D1mw (\d+) DLmr (\d+) DLmw (\d+) "
-                      r"clreq (\d+) kbytes (\d+) wextra (\d+) faults (\d+)$")
+                      r"clreq (\d+) kbytes (\d+) wextra (\d+) faults (\d+) repbytes (\d+) repstarts (\d+) "
+                      r"D1s (\d+) DLs (\d+)$")
 
 
 class ClockMismatch(ValueError):
@@ -161,6 +177,7 @@ def valgrind_prefix(clock: str) -> list[str]:
             # valgrind's exit hooks run guest code that ends in a client request, which perfcount drops
             "--run-libc-freeres=no", "--run-cxx-freeres=no",
             f"--cache-sim={'yes' if clock == 'cycles' else 'no'}", f"--fault-pages={FAULT_PAGES}",
+            f"--copy-bytes={COPY_BYTES}", f"--rep-start={REP_START}", f"--kernel-bytes={KERNEL_BYTES}",
             *(f"--w-{k}={w}" for k, w in INSTRUCTION_WEIGHTS.items())]
     if clock == "cycles":
         opts += [f"--{k}={','.join(map(str, v))}" for k, v in CACHE_GEOMETRY.items()]
@@ -186,11 +203,15 @@ class Counts:
     ll_misses: int = 0
     client_requests: int = 0  # attempted, and dropped (perfcount.c)
     faults: int = 0  # page faults, priced in ``instructions``
+    l1_stream: int = 0  # of the data misses, those in a stream (within l1_misses, ll_misses)
+    ll_stream: int = 0
 
 
 def cycles(c: Counts) -> float:
     """The cycles model (CYCLE_WEIGHTS)."""
-    return c.instructions + CYCLE_WEIGHTS["L1"] * c.l1_misses + CYCLE_WEIGHTS["LL"] * c.ll_misses
+    w = CYCLE_WEIGHTS
+    return (c.instructions + w["L1"] * (c.l1_misses - c.l1_stream) + w["LL"] * (c.ll_misses - c.ll_stream)
+            + w["L1_stream"] * c.l1_stream + w["LL_stream"] * c.ll_stream)
 
 
 def native_cpu_s(tests) -> tuple[float | None, float]:
@@ -232,9 +253,9 @@ def parse_log(text: str, pid: int) -> tuple[Counts | None, str]:
         if f:
             if p in summaries:
                 return None, "two instruction-count summaries for one process"
-            # Ir includes the priced work (kbytes, wextra, faults)
-            ir, i1, il, d1r, d1w, dlr, dlw, clreq, _kbytes, _wextra, faults = map(int, f.groups())
-            summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq, faults)
+            # Ir includes the priced work (kbytes, wextra, faults, repbytes, repstarts)
+            ir, i1, il, d1r, d1w, dlr, dlw, clreq, _kb, _wx, faults, _rb, _rs, d1s, dls = map(int, f.groups())
+            summaries[p] = Counts(ir, i1 + d1r + d1w, il + dlr + dlw, clreq, faults, d1s, dls)
     if len(starts) > 1:
         return None, (f"the program started {len(starts)} programs under valgrind (it may not exec: "
                       "the count of a replaced program is lost)")

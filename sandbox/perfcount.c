@@ -24,8 +24,11 @@
  * whose cost is an order of magnitude above a plain one (weights), bytes the kernel moves for the
  * program, and page faults (see those sections).
  *
- * Summary line, one per process, on valgrind's log (Ir includes wextra, kbytes and the faults' price):
+ * Summary line, one per process, on valgrind's log (Ir includes wextra, the priced repbytes, kbytes
+ * and repstarts, and the faults' price; D1s and DLs: the data misses in a stream, within D1mr/D1mw and
+ * DLmr/DLmw):
  *   ==pid== perfcount: Ir N I1mr N ILmr N D1mr N D1mw N DLmr N DLmw N clreq N kbytes N wextra N faults N
+ *                      repbytes N repstarts N D1s N DLs N
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -39,9 +42,12 @@
 #include "pub_tool_vkiscnums.h"
 
 static ULong n_ir = 0, n_clreq = 0, n_kbytes = 0, n_weighted = 0;
+static ULong n_repbytes = 0, n_repstarts = 0;  /* fast-string (rep movs/stos) bytes and executions */
+static ULong rep_prev = 0;  /* the fast-string instruction whose iteration ran last, 0 after other code */
 static ULong tc_pending = 0;  /* a translation was made and has not run yet (see "Page faults") */
 static void faults_close(Bool count);
 static ULong i1mr = 0, ilmr = 0, d1mr = 0, d1mw = 0, dlmr = 0, dlmw = 0;
+static ULong d1s = 0, dls = 0;  /* of the data misses, those in a stream (see "Streams") */
 
 /* ---------------------------------------------------------------- options */
 static Bool clo_cache_sim = False;
@@ -49,6 +55,9 @@ static const HChar* clo_geom[3] = {"32768,8,64", "32768,8,64", "8388608,16,64"};
 /* instruction-class weights (sandbox/clock.py INSTRUCTION_WEIGHTS): x87 transcendental, divide, square
    root; a page fault is charged as --fault-pages pages written by the C library */
 static Long clo_w_transc = 1, clo_w_div = 1, clo_w_sqrt = 1, clo_fault_pages = 0;
+/* a byte a fast string (rep movs, rep stos) moves costs 1/--copy-bytes instruction, each fast-string
+   instruction executed --rep-start more (its start-up), a byte the kernel moves 1/--kernel-bytes */
+static Long clo_copy_bytes = 1, clo_rep_start = 0, clo_kernel_bytes = 1;
 
 static Bool pc_process_cmd_line_option(const HChar* arg)
 {
@@ -60,6 +69,9 @@ static Bool pc_process_cmd_line_option(const HChar* arg)
    else if VG_BINT_CLO(arg, "--w-div", clo_w_div, 1, 10000) {}
    else if VG_BINT_CLO(arg, "--w-sqrt", clo_w_sqrt, 1, 10000) {}
    else if VG_BINT_CLO(arg, "--fault-pages", clo_fault_pages, 0, 10000) {}
+   else if VG_BINT_CLO(arg, "--copy-bytes", clo_copy_bytes, 1, 4096) {}
+   else if VG_BINT_CLO(arg, "--rep-start", clo_rep_start, 0, 10000) {}
+   else if VG_BINT_CLO(arg, "--kernel-bytes", clo_kernel_bytes, 1, 4096) {}
    else return False;
    return True;
 }
@@ -71,7 +83,10 @@ static void pc_print_usage(void)
                "    --D1=<size>,<assoc>,<line_size>  level-1 data cache [32768,8,64]\n"
                "    --LL=<size>,<assoc>,<line_size>  last-level cache [8388608,16,64]\n"
                "    --w-transcendental=N --w-div=N --w-sqrt=N  instruction-class weights [1]\n"
-               "    --fault-pages=N           price of a page fault, in pages written [0]\n");
+               "    --fault-pages=N           price of a page fault, in pages written [0]\n"
+               "    --copy-bytes=N            bytes a fast string moves per instruction [1]\n"
+               "    --rep-start=N             instructions per fast-string instruction executed [0]\n"
+               "    --kernel-bytes=N          bytes the kernel moves for the program per instruction [1]\n");
 }
 
 static void pc_print_debug_usage(void) {}
@@ -125,8 +140,9 @@ static inline Bool cache_ref(Cache* c, ULong block)
    return False;
 }
 
-/* An access of `size` bytes at `a` through L1 `c`: an L1 miss sends each missed line to LL. */
-static inline void sim_access(Cache* c, Addr a, UWord size, ULong* l1_miss, ULong* ll_miss)
+/* An access of `size` bytes at `a` through L1 `c`: an L1 miss sends each missed line to LL.
+   Returns 1 on an L1 miss, 3 on an LL miss too. */
+static inline UInt sim_access(Cache* c, Addr a, UWord size, ULong* l1_miss, ULong* ll_miss)
 {
    ULong b, first = a >> c->line_bits, last = (a + (size ? size : 1) - 1) >> c->line_bits;
    Bool missed = False, ll_missed = False;
@@ -138,11 +154,54 @@ static inline void sim_access(Cache* c, Addr a, UWord size, ULong* l1_miss, ULon
    }
    if (missed) (*l1_miss)++;
    if (ll_missed) (*ll_miss)++;
+   return missed ? (ll_missed ? 3 : 1) : 0;
+}
+
+/* Streams: a fast string walks memory in order and the machine fetches ahead of it, so its miss
+   costs a fraction of a miss elsewhere (benchmarks/clock_weights.py measures both: a fast copy
+   through L2 and through memory against a pointer chase). A fast string's miss on the line next to
+   (after or before) one of the last PC_STREAMS lines the same execution of it missed continues that
+   stream, as does a fault's zero-fill; cycles prices them by their own weights (sandbox/clock.py
+   CYCLE_WEIGHTS). Every other access keeps the fitted weights, the kernel's copies too (priced
+   as cheaply, a pipe would copy for less than glibc's vector-loop memcpy of a large block): the
+   model cannot tell independent misses (overlapped by the machine, ~10x cheaper) from dependent
+   ones (a pointer chase), and pricing every walk in order as a stream made the other walks look
+   dearer than they run (docs/sandbox.md, "Priced work: copies and streams"). */
+#define PC_STREAMS 16
+static ULong stream_last[PC_STREAMS], stream_exec[PC_STREAMS];
+static UInt stream_rr = 0;
+
+/* a stream continues within one execution of a fast string (n_repstarts numbers them): its first
+   line pays the full price, as natively nothing fetched it ahead */
+static Bool in_stream(ULong block)
+{
+   UInt i;
+   for (i = 0; i < PC_STREAMS; i++) {
+      if (stream_exec[i] == n_repstarts && (block == stream_last[i] + 1 || block + 1 == stream_last[i])) {
+         stream_last[i] = block;
+         return True;
+      }
+   }
+   stream_last[stream_rr] = block;
+   stream_exec[stream_rr] = n_repstarts;
+   stream_rr = (stream_rr + 1) % PC_STREAMS;
+   return False;
+}
+
+static inline void sim_data(Addr a, UWord size, ULong* l1_miss, ULong* ll_miss)
+{
+   UInt m = sim_access(&D1, a, size, l1_miss, ll_miss);
+   if (m && in_stream(a >> D1.line_bits)) {
+      d1s++;
+      if (m & 2) dls++;
+   }
 }
 
 static VG_REGPARM(2) void pc_ifetch(Addr a, UWord size) { sim_access(&I1, a, size, &i1mr, &ilmr); }
 static VG_REGPARM(2) void pc_dread(Addr a, UWord size) { sim_access(&D1, a, size, &d1mr, &dlmr); }
 static VG_REGPARM(2) void pc_dwrite(Addr a, UWord size) { sim_access(&D1, a, size, &d1mw, &dlmw); }
+static VG_REGPARM(2) void pc_dread_copy(Addr a, UWord size) { sim_data(a, size, &d1mr, &dlmr); }
+static VG_REGPARM(2) void pc_dwrite_copy(Addr a, UWord size) { sim_data(a, size, &d1mw, &dlmw); }
 
 /* ---------------------------------------------------------------- instrumentation */
 static void add_to(IRSB* sb, ULong* ctr, ULong n)
@@ -155,11 +214,14 @@ static void add_to(IRSB* sb, ULong* ctr, ULong n)
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, a, IRExpr_RdTmp(t2)));
 }
 
+static Bool in_copy = False;  /* translating a fast string: its accesses are a copy's */
+
 static void call(IRSB* sb, Bool write, IRExpr* addr, Int size, IRExpr* guard)
 {
-   IRDirty* di = write
-      ? unsafeIRDirty_0_N(2, "pc_dwrite", VG_(fnptr_to_fnentry)(&pc_dwrite), mkIRExprVec_2(addr, mkIRExpr_HWord(size)))
-      : unsafeIRDirty_0_N(2, "pc_dread", VG_(fnptr_to_fnentry)(&pc_dread), mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
+   void* fn = write ? (in_copy ? (void*)&pc_dwrite_copy : (void*)&pc_dwrite)
+                    : (in_copy ? (void*)&pc_dread_copy : (void*)&pc_dread);
+   IRDirty* di = unsafeIRDirty_0_N(2, write ? "pc_dwrite" : "pc_dread", VG_(fnptr_to_fnentry)(fn),
+                                   mkIRExprVec_2(addr, mkIRExpr_HWord(size)));
    if (guard) di->guard = guard;
    addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
@@ -248,10 +310,12 @@ static Long expr_weight(IRExpr* e)
    }
 }
 
-/* The element size of a rep-prefixed string instruction (movs, stos, lods, cmps, scas), else 0.
-   Valgrind counts each iteration of one as an instruction, so `rep movsq` would move 8 bytes per
-   count where glibc's `rep movsb` moves 1: an iteration counts as many as the bytes it moves. */
-static Long rep_element(Addr a, UInt len)
+/* The element size of a rep-prefixed string instruction (movs, stos, lods, cmps, scas), else 0;
+   *fast: a fast string (movs, stos), which the machine runs a cache line at a time. Valgrind counts
+   each iteration as an instruction, so `rep movsq` would move 8 bytes per count where glibc's
+   `rep movsb` moves 1: a fast string's iteration counts its bytes at the copy's price (--copy-bytes),
+   and each execution its start-up (--rep-start); any other's iteration its element's bytes. */
+static Long rep_element(Addr a, UInt len, Bool* fast)
 {
    const UChar* p = (const UChar*)a;
    const UChar* end = p + len;
@@ -265,11 +329,31 @@ static Long rep_element(Addr a, UInt len)
       else break;
    }
    if (!rep || p >= end) return 0;
+   *fast = *p == 0xA4 || *p == 0xA5 || *p == 0xAA || *p == 0xAB;
    switch (*p) {
    case 0xA4: case 0xA6: case 0xAA: case 0xAC: case 0xAE: return 1;
    case 0xA5: case 0xA7: case 0xAB: case 0xAD: case 0xAF: return w64 ? 8 : w16 ? 2 : 4;
    default: return 0;
    }
+}
+
+/* One iteration of the fast string at `addr`: its bytes, and a start-up unless the iteration that
+   ran last was this instruction's (valgrind runs each iteration as a superblock of its own, and any
+   other superblock clears rep_prev on entry). */
+static void fast_rep(IRSB* sb, Addr addr, Long elem)
+{
+   IRTemp prev = newIRTemp(sb->tyenv, Ity_I64), ne = newIRTemp(sb->tyenv, Ity_I1);
+   IRTemp start = newIRTemp(sb->tyenv, Ity_I64), old = newIRTemp(sb->tyenv, Ity_I64);
+   IRTemp sum = newIRTemp(sb->tyenv, Ity_I64);
+   IRExpr* at = mkIRExpr_HWord((HWord)&n_repstarts);
+   addStmtToIRSB(sb, IRStmt_WrTmp(prev, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&rep_prev))));
+   addStmtToIRSB(sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(prev), IRExpr_Const(IRConst_U64(addr)))));
+   addStmtToIRSB(sb, IRStmt_WrTmp(start, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(ne))));
+   addStmtToIRSB(sb, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, at)));
+   addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old), IRExpr_RdTmp(start))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, IRExpr_RdTmp(sum)));
+   add_to(sb, &n_repbytes, elem);
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rep_prev), IRExpr_Const(IRConst_U64(addr))));
 }
 
 static void pc_after_translation(void)
@@ -287,11 +371,13 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
    ULong extra = 0;     /* their weight over one each (n_weighted) */
    Long cur = 1;        /* the weight of the current instruction so far */
    Addr prev_line = ~(Addr)0;
+   Bool fast = False;
    IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
    IRTemp tp, tg;
    IRDirty* after;
    faults_close(!tc_pending);  /* the program's faults since the last mark; valgrind's translating from here */
    tc_pending = 1;
+   in_copy = False;
    while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
       addStmtToIRSB(sbOut, sbIn->stmts[i]);
       i++;
@@ -304,14 +390,24 @@ static IRSB* pc_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGues
    after = unsafeIRDirty_0_N(0, "pc_after_translation", VG_(fnptr_to_fnentry)(&pc_after_translation), mkIRExprVec_0());
    after->guard = IRExpr_RdTmp(tg);
    addStmtToIRSB(sbOut, IRStmt_Dirty(after));
+   if (i < sbIn->stmts_used && !(rep_element(sbIn->stmts[i]->Ist.IMark.addr, sbIn->stmts[i]->Ist.IMark.len, &fast)
+                                 && fast))
+      addStmtToIRSB(sbOut, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&rep_prev), IRExpr_Const(IRConst_U64(0))));
    for (; i < sbIn->stmts_used; i++) {
       IRStmt* st = sbIn->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
       if (st->tag == Ist_IMark) {
-         pending++;
-         Long elem = rep_element(st->Ist.IMark.addr, st->Ist.IMark.len);
-         cur = elem > 1 ? elem : 1;
-         extra += cur - 1;
+         fast = False;
+         Long elem = rep_element(st->Ist.IMark.addr, st->Ist.IMark.len, &fast);
+         in_copy = fast;
+         if (fast) {  /* priced by its bytes and start-up, not as an instruction */
+            fast_rep(sbOut, st->Ist.IMark.addr, elem);
+            cur = 1;
+         } else {
+            pending++;
+            cur = elem > 1 ? elem : 1;
+            extra += cur - 1;
+         }
          Addr first = st->Ist.IMark.addr >> I1.line_bits, last = (st->Ist.IMark.addr + st->Ist.IMark.len - 1) >> I1.line_bits;
          /* a fetch from the line the previous instruction of this superblock ended in hits and leaves
             the LRU order as it is (that line is its set's most recent): no call, the same counts */
@@ -413,11 +509,11 @@ static void seal_check(UInt syscallno, UWord* args)
 
 /* ---------------------------------------------------------------- work the kernel does */
 /* Bytes a system call moves for the program are work outside any guest instruction: a copy made by
-   writing into a pipe and reading it back would count a few instructions where memcpy counts one per
-   byte (glibc copies large blocks with `rep movsb`). By capability, not by a list of calls: every
+   writing into a pipe and reading it back would count a few instructions where memcpy counts its
+   bytes (glibc copies large blocks with `rep movsb`). By capability, not by a list of calls: every
    byte of the program's memory the kernel reads (valgrind's pre-syscall read check: the buffer of a
    write, send, ...) or writes (its post-syscall write mark: the bytes a read, recv, getrandom, ...
-   filled) is charged one instruction, the C library's copy under this count, and with the cache
+   filled) is charged at the kernel's measured price (--kernel-bytes), and with the cache
    simulation goes through the data cache line by line as that copy would, with the kernel's own
    buffer on the other side (a pipe's 64 KB, reused). Calls that move data
    between two files without the program's memory have no such check: their byte count is priced. */
@@ -522,6 +618,8 @@ static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArg
 /* ---------------------------------------------------------------- set-up and summary */
 static void pc_post_clo_init(void)
 {
+   Int i;
+   for (i = 0; i < PC_STREAMS; i++) stream_last[i] = ~0ULL - 1;  /* next to no line */
    if (clo_cache_sim) {
       cache_init(&I1, clo_geom[0], "--I1");
       cache_init(&D1, clo_geom[1], "--D1");
@@ -531,16 +629,24 @@ static void pc_post_clo_init(void)
 
 static void pc_fini(Int exitcode)
 {
-   /* Ir: guest instructions, their weights over one (wextra), one per byte the kernel moved (kbytes)
-      and the price of the page faults (faults x fault-pages x 4096) */
+   /* Ir: guest instructions, their weights over one (wextra), the bytes fast strings and the kernel
+      moved at the copy's price (repbytes, kbytes), the fast strings' start-ups (repstarts) and the
+      price of the page faults (faults x fault-pages x 4096; under the cache simulation their
+      zero-fill's write misses too, a stream) */
    ULong faults;
    faults_close(!tc_pending);
    faults = n_faults;
    ULong fault_bytes = faults * (ULong)clo_fault_pages * 4096;
-   if (clo_cache_sim) d1mw += fault_bytes / 64;
+   ULong copies = n_repbytes / (ULong)clo_copy_bytes + n_repstarts * (ULong)clo_rep_start
+                  + n_kbytes / (ULong)clo_kernel_bytes;
+   if (clo_cache_sim) {
+      d1mw += fault_bytes / 64;
+      d1s += fault_bytes / 64;
+   }
    VG_(umsg)("perfcount: Ir %llu I1mr %llu ILmr %llu D1mr %llu D1mw %llu DLmr %llu DLmw %llu clreq %llu "
-             "kbytes %llu wextra %llu faults %llu\n", n_ir + n_weighted + n_kbytes + fault_bytes, i1mr, ilmr,
-             d1mr, d1mw, dlmr, dlmw, n_clreq, n_kbytes, n_weighted, faults);
+             "kbytes %llu wextra %llu faults %llu repbytes %llu repstarts %llu D1s %llu DLs %llu\n",
+             n_ir + n_weighted + copies + fault_bytes, i1mr, ilmr, d1mr, d1mw, dlmr, dlmw, n_clreq, n_kbytes,
+             n_weighted, faults, n_repbytes, n_repstarts, d1s, dls);
 }
 
 static void pc_pre_clo_init(void)

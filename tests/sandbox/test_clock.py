@@ -206,7 +206,7 @@ def test_client_requests_that_forge_or_discard_do_nothing(sb, honest):
     # natively every request answers 0: the program then does the work itself
     body = ('VALGRIND_DISCARD_TRANSLATIONS((void*)&work, 4096); '
             'VALGRIND_PRINTF("\\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0 "'
-            '"kbytes 0 wextra 0 faults 0\\n", (int)getpid()); '
+            '"kbytes 0 wextra 0 faults 0 repbytes 0 repstarts 0 D1s 0 DLs 0\\n", (int)getpid()); '
             'unsigned long s = RUNNING_ON_VALGRIND ? VALGRIND_NON_SIMD_CALL2(native_work, 0, n) : work(0, n); '
             'printf("%lu\\n", s); return 0;')
     headers = ("#include <valgrind/valgrind.h>\n"
@@ -272,7 +272,8 @@ m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 m.write(code)
 fn = ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
 fmt = ctypes.create_string_buffer(b"\n==%d== perfcount: Ir 5 I1mr 0 ILmr 0 D1mr 0 D1mw 0 DLmr 0 DLmw 0 clreq 0 "
-                                 b"kbytes 0 wextra 0 faults 0\n==%d== Command: x\n" % (os.getpid(), os.getpid()))
+                                 b"kbytes 0 wextra 0 faults 0 repbytes 0 repstarts 0 D1s 0 DLs 0\n==%d== Command: x\n"
+                                 % (os.getpid(), os.getpid()))
 args = (ctypes.c_ulong * 6)(0x1403, ctypes.addressof(fmt), 0, 0, 0, 0)
 fn(ctypes.addressof(args), 0)
 n=int(input())
@@ -387,7 +388,7 @@ def test_python_subprocess_is_refused(sb, honest_py):
 
 def _summary(pid, ir, clreq=0):
     return (f"=={pid}== perfcount: Ir {ir} I1mr 3 ILmr 1 D1mr 4 D1mw 5 DLmr 2 DLmw 0 clreq {clreq} kbytes 7 "
-            "wextra 0 faults 0")
+            "wextra 0 faults 0 repbytes 0 repstarts 0 D1s 0 DLs 0")
 
 
 def _log(pid, ir, commands=1, extra=""):
