@@ -25,7 +25,7 @@ from perfalign.measure.timing_stats import (
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "measurements" / "harness-2026-11-28" / "harness_busy2_load5.json"
-PAREVAL = ROOT.parent.parent / "shared" / "external" / "pareval"
+PAREVAL = ROOT.parent / "shared" / "external" / "pareval"
 GATE = NoiseGate()
 
 

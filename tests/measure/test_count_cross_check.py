@@ -18,7 +18,7 @@ from perfalign.sandbox.clock import CONTRADICTED
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "docs" / "measurements" / "harness-2026-11-28" / "busy2_beside_suite.json"
-PAREVAL = ROOT.parent.parent / "shared" / "external" / "pareval"
+PAREVAL = ROOT.parent / "shared" / "external" / "pareval"
 NULL_COUNT, WORK_COUNT = 2e6, 2e7  # a run's counts: the driver's (null run; payoff ceiling 5x), the work
 
 
