@@ -3,6 +3,7 @@ from the prompt, wrong programs that fail, held-out combinations, the controlled
 on two kinds, and a model's own samples turned into measured pairs."""
 from __future__ import annotations
 
+import json
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -17,6 +18,7 @@ from perfalign.perfdata.controlled import (
     all_instances,
     build_controlled_task,
     load_controlled_task,
+    sft_rows_per_kind,
 )
 from perfalign.perfdata.idioms import FAMILIES, IO_CONVENTION, instances, quick_instances, run_reference
 from perfalign.perfdata.shards import load_table
@@ -93,14 +95,27 @@ def task(tmp_path_factory, sandbox):
     train, held = instances()
     return build_controlled_task(tmp_path_factory.mktemp("idm"), sandbox=sandbox, copies=1, repeats=1,
                                  train=_pick(train, "queue", "dedup"), heldout=_pick(held, "pairs"),
-                                 family_set="idioms")
+                                 family_set="idioms", sft_fast_share=0.25)
+
+
+def test_sft_mix_has_the_set_share_of_fast_rows_per_instance():
+    assert sft_rows_per_kind(("fast", "slow"), 2) == {"fast": 2, "slow": 2}  # the default: an even mix
+    assert sft_rows_per_kind(("fast", "slow"), 1, 0.25) == {"fast": 1, "slow": 3}
+    assert sft_rows_per_kind(("fast", "slow"), 2, 0.2) == {"fast": 2, "slow": 8}
+    assert sft_rows_per_kind(("fast", "medium", "slow"), 1, 0.5) == {"fast": 2, "medium": 1, "slow": 1}
+    for bad in (0, 1, 1.5, -0.1):
+        with pytest.raises(ValueError, match=f"sft_fast_share must be between 0 and 1 \\(exclusive\\), got {bad}"):
+            sft_rows_per_kind(("fast", "slow"), 1, bad)
 
 
 def test_the_controlled_machinery_builds_the_idiom_task(task):
     sft = load_table(task.data_dir, "sft_prompts").to_pylist()
     trip = load_table(task.data_dir, "triplets").to_pylist()
-    assert sorted((r["problem_id"], r["sample_id"].split("/")[1]) for r in sft if r["split"] == "train") == sorted(
-        (i.problem_id, k) for i in task.train for k in ("fast", "slow"))
+    # a slow-leaning SFT mix (a quarter fast rows, per instance); held-out rows and the pairs unchanged
+    rows = sorted((r["problem_id"], r["sample_id"].split("/")[1]) for r in sft if r["split"] == "train")
+    assert rows == sorted((i.problem_id, k) for i in task.train for k in ("fast", "slow", "slow", "slow"))
+    assert sorted(r["sample_id"].split("/")[1] for r in sft if r["split"] == "eval") == ["fast", "slow"]
+    assert json.loads((task.root / "controlled_task.json").read_text())["sft_fast_share"] == 0.25
     kinds = sorted(r["triplet_id"].split("/", 1)[1] for r in trip if r["split"] == "reward_train")
     assert {k.split(">")[1] for k in kinds} >= {"wrong"} and len(kinds) == 4
     assert len([r for r in trip if r["split"] == "rl_train"]) == 2
