@@ -20,7 +20,14 @@ from perfalign.perfdata.controlled import (
     load_controlled_task,
     sft_rows_per_kind,
 )
-from perfalign.perfdata.idioms import FAMILIES, IO_CONVENTION, instances, quick_instances, run_reference
+from perfalign.perfdata.idioms import (
+    FAMILIES,
+    HELDOUT_PHRASING,
+    IO_CONVENTION,
+    instances,
+    quick_instances,
+    run_reference,
+)
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
@@ -32,24 +39,35 @@ def _fails(source: str, stdin: str, expected: str) -> bool:
         return True
 
 
-def test_held_out_instances_are_unseen_combinations_of_seen_parts():
+def _words(text: str) -> list[str]:
+    return "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+
+
+def test_held_out_prompts_are_an_unseen_phrasing_of_every_family_with_every_story():
     train, held = instances()
-    assert (len(train), len(held)) == (128, 16)
-    seen = {i.prompt for i in train}
-    for h in held:
-        assert h.prompt not in seen
-        same = [t for t in train if t.family is h.family]
-        assert any(t.phrasing == h.phrasing for t in same) and any(t.story == h.story for t in same)
-    assert {h.family.name for h in held} == {f.name for f in FAMILIES}
+    assert (len(train), len(held)) == (144, 48)
+    assert {(h.family.name, h.story) for h in held} == {(f.name, st) for f in FAMILIES for st in range(6)}
+    assert {h.phrasing for h in held} == {HELDOUT_PHRASING} and HELDOUT_PHRASING not in {t.phrasing for t in train}
+    assert {(t.family.name, t.story) for t in train} == {(h.family.name, h.story) for h in held}  # stories seen
     assert all_instances("idioms") == (train, held)
     with pytest.raises(ValueError, match="unknown family set 'idiom'; choose one of computations, idioms"):
         all_instances("idiom")
     for inst in train + held:  # the number is in the prompt and in every reference program
         assert str(inst.k) in inst.statement
         assert all(str(inst.k) in inst.program(kind) for kind in ("fast", "slow", "wrong"))
-    # the held-out (phrasing, story) combinations are fixed: the pilot's and the experiment's prompts
-    combos = (("p0_s1", "p1_s4"), ("p1_s3", "p2_s0"), ("p0_s2", "p2_s5"))
-    assert [h.problem_id for h in held] == [f"idm_{f.name}_{x}" for c, f in enumerate(FAMILIES) for x in combos[c % 3]]
+    # unseen words: no run of three words of a held-out phrasing is in a training phrasing of its family
+    for fam in FAMILIES:
+        *seen, new = (_words(p) for p in fam.phrasings)
+        grams = {tuple(w[i:i + 3]) for w in seen for i in range(len(w) - 2)}
+        assert not [new[i:i + 3] for i in range(len(new) - 2) if tuple(new[i:i + 3]) in grams], fam.name
+
+
+def test_every_held_out_instance_tells_the_wrong_and_the_other_number_apart():
+    for inst in instances()[1]:
+        ins, outs = inst.tests()
+        assert run_reference(inst.program("slow"), ins[0]) == outs[0]
+        assert _fails(inst.program("wrong"), ins[0], outs[0])
+        assert _fails(inst.program("fast", inst.other_k), ins[0], outs[0]), inst.problem_id
 
 
 def test_every_statement_states_the_io_convention_once_at_its_end():
