@@ -55,6 +55,21 @@ def test_gate_table_counts_shares_and_verdicts():
     assert "pairs | 10 | 2 / 6 / 1 / 1 | 0.80" in text and text.count("FAIL") == 2
 
 
+def test_gate_table_with_the_prompt_as_the_unit():
+    def prompt(pid, **counts):
+        return [dict(r, problem_id=pid) for r in _rows("pairs", **counts)]
+
+    rows = (prompt("a", fast_correct=3, slow_correct=1) + prompt("b", fast_correct=2, slow_correct=2)  # a tie: not fast
+            + prompt("c", slow_correct=1, incorrect=3) + [dict(r, problem_id="d") for r in _rows("queue", no_code=4)])
+    t = {r["family"]: r for r in pilot.gate_table(rows)}
+    p = t["pairs"]
+    assert (p["prompts"], p["prompts_correct"], p["prompts_fast_correct"]) == (3, 2, 1)
+    assert p["prompt_headroom_ci"] == pilot.wilson(1, 3) and p["prompt_correct_ci"] == pilot.wilson(2, 3)
+    assert (t["all"]["prompts"], t["all"]["prompts_correct"]) == (4, 2)
+    assert p["headroom"] == pytest.approx(4 / 12)  # the samples' verdict is unchanged
+    assert "| 2/3 [" in pilot.format_gate(pilot.gate_table(rows))
+
+
 def test_gate_thresholds_are_inclusive():
     t = {r["family"]: r for r in pilot.gate_table(_rows("x", fast_correct=3, slow_correct=3, incorrect=4))}
     assert t["x"]["correct_share"] == pytest.approx(0.6) and t["x"]["headroom"] == pytest.approx(0.3)
