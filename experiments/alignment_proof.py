@@ -107,7 +107,7 @@ def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldo
         built = meta.get("family_set", "computations")
         if built != family_set:
             raise SystemExit(f"{root} holds the {built} task, not {family_set}: give another --workdir")
-        if root.name == "task" and meta.get("sft_fast_share") != sft_fast_share:
+        if not heldout_only and meta.get("sft_fast_share") != sft_fast_share:  # the pilot reads no SFT row
             raise SystemExit(f"{root} was built with sft_fast_share {meta.get('sft_fast_share')}, not "
                              f"{sft_fast_share}: give another --workdir")
         return load_controlled_task(root)

@@ -111,3 +111,19 @@ def test_sft_only_is_documented_in_help(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         proof.main()
     assert "--sft-only" in capsys.readouterr().out
+
+
+def test_a_task_built_with_another_sft_mix_is_refused_and_the_pilot_reuses_the_built_task(tmp_path):
+    def built(folder, share):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "controlled_task.json").write_text(json.dumps(
+            {"family_set": "idioms", "sft_fast_share": share, "train": [], "heldout": ["idm_pairs_p3_s0"],
+             "runtimes": {"idm_pairs_p3_s0": {"fast": 0.01, "slow": 0.1}}}))
+
+    built("pilot_task", None)
+    assert proof.get_task(tmp_path, None, "idioms", heldout_only=True).root.name == "pilot_task"
+    built("task", None)  # an even-mix task: the seeds refuse it, the pilot reads its held-out references
+    with pytest.raises(SystemExit, match="built with sft_fast_share None, not 0.25: give another --workdir"):
+        proof.get_task(tmp_path, None, "idioms", sft_fast_share=0.25)
+    held = proof.get_task(tmp_path, None, "idioms", heldout_only=True, sft_fast_share=0.25)
+    assert held.root.name == "task" and [i.problem_id for i in held.heldout] == ["idm_pairs_p3_s0"]
