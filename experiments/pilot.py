@@ -47,8 +47,8 @@ def prompt_votes(rows: list[dict]) -> dict[str, Counter]:
     out: dict[str, Counter] = {}
     for (fam, _), c in by_prompt.items():
         n = sum(c.values())
-        out.setdefault(fam, Counter()).update(prompts=1, correct=2 * (c["fast_correct"] + c["slow_correct"]) > n,
-                                              fast_correct=2 * c["fast_correct"] > n)
+        out.setdefault(fam, Counter()).update(prompts=1, correct=int(2 * (c["fast_correct"] + c["slow_correct"]) > n),
+                                              fast_correct=int(2 * c["fast_correct"] > n))
     return out
 
 

@@ -67,7 +67,8 @@ def test_gate_table_with_the_prompt_as_the_unit():
     assert p["prompt_headroom_ci"] == pilot.wilson(1, 3) and p["prompt_correct_ci"] == pilot.wilson(2, 3)
     assert (t["all"]["prompts"], t["all"]["prompts_correct"]) == (4, 2)
     assert p["headroom"] == pytest.approx(4 / 12)  # the samples' verdict is unchanged
-    assert "| 2/3 [" in pilot.format_gate(pilot.gate_table(rows))
+    text = pilot.format_gate(pilot.gate_table(rows))
+    assert "| 2/3 [" in text and "| 1/3 [" in text and "| 0/1 [" in text  # counts, not truth values
 
 
 def test_gate_thresholds_are_inclusive():
