@@ -5,7 +5,7 @@ programs on the big test, measured in the sandbox in one run (``controlled.measu
 One instance per (family, number k) by default, since the gap can depend on k (a window size, a
 count); ``--per-family 1`` measures one instance per family (faster).
 
-    nice -n 5 .venv/bin/python benchmarks/idiom_bench.py [--repeats 3] [--per-family N]
+    nice -n 5 .venv/bin/python benchmarks/idiom_bench.py [--repeats 3] [--per-family N | --heldout]
 """
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ from perfalign.perfdata.controlled import measure_references  # noqa: E402
 from perfalign.perfdata.idioms import FAMILIES, instances  # noqa: E402
 
 
-def pick(per_family: int | None) -> list:
+def pick(per_family: int | None, heldout: bool = False) -> list:
     train, held = instances()
+    if heldout:
+        return held
     seen, out = set(), []
     for inst in train + held:
         key = (inst.family.name, inst.k)
@@ -38,10 +40,12 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3, help="runs per test (the median is kept)")
     ap.add_argument("--per-family", type=int, default=None, metavar="N",
                     help="instances per family (default: one per number k of the family)")
+    ap.add_argument("--heldout", action="store_true", help="every held-out instance instead (the unseen phrasing "
+                                                          "with every story)")
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
-    chosen = pick(args.per_family)
+    chosen = pick(args.per_family, args.heldout)
     print(f"load before: {os.getloadavg()[0]:.1f}; {len(chosen)} instances, repeats {args.repeats}", flush=True)
     t0 = time.time()
     with Sandbox(backend="auto", workers=2) as sb:

@@ -21,7 +21,8 @@ PolyBench prompts; pass@1 and speedup_1@1 beside the controls). Every stage and 
 saved as it finishes, so a seed interrupted (or spanning sessions) resumes where it stopped.
 
 ``--families idioms`` trains and evaluates on the idiom families instead (perfdata/idioms.py: fast
-and slow are idiom choices, each prompt carries a number the program copies; no medium program).
+and slow are idiom choices, each prompt carries a number the program copies; no medium program;
+SFT on a slow-leaning mix, ``ProofConfig.idiom_sft_fast_share`` of the rows fast).
 
 ``--sft-only`` runs only each seed's SFT stage (resumable; rerun the same command to continue), the
 model the pilot gate is pre-registered for:
@@ -86,20 +87,32 @@ class ProofConfig:
     pilot_temperature: float = 0.2   # the pre-registered gate's (docs/alignment.md)
     pilot_samples_per_prompt: int = 8
     pilot_max_new_tokens: int = 192  # rows stop at their closing fence; the references are 29-69 tokens
+    # Share of fast references among the idiom task's SFT rows (the computations keep their even mix).
+    # Pre-registered: at an even mix the SFT model wrote the fast idiom 15-16 of 16 in five of eight
+    # families (no headroom); a slow-leaning mix must leave headroom >= 0.3, yet keep the fast idiom
+    # in the model's repertoire for RLPF, RFT and best-of-k to find (docs/alignment.md).
+    idiom_sft_fast_share: float = 0.25
 
 
-def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET,
-             heldout_only: bool = False) -> ControlledDataset:
+def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False,
+             sft_fast_share: float | None = None) -> ControlledDataset:
     """Measured once and reused by every seed (and later runs); ``heldout_only``: only the held-out
-    instances' references (all the pilot gate needs), in a folder of their own."""
-    root = workdir / ("pilot_task" if heldout_only else "task")
+    instances' references (all the pilot gate needs), in a folder of their own unless the whole
+    task is built already (then its held-out references, the ones the seeds' evaluation uses)."""
+    root = workdir / "task"
+    if heldout_only and not (root / "controlled_task.json").exists():
+        root = workdir / "pilot_task"
     if (root / "controlled_task.json").exists():
-        built = json.loads((root / "controlled_task.json").read_text()).get("family_set", "computations")
+        meta = json.loads((root / "controlled_task.json").read_text())
+        built = meta.get("family_set", "computations")
         if built != family_set:
             raise SystemExit(f"{root} holds the {built} task, not {family_set}: give another --workdir")
+        if not heldout_only and meta.get("sft_fast_share") != sft_fast_share:  # the pilot reads no SFT row
+            raise SystemExit(f"{root} was built with sft_fast_share {meta.get('sft_fast_share')}, not "
+                             f"{sft_fast_share}: give another --workdir")
         return load_controlled_task(root)
     return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set,
-                                 **(dict(train=[]) if heldout_only else {}))
+                                 sft_fast_share=sft_fast_share, **(dict(train=[]) if heldout_only else {}))
 
 
 def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
@@ -380,7 +393,8 @@ def main() -> int:
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox.from_settings(preset("sandbox", profile=cfg.profile), workers=2) as sb:
-        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot)
+        share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None
+        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot, sft_fast_share=share)
         if args.pilot:
             return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)
         if args.reward_noise:

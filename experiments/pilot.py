@@ -38,12 +38,28 @@ def label(result, threshold_s: float) -> str:
     return "fast_correct" if result.mean_cpu_time_s < threshold_s else "slow_correct"
 
 
+def prompt_votes(rows: list[dict]) -> dict[str, Counter]:
+    """Per family, prompts whose samples are mostly (more than half) correct, and mostly fast &
+    correct: a prompt's samples at a low temperature are nearly copies, so the prompt is the unit."""
+    by_prompt: dict[tuple[str, str], Counter] = {}
+    for r in rows:
+        by_prompt.setdefault((r["family"], r.get("problem_id")), Counter())[r["label"]] += 1
+    out: dict[str, Counter] = {}
+    for (fam, _), c in by_prompt.items():
+        n = sum(c.values())
+        out.setdefault(fam, Counter()).update(prompts=1, correct=int(2 * (c["fast_correct"] + c["slow_correct"]) > n),
+                                              fast_correct=int(2 * c["fast_correct"] > n))
+    return out
+
+
 def gate_table(rows: list[dict]) -> list[dict]:
-    """Per family (and all together): counts, shares with Wilson intervals, and the verdict.
-    Headroom's interval is the slow-correct share's: correct - fast & correct is exactly it."""
+    """Per family (and all together): counts, shares with Wilson intervals, and the verdict (on the
+    samples, as pre-registered). Headroom's interval is the slow-correct share's: correct - fast &
+    correct is exactly it. Beside them the same with the prompt as the unit (``prompt_votes``)."""
     fams: dict[str, Counter] = {}
     for r in rows:
         fams.setdefault(r["family"], Counter())[r["label"]] += 1
+    votes = prompt_votes(rows)
     out = []
     for fam, c in sorted(fams.items()) + [("all", sum(fams.values(), Counter()))]:
         n = sum(c.values())
@@ -53,6 +69,11 @@ def gate_table(rows: list[dict]) -> list[dict]:
                "fast_correct_share": fast / n, "fast_correct_ci": wilson(fast, n),
                "headroom": (correct - fast) / n, "headroom_ci": wilson(correct - fast, n)}
         row["passes"] = row["correct_share"] >= GATE_CORRECT and row["headroom"] >= GATE_HEADROOM
+        v = votes[fam] if fam != "all" else sum(votes.values(), Counter())
+        m, pc, pf = v["prompts"], v["correct"], v["fast_correct"]
+        row.update(prompts=m, prompts_correct=pc, prompts_fast_correct=pf,
+                   prompt_correct_ci=wilson(pc, m), prompt_fast_correct_ci=wilson(pf, m),
+                   prompt_headroom_ci=wilson(pc - pf, m))
         out.append(row)
     return out
 
@@ -62,12 +83,20 @@ def format_gate(table: list[dict]) -> str:
         lo, hi = r[f"{key}_ci"]
         return f"{r[f'{key}_share' if key != 'headroom' else key]:.2f} [{lo:.2f}, {hi:.2f}]"
 
+    def by_prompt(r, key, k):
+        lo, hi = r[f"prompt_{key}_ci"]
+        return f"{k}/{r['prompts']} [{lo:.2f}, {hi:.2f}]"
+
     lines = [f"family | n | fast&correct / slow&correct / incorrect / no code | correct (>= {GATE_CORRECT}) | "
-             f"fast & correct | headroom (>= {GATE_HEADROOM}) | gate", "--- | --- | --- | --- | --- | --- | ---"]
+             f"fast & correct | headroom (>= {GATE_HEADROOM}) | gate | prompts (majority): correct | "
+             "fast & correct | headroom", "--- | --- | --- | --- | --- | --- | --- | --- | --- | ---"]
     for r in table:
         verdict = "" if r["family"] == "all" else ("pass" if r["passes"] else "FAIL")
+        pc, pf = r["prompts_correct"], r["prompts_fast_correct"]
         lines.append(f"{r['family']} | {r['samples']} | " + " / ".join(str(r[k]) for k in LABELS)
-                     + f" | {ci(r, 'correct')} | {ci(r, 'fast_correct')} | {ci(r, 'headroom')} | {verdict}")
+                     + f" | {ci(r, 'correct')} | {ci(r, 'fast_correct')} | {ci(r, 'headroom')} | {verdict} | "
+                     + f"{by_prompt(r, 'correct', pc)} | {by_prompt(r, 'fast_correct', pf)} | "
+                     + by_prompt(r, "headroom", pc - pf))
     return "\n".join(lines)
 
 

@@ -36,6 +36,7 @@ import json
 import math
 import statistics
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import pyarrow as pa
@@ -309,11 +310,28 @@ def all_instances(family_set: str = DEFAULT_FAMILY_SET) -> tuple[list, list]:
     return idioms.instances() if family_set == "idioms" else instances()
 
 
+def sft_rows_per_kind(kinds: tuple[str, ...], copies: int, fast_share: float | None = None) -> dict[str, int]:
+    """SFT rows per correct program of a training instance: ``copies`` each (an even mix), or the
+    fastest program ``fast_share`` of them and the others the rest in equal parts, in the fewest
+    whole rows (0.25 of two kinds: 1 fast, 3 slow), times ``copies``. No randomness: every instance
+    gets the same mix."""
+    if fast_share is None:
+        return dict.fromkeys(kinds, copies)
+    if not 0 < fast_share < 1:
+        raise ValueError(f"sft_fast_share must be between 0 and 1 (exclusive), got {fast_share}")
+    fast = Fraction(fast_share).limit_denominator(20)
+    shares = [fast] + [(1 - fast) / (len(kinds) - 1)] * (len(kinds) - 1)
+    den = math.lcm(*(s.denominator for s in shares))
+    return {k: int(s * den) * copies for k, s in zip(kinds, shares)}
+
+
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
                           train: list[Instance] | None = None, heldout: list[Instance] | None = None,
-                          family_set: str = DEFAULT_FAMILY_SET) -> ControlledDataset:
+                          family_set: str = DEFAULT_FAMILY_SET,
+                          sft_fast_share: float | None = None) -> ControlledDataset:
     """Measure the references and write the stage inputs. SFT: every training instance's correct
-    programs, ``copies`` times each (an even mix: the SFT model writes them all).
+    programs, ``copies`` times each (an even mix: the SFT model writes them all), or with
+    ``sft_fast_share`` that share of fast rows (``sft_rows_per_kind``); held-out rows once each.
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
     in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
@@ -321,6 +339,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     default_train, default_held = all_instances(family_set)
     train = default_train if train is None else train
     heldout = default_held if heldout is None else heldout
+    mix = {k: sft_rows_per_kind(k, copies, sft_fast_share) for k in {i.kinds for i in train}}
     sb = sandbox or _default_sandbox()
     runtimes = measure_references(train + heldout, sb, repeats)
     cc = write_codecontests(root / "codecontests", train + heldout, runtimes, {i.problem_id for i in heldout}, repeats,
@@ -329,7 +348,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     for split, group in (("train", train), ("eval", heldout)):
         for inst in group:
             for kind in inst.kinds:
-                for c in range(copies if split == "train" else 1):
+                for c in range(mix[inst.kinds][kind] if split == "train" else 1):
                     sft.append(dict(sample_id=f"{inst.problem_id}/{kind}/{c}", unit_id=inst.problem_id,
                                     problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
                                     prompt=inst.prompt, completion=format_response(inst.program(kind), LANG),
@@ -346,8 +365,8 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     _write_card(data, "perfalign controlled task: triplets and SFT prompts", files, COLUMN_DOCS)
     task = ControlledDataset(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
-        {"family_set": family_set, "train": [i.problem_id for i in train], "heldout": [i.problem_id for i in heldout],
-         "runtimes": runtimes}, indent=2))
+        {"family_set": family_set, "sft_fast_share": sft_fast_share, "train": [i.problem_id for i in train],
+         "heldout": [i.problem_id for i in heldout], "runtimes": runtimes}, indent=2))
     return task
 
 

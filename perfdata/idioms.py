@@ -12,9 +12,10 @@ the tests. Inputs are generated deterministically per instance (seeded by its id
 outputs come from the trusted fast reference, run here in-process. The big test's size gives the
 fast program a >= 5x lead in the sandbox (``benchmarks/idiom_bench.py`` prints the figures).
 
-Instances are (family, phrasing, story) combinations, held out as in the computations task
-(``is_held_out``, here for both); the task's machinery (measuring, stage inputs, classifying samples)
-is ``perfdata.controlled``'s, selected there with ``family_set="idioms"``.
+Instances are (family, phrasing, story) combinations. The held-out ones are in unseen words: each
+family's last phrasing (``HELDOUT_PHRASING``, other sentences and vocabulary than the three training
+phrasings, the same task and number) with every story. The task's machinery (measuring, stage
+inputs, classifying samples) is ``perfdata.controlled``'s, selected there with ``family_set="idioms"``.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ IO_CONVENTION = ("The program reads standard input exactly as described, calling
 @dataclass(frozen=True)
 class Family:
     name: str
-    phrasings: tuple[str, str, str]   # "{k}": the instance's number
+    phrasings: tuple[str, str, str, str]  # "{k}": the instance's number; the last one held out
     head: str                         # reads the input
     fast: str
     slow: str
@@ -105,7 +106,10 @@ FAMILIES: tuple[Family, ...] = (
         "Read n, then a line of n integers. Count the integers x of the list for which x + {k} is in the "
         "list too, and print the count.",
         "Read an integer n and a line of n integers; print the number of list entries x such that the value "
-        "x + {k} also appears in the list."),
+        "x + {k} also appears in the list.",
+        "Input: a count on the first line, then that many whole numbers on the second. Call a number lucky "
+        "when adding {k} to it gives a number that is present in the input as well. Output the tally of "
+        "lucky numbers in the input, counting a repeated number each time it occurs."),
         _LIST, "s = set(a)\nprint(sum(1 for x in a if x + {k} in s))",
         "print(sum(1 for x in a if x + {k} in a))",
         "s = set(a)\nprint(sum(1 for x in s if x + {k} in s))", (3, 5, 7, 11, 13, 17), _pairs_input),
@@ -114,7 +118,9 @@ FAMILIES: tuple[Family, ...] = (
         "Read n, then n integers on one line. Count the distinct values that appear {k} or more times and "
         "print that count.",
         "Read an integer n and a line of n integers; print the number of distinct values whose number of "
-        "occurrences is at least {k}."),
+        "occurrences is at least {k}.",
+        "Input: a count on the first line, then that many whole numbers on the second. Call a value common "
+        "when it shows up no fewer than {k} times. Output the tally of different common values."),
         _LIST, "from collections import Counter\nc = Counter(a)\nprint(sum(1 for v in c.values() if v >= {k}))",
         "print(sum(1 for v in set(a) if a.count(v) >= {k}))",
         "from collections import Counter\nprint(sum(1 for v in Counter(a).values() if v > {k}))",
@@ -123,7 +129,10 @@ FAMILIES: tuple[Family, ...] = (
         f"{_LIST_PHRASE} Print the largest sum of {{k}} consecutive integers of the list.",
         "Read n, then n integers on one line. Among all windows of {k} consecutive numbers, print the "
         "largest window sum.",
-        "Read an integer n and a line of n integers; print the maximum total of any {k} adjacent entries."),
+        "Read an integer n and a line of n integers; print the maximum total of any {k} adjacent entries.",
+        "Input: a count on the first line, then that many numbers, possibly negative, on the second. Slide a "
+        "block that covers {k} neighbouring positions along the sequence, one position at a time, and output "
+        "the greatest total the block ever covers."),
         _LIST, "from itertools import accumulate\np = [0, *accumulate(a)]\n"
                "print(max(p[i + {k}] - p[i] for i in range(n - {k} + 1)))",
         "print(max(sum(a[i:i + {k}]) for i in range(n - {k} + 1)))",
@@ -137,7 +146,11 @@ FAMILIES: tuple[Family, ...] = (
         "front value x; if x exceeds {k}, append x - {k} to the back of the queue. Print the number of removals.",
         "Read an integer n and a line of n integers, the values of a queue from front to back. Repeatedly pop "
         "the front value and, when it is larger than {k}, push that value minus {k} onto the back; once the "
-        "queue is empty, print how many pops were made."),
+        "queue is empty, print how many pops were made.",
+        "Input: a count on the first line, then that many whole numbers on the second, standing in a line in "
+        "the given order. Serve the line from its head, one number at a time: serving x counts as one "
+        "service, and whenever x is above {k}, the number x minus {k} rejoins the line at its tail. When "
+        "nobody is left, output the total number of services."),
         _LIST, "from collections import deque\nq = deque(a)\nt = 0\nwhile q:\n    x = q.popleft()\n    t += 1\n"
                "    if x > {k}:\n        q.append(x - {k})\nprint(t)",
         "q = a[:]\nt = 0\nwhile q:\n    x = q.pop(0)\n    t += 1\n    if x > {k}:\n        q.append(x - {k})\nprint(t)",
@@ -150,7 +163,10 @@ FAMILIES: tuple[Family, ...] = (
         "Read n, then n integers on one line. Take each integer modulo {k} and print every remainder once, "
         "in order of first appearance, on one line.",
         "Read an integer n and a line of n integers; print, space-separated, the values x % {k} without "
-        "repeats, keeping the order in which they first occur."),
+        "repeats, keeping the order in which they first occur.",
+        "Input: a count on the first line, then that many whole numbers on the second. Replace every number "
+        "by what remains after dividing it by {k}. Output every remainder that occurs, each of them once, "
+        "ordered by where it first shows up, with spaces between them."),
         _LIST, "print(*dict.fromkeys(x % {k} for x in a))",
         "seen = []\nfor x in a:\n    if x % {k} not in seen:\n        seen.append(x % {k})\nprint(*seen)",
         "print(*sorted(set(x % {k} for x in a)))", (5000, 6000, 7000, 8000, 9000, 10000), _dedup_input),
@@ -159,7 +175,9 @@ FAMILIES: tuple[Family, ...] = (
         "{k}, and print the count.",
         "Read an integer n. Someone climbs a staircase of n steps taking 1 to {k} steps at a time; print in "
         "how many different ways the top can be reached.",
-        "Read an integer n and print how many sequences of integers from 1 to {k} have sum exactly n."),
+        "Read an integer n and print how many sequences of integers from 1 to {k} have sum exactly n.",
+        "Input: one whole number n. Output how many distinct lists of whole numbers, each no smaller than one "
+        "and no larger than {k}, add up to n, where the same numbers in another order make another list."),
         "n = int(input())\n", "w = [1] + [0] * n\nfor m in range(1, n + 1):\n    w[m] = sum(w[max(0, m - {k}):m])\n"
                               "print(w[n])",
         "def ways(m):\n    if m == 0:\n        return 1\n"
@@ -171,7 +189,10 @@ FAMILIES: tuple[Family, ...] = (
         "Read n, then n integers on one line. Going from the last integer to the first, print those that "
         "exceed {k}, on one line.",
         "Read an integer n and a line of n integers; print, space-separated and last one first, every "
-        "integer larger than {k}."),
+        "integer larger than {k}.",
+        "Input: a count on the first line, then that many whole numbers on the second. Keep only the numbers "
+        "above {k} and output them backwards, the one nearest the end of the input coming first, with spaces "
+        "between them."),
         _LIST, "out = []\nfor x in a:\n    if x > {k}:\n        out.append(x)\nout.reverse()\nprint(*out)",
         "out = []\nfor x in a:\n    if x > {k}:\n        out.insert(0, x)\nprint(*out)",
         "out = []\nfor x in a:\n    if x > {k}:\n        out.append(x)\nprint(*out)",
@@ -181,7 +202,10 @@ FAMILIES: tuple[Family, ...] = (
         "Read n, then n integers on one line (n is at least {k}). Print the {k} smallest of them, smallest "
         "first, on one line.",
         "Read an integer n and a line of n integers; print, in ascending order, the first {k} values of the "
-        "list once sorted."),
+        "list once sorted.",
+        "Input: a count on the first line, never below {k}, then that many whole numbers on the second. "
+        "Output the {k} lowest numbers from least to greatest, with spaces between them, keeping repeated "
+        "numbers."),
         _LIST, "print(*sorted(a)[:{k}])",
         "b = a[:]\nout = []\nfor _ in range({k}):\n    m = min(b)\n    b.remove(m)\n    out.append(m)\nprint(*out)",
         "print(*sorted(set(a))[:{k}])", (1500, 1800, 2000, 2500, 3000, 3500), _smallest_input),
@@ -253,10 +277,13 @@ def _output(source: str, stdin: str) -> str | None:
         return None
 
 
+HELDOUT_PHRASING = 3  # the index of every family's held-out phrasing
+
+
 def is_held_out(c: int, phrasing: int, story: int) -> bool:
-    """The held-out rule of both family sets (c: the family's or computation's index): two
-    (phrasing, story) combinations of the 18 per family; each phrasing and each story of the
-    family stays in training with the other combinations."""
+    """The computations' held-out rule (c: the computation's index): two (phrasing, story)
+    combinations of the 18 per computation; each phrasing and each story of the computation stays
+    in training with the other combinations."""
     return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
 
 
@@ -280,13 +307,14 @@ def _small_test(inst: IdiomInstance, rng: random.Random) -> tuple[str, str]:
 
 
 def instances() -> tuple[list[IdiomInstance], list[IdiomInstance]]:
-    """(training instances, held-out instances): 128 and 16, two held-out combinations per family."""
+    """(training instances, held-out instances): 144 (three phrasings x six stories per family) and
+    48 (the held-out phrasing x six stories)."""
     train, held = [], []
     for c, fam in enumerate(FAMILIES):
         for p in range(len(fam.phrasings)):
             for st in range(len(STORIES)):
                 inst = IdiomInstance(fam, p, st, fam.ks[(c + p + 2 * st) % len(fam.ks)])
-                (held if is_held_out(c, p, st) else train).append(inst)
+                (held if p == HELDOUT_PHRASING else train).append(inst)
     return train, held
 
 

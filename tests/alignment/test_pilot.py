@@ -55,6 +55,22 @@ def test_gate_table_counts_shares_and_verdicts():
     assert "pairs | 10 | 2 / 6 / 1 / 1 | 0.80" in text and text.count("FAIL") == 2
 
 
+def test_gate_table_with_the_prompt_as_the_unit():
+    def prompt(pid, **counts):
+        return [dict(r, problem_id=pid) for r in _rows("pairs", **counts)]
+
+    rows = (prompt("a", fast_correct=3, slow_correct=1) + prompt("b", fast_correct=2, slow_correct=2)  # a tie: not fast
+            + prompt("c", slow_correct=1, incorrect=3) + [dict(r, problem_id="d") for r in _rows("queue", no_code=4)])
+    t = {r["family"]: r for r in pilot.gate_table(rows)}
+    p = t["pairs"]
+    assert (p["prompts"], p["prompts_correct"], p["prompts_fast_correct"]) == (3, 2, 1)
+    assert p["prompt_headroom_ci"] == pilot.wilson(1, 3) and p["prompt_correct_ci"] == pilot.wilson(2, 3)
+    assert (t["all"]["prompts"], t["all"]["prompts_correct"]) == (4, 2)
+    assert p["headroom"] == pytest.approx(4 / 12)  # the samples' verdict is unchanged
+    text = pilot.format_gate(pilot.gate_table(rows))
+    assert "| 2/3 [" in text and "| 1/3 [" in text and "| 0/1 [" in text  # counts, not truth values
+
+
 def test_gate_thresholds_are_inclusive():
     t = {r["family"]: r for r in pilot.gate_table(_rows("x", fast_correct=3, slow_correct=3, incorrect=4))}
     assert t["x"]["correct_share"] == pytest.approx(0.6) and t["x"]["headroom"] == pytest.approx(0.3)
@@ -96,3 +112,19 @@ def test_sft_only_is_documented_in_help(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         proof.main()
     assert "--sft-only" in capsys.readouterr().out
+
+
+def test_a_task_built_with_another_sft_mix_is_refused_and_the_pilot_reuses_the_built_task(tmp_path):
+    def built(folder, share):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "controlled_task.json").write_text(json.dumps(
+            {"family_set": "idioms", "sft_fast_share": share, "train": [], "heldout": ["idm_pairs_p3_s0"],
+             "runtimes": {"idm_pairs_p3_s0": {"fast": 0.01, "slow": 0.1}}}))
+
+    built("pilot_task", None)
+    assert proof.get_task(tmp_path, None, "idioms", heldout_only=True).root.name == "pilot_task"
+    built("task", None)  # an even-mix task: the seeds refuse it, the pilot reads its held-out references
+    with pytest.raises(SystemExit, match="built with sft_fast_share None, not 0.25: give another --workdir"):
+        proof.get_task(tmp_path, None, "idioms", sft_fast_share=0.25)
+    held = proof.get_task(tmp_path, None, "idioms", heldout_only=True, sft_fast_share=0.25)
+    assert held.root.name == "task" and [i.problem_id for i in held.heldout] == ["idm_pairs_p3_s0"]

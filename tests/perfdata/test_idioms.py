@@ -3,6 +3,7 @@ from the prompt, wrong programs that fail, held-out combinations, the controlled
 on two kinds, and a model's own samples turned into measured pairs."""
 from __future__ import annotations
 
+import json
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -17,8 +18,16 @@ from perfalign.perfdata.controlled import (
     all_instances,
     build_controlled_task,
     load_controlled_task,
+    sft_rows_per_kind,
 )
-from perfalign.perfdata.idioms import FAMILIES, IO_CONVENTION, instances, quick_instances, run_reference
+from perfalign.perfdata.idioms import (
+    FAMILIES,
+    HELDOUT_PHRASING,
+    IO_CONVENTION,
+    instances,
+    quick_instances,
+    run_reference,
+)
 from perfalign.perfdata.shards import load_table
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 
@@ -30,24 +39,35 @@ def _fails(source: str, stdin: str, expected: str) -> bool:
         return True
 
 
-def test_held_out_instances_are_unseen_combinations_of_seen_parts():
+def _words(text: str) -> list[str]:
+    return "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+
+
+def test_held_out_prompts_are_an_unseen_phrasing_of_every_family_with_every_story():
     train, held = instances()
-    assert (len(train), len(held)) == (128, 16)
-    seen = {i.prompt for i in train}
-    for h in held:
-        assert h.prompt not in seen
-        same = [t for t in train if t.family is h.family]
-        assert any(t.phrasing == h.phrasing for t in same) and any(t.story == h.story for t in same)
-    assert {h.family.name for h in held} == {f.name for f in FAMILIES}
+    assert (len(train), len(held)) == (144, 48)
+    assert {(h.family.name, h.story) for h in held} == {(f.name, st) for f in FAMILIES for st in range(6)}
+    assert {h.phrasing for h in held} == {HELDOUT_PHRASING} and HELDOUT_PHRASING not in {t.phrasing for t in train}
+    assert {(t.family.name, t.story) for t in train} == {(h.family.name, h.story) for h in held}  # stories seen
     assert all_instances("idioms") == (train, held)
     with pytest.raises(ValueError, match="unknown family set 'idiom'; choose one of computations, idioms"):
         all_instances("idiom")
     for inst in train + held:  # the number is in the prompt and in every reference program
         assert str(inst.k) in inst.statement
         assert all(str(inst.k) in inst.program(kind) for kind in ("fast", "slow", "wrong"))
-    # the held-out (phrasing, story) combinations are fixed: the pilot's and the experiment's prompts
-    combos = (("p0_s1", "p1_s4"), ("p1_s3", "p2_s0"), ("p0_s2", "p2_s5"))
-    assert [h.problem_id for h in held] == [f"idm_{f.name}_{x}" for c, f in enumerate(FAMILIES) for x in combos[c % 3]]
+    # unseen words: no run of three words of a held-out phrasing is in a training phrasing of its family
+    for fam in FAMILIES:
+        *seen, new = (_words(p) for p in fam.phrasings)
+        grams = {tuple(w[i:i + 3]) for w in seen for i in range(len(w) - 2)}
+        assert not [new[i:i + 3] for i in range(len(new) - 2) if tuple(new[i:i + 3]) in grams], fam.name
+
+
+def test_every_held_out_instance_tells_the_wrong_and_the_other_number_apart():
+    for inst in instances()[1]:
+        ins, outs = inst.tests()
+        assert run_reference(inst.program("slow"), ins[0]) == outs[0]
+        assert _fails(inst.program("wrong"), ins[0], outs[0])
+        assert _fails(inst.program("fast", inst.other_k), ins[0], outs[0]), inst.problem_id
 
 
 def test_every_statement_states_the_io_convention_once_at_its_end():
@@ -93,14 +113,27 @@ def task(tmp_path_factory, sandbox):
     train, held = instances()
     return build_controlled_task(tmp_path_factory.mktemp("idm"), sandbox=sandbox, copies=1, repeats=1,
                                  train=_pick(train, "queue", "dedup"), heldout=_pick(held, "pairs"),
-                                 family_set="idioms")
+                                 family_set="idioms", sft_fast_share=0.25)
+
+
+def test_sft_mix_has_the_set_share_of_fast_rows_per_instance():
+    assert sft_rows_per_kind(("fast", "slow"), 2) == {"fast": 2, "slow": 2}  # the default: an even mix
+    assert sft_rows_per_kind(("fast", "slow"), 1, 0.25) == {"fast": 1, "slow": 3}
+    assert sft_rows_per_kind(("fast", "slow"), 2, 0.2) == {"fast": 2, "slow": 8}
+    assert sft_rows_per_kind(("fast", "medium", "slow"), 1, 0.5) == {"fast": 2, "medium": 1, "slow": 1}
+    for bad in (0, 1, 1.5, -0.1):
+        with pytest.raises(ValueError, match=f"sft_fast_share must be between 0 and 1 \\(exclusive\\), got {bad}"):
+            sft_rows_per_kind(("fast", "slow"), 1, bad)
 
 
 def test_the_controlled_machinery_builds_the_idiom_task(task):
     sft = load_table(task.data_dir, "sft_prompts").to_pylist()
     trip = load_table(task.data_dir, "triplets").to_pylist()
-    assert sorted((r["problem_id"], r["sample_id"].split("/")[1]) for r in sft if r["split"] == "train") == sorted(
-        (i.problem_id, k) for i in task.train for k in ("fast", "slow"))
+    # a slow-leaning SFT mix (a quarter fast rows, per instance); held-out rows and the pairs unchanged
+    rows = sorted((r["problem_id"], r["sample_id"].split("/")[1]) for r in sft if r["split"] == "train")
+    assert rows == sorted((i.problem_id, k) for i in task.train for k in ("fast", "slow", "slow", "slow"))
+    assert sorted(r["sample_id"].split("/")[1] for r in sft if r["split"] == "eval") == ["fast", "slow"]
+    assert json.loads((task.root / "controlled_task.json").read_text())["sft_fast_share"] == 0.25
     kinds = sorted(r["triplet_id"].split("/", 1)[1] for r in trip if r["split"] == "reward_train")
     assert {k.split(">")[1] for k in kinds} >= {"wrong"} and len(kinds) == 4
     assert len([r for r in trip if r["split"] == "rl_train"]) == 2
