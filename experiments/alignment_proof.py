@@ -390,7 +390,7 @@ def main() -> int:
     ap.add_argument("--pilot-model", default=None, help="the model the pilot samples (default: the profile's base "
                                                         "model; or a run directory, e.g. SFT's)")
     ap.add_argument("--pilot-samples", type=int, default=ProofConfig.pilot_samples_per_prompt,
-                    help="samples per held-out prompt, generated in one batch")
+                    help="samples per prompt, generated in one batch")
     ap.add_argument("--pilot-prompts", type=int, default=None, help="only the first N prompts of the split (one per "
                                                                     "family first, then the second of each)")
     ap.add_argument("--pilot-split", default="heldout", choices=("heldout", "train"),
@@ -399,7 +399,8 @@ def main() -> int:
     ap.add_argument("--pilot-temperature", type=float, default=ProofConfig.pilot_temperature,
                     help="the pilot's sampling temperature (the gate is pre-registered at the default; the arms "
                          f"sample at {ProofConfig.temperature})")
-    ap.add_argument("--pilot-out", default=None, help="where samples.jsonl and gate.json go (default: WORKDIR/pilot)")
+    ap.add_argument("--pilot-out", default=None, help="where samples.jsonl and gate.json (table.json for the train "
+                                                      "split) go (default: WORKDIR/pilot)")
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
