@@ -36,6 +36,13 @@ each sample classified in the sandbox, and the per-family gate table printed; re
 
     nice -n 5 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --pilot \
         --pilot-samples 8 --pilot-out docs/measurements/pilot-qwen05b-2026-11-28/base
+
+``--pilot-split train`` samples training prompts instead (the first ``--pilot-prompts`` of them, one
+per family in turn) with the same sampling and classification, and reports the table without the
+gate's verdict (``table.json``): per family the shares of fast & correct, slow & correct and
+incorrect samples, and the prompts with at least one fast & correct sample among k, i.e. whether
+RLPF, RFT and best-of-k have anything to reinforce. Use it at the arms' temperature
+(``--pilot-temperature 1.0``: RLPF's rollouts and the arms' evaluation sample at T 1.0).
 """
 from __future__ import annotations
 
@@ -332,24 +339,30 @@ def format_summary(s: dict) -> str:
 
 
 def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out: Path, prompts: int | None,
-               sandbox) -> int:
+               sandbox, split: str = "heldout") -> int:
     """The pilot gate on the held-out prompts (the first ``prompts`` of them, spread over the
-    families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``."""
-    from pilot import format_gate, gate_table, interleaved, run_pilot
+    families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``. On the
+    training prompts the same table without the verdict goes to ``out/table.json``."""
+    from pilot import format_gate, format_reach, gate_table, interleaved, run_pilot
 
     from perfalign.config.tables import load_config
 
     model = model or load_config(profile=cfg.profile).align.base_model
-    t0 = time.time()
-    rows = run_pilot(task, model, out, interleaved(task.heldout)[:prompts], cfg.pilot_samples_per_prompt,
+    t0, c0, load0 = time.time(), time.process_time(), os.getloadavg()
+    instances = task.heldout if split == "heldout" else task.train
+    rows = run_pilot(task, model, out, interleaved(instances)[:prompts], cfg.pilot_samples_per_prompt,
                      cfg.pilot_temperature, cfg.pilot_max_new_tokens, sandbox=sandbox)
-    table = gate_table(rows)
-    (out / "gate.json").write_text(json.dumps(
-        {"model": model, "profile": cfg.profile, "temperature": cfg.pilot_temperature,
+    table = gate_table(rows, verdict=split == "heldout")
+    path = out / ("gate.json" if split == "heldout" else "table.json")
+    path.write_text(json.dumps(
+        {"model": model, "profile": cfg.profile, "split": split, "temperature": cfg.pilot_temperature,
          "samples_per_prompt": cfg.pilot_samples_per_prompt, "prompts": sorted({r["problem_id"] for r in rows}),
+         "generation_cpu_s": round(sum(r["prompt_generation"]["cpu_s"] for r in rows if r["sample"] == 0), 1),
+         "this_run": {"wall_s": round(time.time() - t0, 1), "process_cpu_s": round(time.process_time() - c0, 1),
+                      "loadavg_start": load0, "loadavg_end": os.getloadavg()},
          "table": table}, indent=1))
-    print(format_gate(table))
-    print(f"\nwritten {out / 'gate.json'}; {time.time() - t0:.0f} s")
+    print(format_gate(table) if split == "heldout" else format_reach(table))
+    print(f"\nwritten {path}; {time.time() - t0:.0f} s")
     return 0
 
 
@@ -377,10 +390,17 @@ def main() -> int:
     ap.add_argument("--pilot-model", default=None, help="the model the pilot samples (default: the profile's base "
                                                         "model; or a run directory, e.g. SFT's)")
     ap.add_argument("--pilot-samples", type=int, default=ProofConfig.pilot_samples_per_prompt,
-                    help="samples per held-out prompt, generated in one batch")
-    ap.add_argument("--pilot-prompts", type=int, default=None, help="only the first N held-out prompts (one per "
+                    help="samples per prompt, generated in one batch")
+    ap.add_argument("--pilot-prompts", type=int, default=None, help="only the first N prompts of the split (one per "
                                                                     "family first, then the second of each)")
-    ap.add_argument("--pilot-out", default=None, help="where samples.jsonl and gate.json go (default: WORKDIR/pilot)")
+    ap.add_argument("--pilot-split", default="heldout", choices=("heldout", "train"),
+                    help="the prompts the pilot samples: the held-out ones (the gate) or the training ones (the "
+                         "table without a verdict: can the arms reach the fast idiom among k samples?)")
+    ap.add_argument("--pilot-temperature", type=float, default=ProofConfig.pilot_temperature,
+                    help="the pilot's sampling temperature (the gate is pre-registered at the default; the arms "
+                         f"sample at {ProofConfig.temperature})")
+    ap.add_argument("--pilot-out", default=None, help="where samples.jsonl and gate.json (table.json for the train "
+                                                      "split) go (default: WORKDIR/pilot)")
     args = ap.parse_args()
     from perfalign.sandbox import Sandbox
 
@@ -389,14 +409,18 @@ def main() -> int:
     cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families,
                       samples_per_prompt=args.samples_per_prompt,
                       sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes,
-                      pilot_samples_per_prompt=args.pilot_samples)
+                      pilot_samples_per_prompt=args.pilot_samples, pilot_temperature=args.pilot_temperature)
+    if args.pilot_temperature <= 0 or args.pilot_samples < 1:
+        raise SystemExit("--pilot-temperature must be > 0 and --pilot-samples >= 1")
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox.from_settings(preset("sandbox", profile=cfg.profile), workers=2) as sb:
         share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None
-        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot, sft_fast_share=share)
+        task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot and args.pilot_split == "heldout",
+                        sft_fast_share=share)
         if args.pilot:
-            return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb)
+            return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb,
+                              args.pilot_split)
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
             return 0

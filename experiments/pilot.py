@@ -40,7 +40,8 @@ def label(result, threshold_s: float) -> str:
 
 def prompt_votes(rows: list[dict]) -> dict[str, Counter]:
     """Per family, prompts whose samples are mostly (more than half) correct, and mostly fast &
-    correct: a prompt's samples at a low temperature are nearly copies, so the prompt is the unit."""
+    correct: a prompt's samples at a low temperature are nearly copies, so the prompt is the unit.
+    Also prompts with at least one fast & correct sample: what best-of-k, RFT and RLPF can reach."""
     by_prompt: dict[tuple[str, str], Counter] = {}
     for r in rows:
         by_prompt.setdefault((r["family"], r.get("problem_id")), Counter())[r["label"]] += 1
@@ -48,14 +49,16 @@ def prompt_votes(rows: list[dict]) -> dict[str, Counter]:
     for (fam, _), c in by_prompt.items():
         n = sum(c.values())
         out.setdefault(fam, Counter()).update(prompts=1, correct=int(2 * (c["fast_correct"] + c["slow_correct"]) > n),
-                                              fast_correct=int(2 * c["fast_correct"] > n))
+                                              fast_correct=int(2 * c["fast_correct"] > n),
+                                              any_fast_correct=int(c["fast_correct"] > 0))
     return out
 
 
-def gate_table(rows: list[dict]) -> list[dict]:
+def gate_table(rows: list[dict], verdict: bool = True) -> list[dict]:
     """Per family (and all together): counts, shares with Wilson intervals, and the verdict (on the
-    samples, as pre-registered). Headroom's interval is the slow-correct share's: correct - fast &
-    correct is exactly it. Beside them the same with the prompt as the unit (``prompt_votes``)."""
+    samples, as pre-registered; left out when ``verdict`` is false). Headroom's interval is the
+    slow-correct share's: correct - fast & correct is exactly it. Beside them the same with the
+    prompt as the unit (``prompt_votes``)."""
     fams: dict[str, Counter] = {}
     for r in rows:
         fams.setdefault(r["family"], Counter())[r["label"]] += 1
@@ -67,22 +70,25 @@ def gate_table(rows: list[dict]) -> list[dict]:
         row = {"family": fam, "samples": n, **{k: c[k] for k in LABELS},
                "correct": correct, "correct_share": correct / n, "correct_ci": wilson(correct, n),
                "fast_correct_share": fast / n, "fast_correct_ci": wilson(fast, n),
-               "headroom": (correct - fast) / n, "headroom_ci": wilson(correct - fast, n)}
-        row["passes"] = row["correct_share"] >= GATE_CORRECT and row["headroom"] >= GATE_HEADROOM
+               "headroom": (correct - fast) / n, "headroom_ci": wilson(correct - fast, n),
+               "incorrect_share": c["incorrect"] / n, "incorrect_ci": wilson(c["incorrect"], n)}
+        if verdict:
+            row["passes"] = row["correct_share"] >= GATE_CORRECT and row["headroom"] >= GATE_HEADROOM
         v = votes[fam] if fam != "all" else sum(votes.values(), Counter())
-        m, pc, pf = v["prompts"], v["correct"], v["fast_correct"]
-        row.update(prompts=m, prompts_correct=pc, prompts_fast_correct=pf,
+        m, pc, pf, pa = v["prompts"], v["correct"], v["fast_correct"], v["any_fast_correct"]
+        row.update(prompts=m, prompts_correct=pc, prompts_fast_correct=pf, prompts_any_fast_correct=pa,
                    prompt_correct_ci=wilson(pc, m), prompt_fast_correct_ci=wilson(pf, m),
-                   prompt_headroom_ci=wilson(pc - pf, m))
+                   prompt_headroom_ci=wilson(pc - pf, m), prompt_any_fast_correct_ci=wilson(pa, m))
         out.append(row)
     return out
 
 
-def format_gate(table: list[dict]) -> str:
-    def ci(r, key):
-        lo, hi = r[f"{key}_ci"]
-        return f"{r[f'{key}_share' if key != 'headroom' else key]:.2f} [{lo:.2f}, {hi:.2f}]"
+def _ci(r: dict, key: str) -> str:
+    lo, hi = r[f"{key}_ci"]
+    return f"{r[f'{key}_share' if key != 'headroom' else key]:.2f} [{lo:.2f}, {hi:.2f}]"
 
+
+def format_gate(table: list[dict]) -> str:
     def by_prompt(r, key, k):
         lo, hi = r[f"prompt_{key}_ci"]
         return f"{k}/{r['prompts']} [{lo:.2f}, {hi:.2f}]"
@@ -94,9 +100,22 @@ def format_gate(table: list[dict]) -> str:
         verdict = "" if r["family"] == "all" else ("pass" if r["passes"] else "FAIL")
         pc, pf = r["prompts_correct"], r["prompts_fast_correct"]
         lines.append(f"{r['family']} | {r['samples']} | " + " / ".join(str(r[k]) for k in LABELS)
-                     + f" | {ci(r, 'correct')} | {ci(r, 'fast_correct')} | {ci(r, 'headroom')} | {verdict} | "
+                     + f" | {_ci(r, 'correct')} | {_ci(r, 'fast_correct')} | {_ci(r, 'headroom')} | {verdict} | "
                      + f"{by_prompt(r, 'correct', pc)} | {by_prompt(r, 'fast_correct', pf)} | "
                      + by_prompt(r, "headroom", pc - pf))
+    return "\n".join(lines)
+
+
+def format_reach(table: list[dict]) -> str:
+    """The table without a verdict (training prompts, the arms' temperature): shares of fast &
+    correct, slow & correct and incorrect samples, and prompts with at least one fast & correct."""
+    lines = ["family | n | fast&correct / slow&correct / incorrect / no code | fast & correct | slow & correct | "
+             "incorrect | prompts with >= 1 fast & correct", "--- | --- | --- | --- | --- | --- | ---"]
+    for r in table:
+        lo, hi = r["prompt_any_fast_correct_ci"]
+        lines.append(f"{r['family']} | {r['samples']} | " + " / ".join(str(r[k]) for k in LABELS)
+                     + f" | {_ci(r, 'fast_correct')} | {_ci(r, 'headroom')} | {_ci(r, 'incorrect')} | "
+                     + f"{r['prompts_any_fast_correct']}/{r['prompts']} [{lo:.2f}, {hi:.2f}]")
     return "\n".join(lines)
 
 

@@ -128,3 +128,86 @@ def test_a_task_built_with_another_sft_mix_is_refused_and_the_pilot_reuses_the_b
         proof.get_task(tmp_path, None, "idioms", sft_fast_share=0.25)
     held = proof.get_task(tmp_path, None, "idioms", heldout_only=True, sft_fast_share=0.25)
     assert held.root.name == "task" and [i.problem_id for i in held.heldout] == ["idm_pairs_p3_s0"]
+
+
+def test_the_table_without_a_verdict_counts_prompts_that_reach_a_fast_sample():
+    """Training prompts at the arms' temperature: no gate, and a prompt counts as reachable when at
+    least one of its k samples is fast & correct (a majority is not needed)."""
+    def prompt(fam, pid, **counts):
+        return [dict(r, problem_id=pid) for r in _rows(fam, **counts)]
+
+    rows = (prompt("queue", "q0", slow_correct=7, incorrect=1) + prompt("queue", "q1", slow_correct=8)
+            + prompt("pairs", "p0", fast_correct=1, slow_correct=6, no_code=1) + prompt("pairs", "p1", fast_correct=5,
+                                                                                      incorrect=3))
+    table = {r["family"]: r for r in pilot.gate_table(rows, verdict=False)}
+    assert all("passes" not in r for r in table.values())
+    q, p = table["queue"], table["pairs"]
+    assert (q["prompts_any_fast_correct"], q["fast_correct_share"]) == (0, 0.0)
+    assert q["prompt_any_fast_correct_ci"] == pilot.wilson(0, 2) and q["incorrect_share"] == pytest.approx(1 / 16)
+    assert (p["prompts_any_fast_correct"], p["prompts_fast_correct"]) == (2, 1)  # p0: 1 of 8 reaches, no majority
+    assert p["incorrect_ci"] == pilot.wilson(3, 16) and table["all"]["prompts_any_fast_correct"] == 2
+    text = pilot.format_reach(pilot.gate_table(rows, verdict=False))
+    assert "queue | 16 | 0 / 15 / 1 / 0 | 0.00 [0.00, 0.19] | 0.94 [" in text and "| 0/2 [0.00, 0.66]" in text
+    assert "pass" not in text and "FAIL" not in text and "| 2/2 [" in text
+    assert "passes" in pilot.gate_table(rows)[0]  # the held-out gate keeps its verdict
+
+
+class _NoSandbox:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _main(monkeypatch, *argv) -> dict:
+    """Run the script's main on argv with the task and the pilot recorded, not built or run."""
+    import perfalign.sandbox
+
+    seen = {}
+    monkeypatch.setattr(perfalign.sandbox.Sandbox, "from_settings", classmethod(lambda cls, *a, **k: _NoSandbox()))
+    monkeypatch.setattr(proof, "get_task", lambda w, sb, fams, heldout_only, sft_fast_share: seen.update(
+        heldout_only=heldout_only) or "task")
+    monkeypatch.setattr(proof, "pilot_gate", lambda task, cfg, model, out, prompts, sb, split: seen.update(
+        temperature=cfg.pilot_temperature, split=split, prompts=prompts) or 0)
+    monkeypatch.setattr(sys, "argv", ["alignment_proof.py", "--profile", "qwen-0.5b", "--families", "idioms", *argv])
+    assert proof.main() == 0
+    return seen
+
+
+def test_pilot_split_and_temperature_options(monkeypatch):
+    assert _main(monkeypatch, "--pilot") == {"heldout_only": True, "temperature": 0.2, "split": "heldout",
+                                             "prompts": None}  # the pre-registered gate is unchanged
+    assert _main(monkeypatch, "--pilot", "--pilot-split", "train", "--pilot-temperature", "1.0",
+                 "--pilot-prompts", "16") == {"heldout_only": False, "temperature": 1.0, "split": "train",
+                                              "prompts": 16}  # training prompts need the whole task
+    monkeypatch.setattr(sys, "argv", ["alignment_proof.py", "--pilot", "--pilot-temperature", "0"])
+    with pytest.raises(SystemExit, match="--pilot-temperature must be > 0"):
+        proof.main()
+
+
+def test_pilot_on_training_prompts_writes_the_table_without_a_verdict(tmp_path, monkeypatch):
+    """pilot_gate's train split: the first prompts of the training instances, one per family in
+    turn, sampled by the one pilot path; table.json carries no verdict and the sampling settings."""
+    fam = lambda name: SimpleNamespace(name=name)  # noqa: E731
+    train = [SimpleNamespace(family=fam(f), problem_id=f"{f}{i}") for f in ("a", "b") for i in range(3)]
+    task = SimpleNamespace(train=train, heldout=[])
+    calls = []
+
+    def fake_run(task, model, out, instances, k, temperature, max_new, sandbox=None):
+        calls.append(([i.problem_id for i in instances], k, temperature))
+        gen = {"cpu_s": 2.0}
+        return [{"problem_id": i.problem_id, "family": i.family.name, "sample": j, "prompt_generation": gen,
+                 "label": "fast_correct" if j == 0 and i.family.name == "a" else "slow_correct"}
+                for i in instances for j in range(k)]
+
+    monkeypatch.setitem(sys.modules, "pilot", pilot)
+    monkeypatch.setattr(pilot, "run_pilot", fake_run)
+    cfg = proof.ProofConfig(profile="qwen-0.5b", family_set="idioms", pilot_temperature=1.0, pilot_samples_per_prompt=4)
+    assert proof.pilot_gate(task, cfg, "m", tmp_path, 4, None, split="train") == 0
+    assert calls == [(["a0", "b0", "a1", "b1"], 4, 1.0)]
+    out = json.loads((tmp_path / "table.json").read_text())
+    assert (out["split"], out["temperature"], out["generation_cpu_s"]) == ("train", 1.0, 8.0)
+    rows = {r["family"]: r for r in out["table"]}
+    assert "passes" not in rows["a"] and rows["a"]["prompts_any_fast_correct"] == 2
+    assert rows["b"]["prompts_any_fast_correct"] == 0 and not (tmp_path / "gate.json").exists()
