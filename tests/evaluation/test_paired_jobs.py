@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from timed_programs import chain_program
 
 from perfalign.evaluation.config import EvalConfig
 from perfalign.evaluation.records import EvalPrompt, ScoreRun
@@ -18,26 +19,7 @@ from perfalign.measure.contest import ContestSettings, paired_score
 from perfalign.measure.harness import ProbeSettings
 from perfalign.sandbox import Job, Limits, TestCase
 
-# ~30 ms of a latency-bound multiply chain per run; REPS passes, each checked against the first
-# (SEED is volatile: the compiler cannot merge them)
-PROGRAM = """#include <cstdio>
-#include <ctime>
-volatile unsigned long long SEED = 1469598103934665603ULL;
-static unsigned long long work(long n) {
-    unsigned long long h = SEED;
-    for (long i = 0; i < n; i++) { h ^= (unsigned long long)i; h *= 1099511628211ULL; }
-    return h;
-}
-int main() {
-    long n;
-    if (scanf("%ld", &n) != 1) return 1;
-    CHEAT
-    unsigned long long h = work(n);
-    for (int r = 1; r < REPS; r++) if (work(n) != h) return 2;
-    printf("%llu\\n", h);
-    return 0;
-}
-"""
+# ~30 ms of a latency-bound multiply chain per run (tests/fixtures/timed_programs.py)
 N = 30_000_000
 # a wrong answer at once on about half of its runs (the clock's parity): right only when it did the work
 LUCKY = "timespec t; clock_gettime(CLOCK_MONOTONIC, &t); if ((t.tv_nsec >> 10) & 1) { puts(\"0\"); return 0; }"
@@ -46,7 +28,7 @@ FLOOR = 0.05  # ...plus this (per-process factors a run's rounds cannot see)
 
 
 def program(reps: int = 1, cheat: str = "") -> str:
-    return PROGRAM.replace("REPS", str(reps)).replace("CHEAT", cheat)
+    return chain_program(reps, cheat)
 
 
 @pytest.fixture(scope="module")

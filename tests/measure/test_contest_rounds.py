@@ -13,36 +13,24 @@ import math
 import random
 
 import pytest
+from timed_programs import chain_program
 
 from perfalign.measure.contest import ContestSettings, paired_score
 from perfalign.measure.harness import ProbeSettings
 from perfalign.measure.timing_stats import rounds_affordable
 from perfalign.sandbox import Job, Limits, TestCase
 
-# REPS passes of a latency-bound multiply chain over N steps; BURN: ~0.3 s more CPU on 7 runs in 8
-PROGRAM = """#include <cstdio>
-#include <ctime>
-volatile unsigned long long SEED = 1469598103934665603ULL;
-static unsigned long long work(long n) {
-    unsigned long long h = SEED;
-    for (long i = 0; i < n; i++) { h ^= (unsigned long long)i; h *= 1099511628211ULL; }
-    return h;
-}
-int main() {
-    long n;
-    if (scanf("%ld", &n) != 1) return 1;
-    timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    if (BURN && ((t.tv_nsec >> 10) & 7)) { volatile unsigned long long w = work(200000000); (void)w; }
-    printf("%llu\\n", work(n));
-    return 0;
-}
-"""
+# a latency-bound multiply chain (tests/fixtures/timed_programs.py); the burn: ~0.3 s more CPU on 7
+# runs in 8 (the clock's bits), the honest twin reads the clock too and skips it
+BURN = ("timespec t; clock_gettime(CLOCK_MONOTONIC, &t); "
+        "if ({on} && ((t.tv_nsec >> 10) & 7)) {{ volatile unsigned long long w = work(200000000); (void)w; }}")
 SHORT, COSTLY = 100_000, 60_000_000  # ~0.3 ms and ~0.2 s of work per run
 SETTINGS = ContestSettings(repeats=3, max_repeats=5, round_budget_s=0.3, max_budget_repeats=15)
 
 
 def job(n: int, burn: bool = False) -> Job:
-    return Job(PROGRAM.replace("BURN", str(int(burn))), "cpp", [TestCase(f"{n}\n", None)], Limits(time_s=10))
+    source = chain_program(prelude=BURN.format(on=int(burn)))
+    return Job(source, "cpp", [TestCase(f"{n}\n", None)], Limits(time_s=10))
 
 
 class _Bimodal:
