@@ -51,7 +51,6 @@ from perfalign.perfdata.shards import load_table, prepare_folder, read_schema, t
 from perfalign.perfdata.triplets import COLUMN_DOCS, SFT_SCHEMA, TRIPLET_SCHEMA
 
 from . import idioms
-from .idioms import is_held_out
 
 LANG = "python3"
 CORRECT_KINDS = ("fast", "medium", "slow")
@@ -152,6 +151,13 @@ class Instance:
                 exec(self.program("fast"), {"input": lambda n=n: str(n)})  # our own reference, never a sample
             outs.append(buf.getvalue())
         return [f"{n}\n" for n in ns], outs
+
+
+def is_held_out(c: int, phrasing: int, story: int) -> bool:
+    """The computations' held-out rule (c: the computation's index): two (phrasing, story)
+    combinations of the 18 per computation; each phrasing and each story of the computation stays
+    in training with the other combinations."""
+    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
 
 
 def instances() -> tuple[list[Instance], list[Instance]]:

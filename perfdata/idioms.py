@@ -280,13 +280,6 @@ def _output(source: str, stdin: str) -> str | None:
 HELDOUT_PHRASING = 3  # the index of every family's held-out phrasing
 
 
-def is_held_out(c: int, phrasing: int, story: int) -> bool:
-    """The computations' held-out rule (c: the computation's index): two (phrasing, story)
-    combinations of the 18 per computation; each phrasing and each story of the computation stays
-    in training with the other combinations."""
-    return (phrasing, story) in ((c % 3, (2 * c + 1) % 6), ((c + 1) % 3, (2 * c + 4) % 6))
-
-
 @functools.cache
 def _tests(inst: IdiomInstance) -> tuple[list[str], list[str]]:
     rng = random.Random(inst.problem_id)  # deterministic per instance
