@@ -510,29 +510,43 @@ def test_dpa_reports_eq8_beside_trls_shifted_numbers(toy, tiny, tmp_path):
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)[:6]
     model = models.load_causal_lm(str(path))
     ref = copy.deepcopy(model)
+    policy = copy.deepcopy(model)  # the trained policy: pi_SFT moved by a fixed perturbation
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for p in policy.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    # Make the check non-vacuous whatever pairs the measured toy data holds: orient each pair so the
+    # policy's log-ratio favours its chosen side (delta > 0, Eq. 8 counts it), and give half of them a
+    # margin above beta * delta (the margin-aware share does not), so the two shares must be 1 and 0.5.
+    prompts = [p["prompt"] for p in pairs]
+
+    def deltas(rows):
+        lp = {name: completion_logprobs(m, tok, prompts, [r[k] for r in rows]).sums
+              for name, m, k in (("pf", policy, "chosen"), ("ps", policy, "rejected"), ("rf", ref, "chosen"),
+                                 ("rs", ref, "rejected"))}
+        return lp, (lp["pf"] - lp["rf"]) - (lp["ps"] - lp["rs"])
+
+    _, d0 = deltas(pairs)
+    pairs = [dict(p, chosen=p["rejected"], rejected=p["chosen"]) if float(d) < 0 else dict(p)
+             for p, d in zip(pairs, d0)]
+    for i, (p, d) in enumerate(zip(pairs, d0)):
+        p["margin"] = 0.0 if i % 2 == 0 else 2.0 * cfg.beta * abs(float(d))
     trainer = make_dpa_trainer_class()(model=model, args=cfg.trl_args(), train_dataset=Dataset.from_list(pairs),
                                        eval_dataset=Dataset.from_list(pairs), processing_class=tok)
     assert cfg.train_sampling_strategy == "group_by_length"  # the embedded profile's, as run_dpa does:
     group_pairs_by_length(trainer, cfg)  # the pairs' length column, which the samplers read
     assert trainer.ref_model is None  # pi_SFT's log-probs are precomputed; the copy is released
-    torch.manual_seed(1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(0.05 * torch.randn_like(p))
+    model.load_state_dict(policy.state_dict())  # after pi_SFT's log-probs were precomputed
     trl = trainer.evaluate()
     ours = trainer.pair_metrics("eval")
-    prompts = [p["prompt"] for p in pairs]
-    lp = {name: completion_logprobs(m, tok, prompts, [p[k] for p in pairs]).sums
-          for name, m, k in (("pf", model, "chosen"), ("ps", model, "rejected"), ("rf", ref, "chosen"),
-                             ("rs", ref, "rejected"))}
+    lp, delta = deltas(pairs)
     eq8 = dpa_accuracy(lp["pf"], lp["ps"], lp["rf"], lp["rs"])
-    delta = (lp["pf"] - lp["rf"]) - (lp["ps"] - lp["rs"])
-    margin_share = float((0.6 * delta > torch.tensor([p["margin"] for p in pairs])).double().mean())
+    margin_share = float((cfg.beta * delta > torch.tensor([p["margin"] for p in pairs])).double().mean())
+    assert (eq8, margin_share) == (pytest.approx(1.0), pytest.approx(0.5))
     assert ours["pairs"] == 6
     assert ours["accuracy"] == pytest.approx(eq8) and ours["margin_accuracy"] == pytest.approx(margin_share)
     assert trl["eval_rewards/accuracies"] == pytest.approx(margin_share)  # TRL's number is the shifted one
     assert trl["eval_eq8/accuracy"] == pytest.approx(eq8)
-    assert eq8 != margin_share  # the two differ here: the check is not vacuous
 
 
 def test_dpa_with_max_steps_computes_reference_logps_for_the_rows_it_reads(toy, tiny, tmp_path):
