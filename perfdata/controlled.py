@@ -131,6 +131,11 @@ class Instance:
         return f"ctl_{self.computation.name}_p{self.phrasing}_s{self.story}"
 
     @property
+    def family(self) -> Computation:
+        """The instance's family (its ``name`` selects it), as an idiom instance's."""
+        return self.computation
+
+    @property
     def statement(self) -> str:
         return " ".join(x for x in (STORIES[self.story], self.computation.phrasings[self.phrasing]) if x)
 
@@ -406,6 +411,29 @@ def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path, pairs: tu
         _write(controlled_shard(triplets_dir, name), rows, schema)
         counts[name] = len(rows)
     return counts
+
+
+def restrict_task(task: ControlledDataset, families: tuple[str, ...], out: str | Path,
+                  sft_train: list[dict] | None = None) -> ControlledDataset:
+    """The task with only the instances of ``families``: its stage inputs (triplets and SFT tables)
+    filtered into ``out``; the references, thresholds and CodeContests tables stay the task's.
+    ``sft_train``: other SFT training rows in place of the references' (RFT's chosen samples)."""
+    unknown = sorted(set(families) - {i.family.name for i in task.train + task.heldout})
+    if unknown:
+        raise ValueError(f"unknown families {unknown} for the task in {task.root}")
+    train = [i for i in task.train if i.family.name in families]
+    heldout = [i for i in task.heldout if i.family.name in families]
+    kept = {i.problem_id for i in train + heldout}
+    out = Path(out)
+    prepare_folder(out)
+    files = {}
+    for name, schema in (("triplets", TRIPLET_SCHEMA), ("sft_prompts", SFT_SCHEMA)):
+        rows = [r for r in load_table(task.data_dir, name).to_pylist() if r["problem_id"] in kept]
+        if name == "sft_prompts" and sft_train is not None:
+            rows = sft_train + [r for r in rows if r["split"] != "train"]
+        files[name] = _write(table_dir(out, name) / "00000-of-00001.parquet", rows, schema)
+    _write_card(out, f"perfalign controlled task, families {', '.join(families)}", files, COLUMN_DOCS)
+    return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes)
 
 
 def load_controlled_task(root: str | Path) -> ControlledDataset:
