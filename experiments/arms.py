@@ -104,7 +104,7 @@ def paired_p(diffs: list[float]) -> float | None:
     fewer than 2 seeds or no spread."""
     from scipy.stats import ttest_1samp
 
-    if len(diffs) < 2 or max(diffs) == min(diffs):
+    if len(diffs) < 2 or max(diffs) - min(diffs) < 1e-12:  # float noise is no spread
         return None
     return float(ttest_1samp(diffs, 0.0).pvalue)
 
