@@ -87,7 +87,8 @@ from perfalign.perfdata.controlled import (  # noqa: E402
 )
 
 MODELS = ("sft", "dpo", "dpa", "rlpf", "rft")  # the models sampled and evaluated
-ARMS = ("dpa", "dpo", "rlpf", "rft", "rm")      # the stages after SFT (``--arms``); rm: the two reward models
+# the stages after SFT (``--arms``); rm: the two reward models; real: the profile's real tasks (not the tiny model)
+ARMS = ("dpa", "dpo", "rlpf", "rft", "rm", "real")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"))  # descriptive
 SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 
@@ -101,8 +102,8 @@ class ProofConfig:
     # arms' training data (pairs, RL and RFT prompts) and every model's evaluation come from them; SFT
     # trains on all families (the gate judged that model).
     families: tuple[str, ...] = ()
-    arms: tuple[str, ...] = ("dpa", "dpo", "rlpf", "rft")  # rm only on request: not an endpoint, and RLPF
-    # here uses the executed Eq. 4 reward, not a reward model
+    arms: tuple[str, ...] = ("dpa", "dpo", "rlpf", "rft", "real")  # rm only on request: not an endpoint, and
+    # RLPF here uses the executed Eq. 4 reward, not a reward model
     # Per held-out prompt and model. 4, not 16: with the same prompts and seeds for every model, the
     # within-prompt sampling SD of a paired arm difference over 42 prompts is 0.040 at 4 samples and
     # 0.020 at 16 (pilot at T 1.0, SFT seed 0: within-prompt variance of fast & correct 0.133), beside
@@ -208,12 +209,19 @@ def rft_k(cfg: ProofConfig, prompts: int) -> int:
     return max(cfg.rft_samples_per_prompt, math.ceil(rlpf_episodes(cfg) / max(1, prompts)))
 
 
-def seed_plan(cfg: ProofConfig, kept: ControlledDataset, done: set[str]) -> dict[str, float]:
-    """The planned CPU-s per stage of a seed (``arms.planned_cpu_s``), the stages in ``done`` left out."""
+def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str, float]:
+    """The planned CPU-s per stage of a seed (``arms.planned_cpu_s``) on the kept families, the
+    stages and models' samples already done left out (the real tasks are not planned)."""
+    from perfalign.alignment.stage_config import METRICS_FILE
+
+    w = Path(cfg.workdir) / f"seed{seed}"
+    done = {n for n in ("sft", *ARMS) if (w / n / METRICS_FILE).is_file()} | {p.stem for p in w.glob("samples_*.json")}
+    kept = [[i for i in group if not cfg.families or i.family.name in cfg.families] for group in (task.train,
+                                                                                              task.heldout)]
     reads = {t: preset(t, profile=cfg.profile) for t in ("sft", "dpa", "reward")}
     rows = {t: max(0, c.max_steps) * c.per_device_train_batch_size * c.gradient_accumulation_steps
             for t, c in reads.items()}  # the embedded profile trains by epochs: not planned
-    n_train, n_held = len(kept.train), len(kept.heldout)
+    n_train, n_held = map(len, kept)
     work = {"sft": {"sft_row": rows["sft"]}, "dpa": {"pair": rows["dpa"]}, "dpo": {"pair": rows["dpa"]},
             "rm": {"rm_pair": 2 * rows["reward"]}, "rlpf": {"rlpf_episode": rlpf_episodes(cfg)},
             "rft": {"sample": n_train * rft_k(cfg, n_train), "sft_row": n_train * cfg.rft_epochs}}
@@ -222,6 +230,12 @@ def seed_plan(cfg: ProofConfig, kept: ControlledDataset, done: set[str]) -> dict
                           * (n_held * cfg.samples_per_prompt + cfg.train_prompts * cfg.train_samples_per_prompt)}
     return planned_cpu_s({k: v for k, v in work.items() if (k in ("sft", "evaluation") or k in cfg.arms)
                           and k not in done})
+
+
+def plan_line(cfg: ProofConfig, task: ControlledDataset, seed: int) -> str:
+    real = "real" in cfg.arms and cfg.profile != "embedded"
+    return (f"seed {seed}, families {list(cfg.families) or 'all'}: {fmt_plan(seed_plan(cfg, task, seed))}"
+            + ("; the real tasks' evaluation not planned" if real else ""))
 
 
 def sample_model(task: ControlledDataset, model_dir: str | Path, out: Path, instances: list, k: int, seed: int,
@@ -268,13 +282,12 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         metrics[name], runs[name] = res.metrics, res.run_dir
         print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
 
+    if not sft_only:
+        print(plan_line(cfg, task, seed), flush=True)
     stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}))
     if sft_only:
         return {"seed": seed, "sft": metrics["sft"], "timings": timings}
     kept = arms_task(task, cfg)
-    done = {n for n in ARMS if (w / n / METRICS_FILE).is_file()} | {p.stem for p in w.glob("samples_*.json")}
-    print(f"seed {seed}, families {sorted({i.family.name for i in kept.heldout})}: "
-          + fmt_plan(seed_plan(cfg, kept, done | {"sft"})), flush=True)
     sft_dir, arm_data = str(w / "sft"), str(kept.data_dir)
     for name, use_margin in (("dpa", True), ("dpo", False)):
         if name in cfg.arms:
@@ -320,7 +333,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         out["reward_models"] = {name: {**reward_model_report(runs[name], kept),
                                        "eval_accuracy_stage": metrics[name]["eval_accuracy"]}
                                 for name in ("rm_margin", "rm_no_margin")}
-    if not tiny:
+    if not tiny and "real" in cfg.arms:
         out["real_tasks"] = real_task_scores(w, cfg, seed, [m for m in MODELS if m in runs])
     return out
 
@@ -577,6 +590,8 @@ def main() -> int:
                            "(SFT trains on all); recorded in the results")
     kept.add_argument("--families-kept", nargs="+", default=None, metavar="FAMILY",
                       help="the same selection given by name (default: every family of the task)")
+    ap.add_argument("--plan-only", action="store_true",
+                    help="print each seed's planned CPU-hours per stage (what is left of it) and exit")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -623,6 +638,10 @@ def main() -> int:
                               args.pilot_split)
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
+            return 0
+        if args.plan_only:
+            for seed in args.seeds:
+                print(plan_line(cfg, task, seed))
             return 0
         if args.sft_only:
             for seed in args.seeds:

@@ -125,12 +125,16 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     kept = {"ctl_evens_p0_s2", "ctl_squares_p0_s2", "ctl_evens_p2_s0", "ctl_squares_p2_s0"}
     assert out["families"] == ["evens", "squares"]
     assert {r["problem_id"] for r in load_table(w / "arms_task" / "triplets", "triplets").to_pylist()} == kept
-    # k raised to 3 so that 2 prompts x k >= RLPF's 6 episodes; every prompt's fastest correct is its fast program
-    assert out["rft"] == {"samples_per_prompt": 3, "prompts": 2, "executed_samples": 6, "rlpf_episodes": 6,
-                          "rows": 2, "fast_rows": 2}
-    chosen = json.loads((w / "seed0" / "rft_samples" / "chosen.json").read_text())
-    by_id = {i.problem_id: i for i in task.train}
-    assert all(by_id[r["problem_id"]].program("fast").strip() in r["completion"] for r in chosen)
+    # k raised to 3 so that 2 prompts x k >= RLPF's 6 episodes; each prompt's row is its fastest correct sample
+    # as measured (fast and medium are close on the quick task: which one wins depends on the host's load)
+    assert {k: out["rft"][k] for k in ("samples_per_prompt", "prompts", "executed_samples", "rlpf_episodes", "rows")} \
+        == {"samples_per_prompt": 3, "prompts": 2, "executed_samples": 6, "rlpf_episodes": 6, "rows": 2}
+    chosen = {r["problem_id"]: r for r in json.loads((w / "seed0" / "rft_samples" / "chosen.json").read_text())}
+    sampled = pilot.read_samples(w / "seed0" / "rft_samples" / "samples.jsonl")
+    for pid, row in chosen.items():
+        best = min((r for r in sampled if r["problem_id"] == pid), key=lambda r: r["cpu_time_s"])
+        assert row["sample_id"] == f"{pid}/rft/{best['sample']}" and best["label"] in ("fast_correct", "slow_correct")
+        assert row["completion"].strip() == best["text"].strip()
     rft_cfg = json.loads((w / "seed0" / "rft" / STAGE_CONFIG_FILE).read_text())
     assert rft_cfg["model_name_or_path"] == str(w / "seed0" / "sft")
     assert out["stage_metrics"]["rft"]["train_samples"] == 2
