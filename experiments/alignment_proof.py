@@ -5,10 +5,11 @@ of small Python problems, each with a fast (closed form), a medium (generator) a
 correct program; runtimes measured in the sandbox, so the adaptive margins vary (~1.1 to 3).
 Per seed: SFT on an even mix of the three programs of the training instances, then from that
 SFT model DPA (Eq. 7), plain DPO (the same trainer with mu = 0), RLPF (PPO with the executed
-Eq. 4 reward) and two reward models (Eq. 2 with and without the margin). Every model is sampled
-on the 12 held-out prompts (and on 12 training prompts, for comparison) and every sample runs in
-the sandbox. Reported per model: share of correct samples, share of fast-and-correct samples,
-mean speedup over the references' median (incorrect samples count 0); per reward model: Eq. 5
+Eq. 4 reward), RFT, and on request two reward models (Eq. 2 with and without the margin). Every
+model is sampled on the held-out prompts (``--samples-per-prompt`` each; training prompts too with
+``ProofConfig.train_prompts``) and every sample runs in the sandbox. Reported per model: share of
+correct samples, share of fast-and-correct samples, mean speedup over the references' median
+(incorrect samples count 0); per reward model: Eq. 5
 accuracy on the held-out pairs and the Spearman correlation of its reward gap with the measured
 log speedup. Means over seeds with 95 % t-intervals, and paired differences per seed.
 
@@ -36,6 +37,19 @@ each sample classified in the sandbox, and the per-family gate table printed; re
 
     nice -n 5 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --pilot \
         --pilot-samples 8 --pilot-out docs/measurements/pilot-qwen05b-2026-11-28/base
+
+**The arms** (docs/alignment.md, "The arms: RFT, best-of-k, the gate's families, the analysis"):
+``--gate GATE_JSON`` (or ``--families-kept``) keeps the families the pilot gate passed for every
+stage after SFT and for the evaluation; ``--arms`` picks the stages (dpa, dpo, rlpf, rft, rm, real);
+RFT is SFT from the SFT model on the fastest correct of its own k executed samples per training
+prompt; best-of-k is read off the SFT model's evaluation samples; the summary holds the four
+pre-registered contrasts with Holm's correction, correctness non-inferiority and whether each stage
+moved. Every model's samples go through the pilot's path (texts, labels, CPU times in
+``seedN/eval_MODEL_heldout/samples.jsonl``, resumable per prompt). ``--plan-only`` prints each
+seed's planned CPU-hours per stage:
+
+    nice -n 19 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms \
+        --gate docs/measurements/pilot-qwen05b-2026-11-29/gate.json --arms dpa rft --seeds 0 --workdir W
 
 ``--pilot-split train`` samples training prompts instead (the first ``--pilot-prompts`` of them, one
 per family in turn) with the same sampling and classification, and reports the table without the
