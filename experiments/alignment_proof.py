@@ -205,7 +205,7 @@ def arms_task(task: ControlledDataset, cfg: ProofConfig) -> ControlledDataset:
         return task
     root = Path(cfg.workdir) / "arms_task"
     record = root / "families.json"
-    if record.exists() and tuple(json.loads(record.read_text())) != tuple(cfg.families):
+    if record.exists() and sorted(json.loads(record.read_text())) != sorted(cfg.families):
         raise SystemExit(f"{root} holds the families {json.loads(record.read_text())}, not {list(cfg.families)}: "
                          "give another --workdir")
     kept = restrict_task(task, cfg.families, root / "triplets")

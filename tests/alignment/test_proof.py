@@ -94,11 +94,13 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     stand in for the model's samples, executed in the sandbox), trains on the fastest correct one,
     every evaluated model is sampled on the kept held-out prompts with texts saved, best-of-k reuses
     the SFT model's samples, and a second call resumes without training again."""
+    import dataclasses
     import importlib.util
     import shutil
     import sys
 
     from perfalign.common.prompts import format_response
+    from perfalign.perfdata.controlled import restrict_task
     from perfalign.perfdata.shards import load_table
 
     spec = importlib.util.spec_from_file_location("alignment_proof",
@@ -149,5 +151,9 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     stamp = (w / "seed0" / "rft" / METRICS_FILE).stat().st_mtime
     again = proof.run_seed(task, 0, cfg, sandbox)
     assert (w / "seed0" / "rft" / METRICS_FILE).stat().st_mtime == stamp and again["samples"] == out["samples"]
+    with pytest.raises(SystemExit, match="holds the families"):  # one selection per work dir
+        proof.arms_task(task, dataclasses.replace(cfg, families=("evens",)))
+    with pytest.raises(ValueError, match="unknown families"):
+        restrict_task(task, ("nope",), tmp_path / "x")
     text = proof.format_summary(proof.summarize([again], cfg))
     assert "rft | " in text and "rlpf-sft | fast_correct_share | [] | n/a" in text
