@@ -5,10 +5,11 @@ of small Python problems, each with a fast (closed form), a medium (generator) a
 correct program; runtimes measured in the sandbox, so the adaptive margins vary (~1.1 to 3).
 Per seed: SFT on an even mix of the three programs of the training instances, then from that
 SFT model DPA (Eq. 7), plain DPO (the same trainer with mu = 0), RLPF (PPO with the executed
-Eq. 4 reward) and two reward models (Eq. 2 with and without the margin). Every model is sampled
-on the 12 held-out prompts (and on 12 training prompts, for comparison) and every sample runs in
-the sandbox. Reported per model: share of correct samples, share of fast-and-correct samples,
-mean speedup over the references' median (incorrect samples count 0); per reward model: Eq. 5
+Eq. 4 reward), RFT, and on request two reward models (Eq. 2 with and without the margin). Every
+model is sampled on the held-out prompts (``--samples-per-prompt`` each; training prompts too with
+``ProofConfig.train_prompts``) and every sample runs in the sandbox. Reported per model: share of
+correct samples, share of fast-and-correct samples, mean speedup over the references' median
+(incorrect samples count 0); per reward model: Eq. 5
 accuracy on the held-out pairs and the Spearman correlation of its reward gap with the measured
 log speedup. Means over seeds with 95 % t-intervals, and paired differences per seed.
 
@@ -37,6 +38,19 @@ each sample classified in the sandbox, and the per-family gate table printed; re
     nice -n 5 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --pilot \
         --pilot-samples 8 --pilot-out docs/measurements/pilot-qwen05b-2026-11-28/base
 
+**The arms** (docs/alignment.md, "The arms: RFT, best-of-k, the gate's families, the analysis"):
+``--gate GATE_JSON`` (or ``--families-kept``) keeps the families the pilot gate passed for every
+stage after SFT and for the evaluation; ``--arms`` picks the stages (dpa, dpo, rlpf, rft, rm, real);
+RFT is SFT from the SFT model on the fastest correct of its own k executed samples per training
+prompt; best-of-k is read off the SFT model's evaluation samples; the summary holds the four
+pre-registered contrasts with Holm's correction, correctness non-inferiority and whether each stage
+moved. Every model's samples go through the pilot's path (texts, labels, CPU times in
+``seedN/eval_MODEL_heldout/samples.jsonl``, resumable per prompt). ``--plan-only`` prints each
+seed's planned CPU-hours per stage:
+
+    nice -n 19 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms \
+        --gate docs/measurements/pilot-qwen05b-2026-11-29/gate.json --arms dpa rft --seeds 0 --workdir W
+
 ``--pilot-split train`` samples training prompts instead (the first ``--pilot-prompts`` of them, one
 per family in turn) with the same sampling and classification, and reports the table without the
 gate's verdict (``table.json``): per family the shares of fast & correct, slow & correct and
@@ -58,20 +72,38 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pilot.py, arms.py beside it
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from perfalign.alignment.proof import sample_and_classify  # noqa: E402
-from perfalign.config.tables import preset
+from arms import (  # noqa: E402
+    CONTRASTS,
+    ENDPOINTS,
+    best_of_k,
+    by_prompt,
+    fastest_correct,
+    fmt_plan,
+    holm,
+    moved,
+    paired_p,
+    planned_cpu_s,
+    rft_rows,
+    rows_report,
+)
+
+from perfalign.config.tables import preset  # noqa: E402
 from perfalign.perfdata.controlled import (  # noqa: E402
     DEFAULT_FAMILY_SET,
     FAMILY_SETS,
     ControlledDataset,
     build_controlled_task,
     load_controlled_task,
+    restrict_task,
 )
 
-MODELS = ("sft", "dpo", "dpa", "rlpf")
-COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"))
+MODELS = ("sft", "dpo", "dpa", "rlpf", "rft")  # the models sampled and evaluated
+# the stages after SFT (``--arms``); rm: the two reward models; real: the profile's real tasks (not the tiny model)
+ARMS = ("dpa", "dpo", "rlpf", "rft", "rm", "real")
+COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"))  # descriptive
 SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 
 
@@ -80,8 +112,18 @@ class ProofConfig:
     workdir: str = "runs/alignment_proof"
     profile: str = "embedded"        # the stages' settings; "small": SmolLM2-135M with the profile's own
     family_set: str = DEFAULT_FAMILY_SET  # the controlled task's problems (perfdata.controlled.FAMILY_SETS)
-    samples_per_prompt: int = 16     # per held-out prompt and model
-    train_prompts: int = 12          # training prompts also sampled (in-distribution reference)
+    # The arms' families (empty: all): the ones the pilot gate passed (``--gate``), pre-registered. The
+    # arms' training data (pairs, RL and RFT prompts) and every model's evaluation come from them; SFT
+    # trains on all families (the gate judged that model).
+    families: tuple[str, ...] = ()
+    arms: tuple[str, ...] = ("dpa", "dpo", "rlpf", "rft", "real")  # rm only on request: not an endpoint, and
+    # RLPF here uses the executed Eq. 4 reward, not a reward model
+    # Per held-out prompt and model. 4, not 16: with the same prompts and seeds for every model, the
+    # within-prompt sampling SD of a paired arm difference over 42 prompts is 0.040 at 4 samples and
+    # 0.020 at 16 (pilot at T 1.0, SFT seed 0: within-prompt variance of fast & correct 0.133), beside
+    # a seed-level SD of ~0.10 in the power table: 0.108 against 0.102 in all, for a quarter of the cost.
+    samples_per_prompt: int = 4
+    train_prompts: int = 0           # training prompts also sampled (in-distribution reference; not an endpoint)
     train_samples_per_prompt: int = 8
     sft_epochs: float = 8.0
     dpa_epochs: float = 1.0
@@ -89,8 +131,13 @@ class ProofConfig:
     rm_epochs: float = 1.0
     rlpf_episodes: int = 192
     rlpf_learning_rate: float = 3e-5
+    # RFT: k samples per training prompt at the arms' temperature, raised to at least RLPF's episodes
+    # in all (pre-registered: as many executed samples as RLPF's; 126 prompts x 4 = 504 >= 192 on Qwen),
+    # then SFT from the SFT model on the fastest correct one per prompt for this many epochs.
+    rft_samples_per_prompt: int = 4
+    rft_epochs: float = 2.0
     temperature: float = 1.0         # evaluation sampling as RLPF samples: top-k 0, top-p 1
-    max_new_tokens: int = 96
+    max_new_tokens: int = 96         # the tiny model's RLPF responses
     pilot_temperature: float = 0.2   # the pre-registered gate's (docs/alignment.md)
     pilot_samples_per_prompt: int = 8
     pilot_max_new_tokens: int = 192  # rows stop at their closing fence; the references are 29-69 tokens
@@ -99,6 +146,12 @@ class ProofConfig:
     # families (no headroom); a slow-leaning mix must leave headroom >= 0.3, yet keep the fast idiom
     # in the model's repertoire for RLPF, RFT and best-of-k to find (docs/alignment.md).
     idiom_sft_fast_share: float = 0.25
+    # Pre-registered analysis: a stage that did not move this much is not counted as an arm (KL to
+    # the SFT model in nats per sequence; DPA's held-out fast - slow log-ratio gap in nats); the
+    # correctness non-inferiority margin on the lower 95 % bound of arm - SFT correct share.
+    min_rlpf_kl: float = 1.0
+    min_dpa_gap: float = 2.0
+    noninferiority_margin: float = -0.05
 
 
 def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False,
@@ -145,8 +198,75 @@ def reward_model_report(run_dir: Path, task: ControlledDataset) -> dict:
     return {"heldout_accuracy": reward_accuracy(r_f, r_s), "gap_speedup_spearman": float(rho), "pairs": len(pairs)}
 
 
+def arms_task(task: ControlledDataset, cfg: ProofConfig) -> ControlledDataset:
+    """The task the arms train and are evaluated on: the kept families' instances and stage inputs
+    (written once into WORKDIR/arms_task, shared by the seeds; another selection is refused)."""
+    if not cfg.families:
+        return task
+    root = Path(cfg.workdir) / "arms_task"
+    record = root / "families.json"
+    if record.exists() and sorted(json.loads(record.read_text())) != sorted(cfg.families):
+        raise SystemExit(f"{root} holds the families {json.loads(record.read_text())}, not {list(cfg.families)}: "
+                         "give another --workdir")
+    kept = restrict_task(task, cfg.families, root / "triplets")
+    record.write_text(json.dumps(list(cfg.families)))
+    return kept
+
+
+def rlpf_episodes(cfg: ProofConfig) -> int:
+    r = preset("rlpf", profile=cfg.profile)
+    return cfg.rlpf_episodes if cfg.profile == "embedded" else r.max_steps * r.batch_size
+
+
+def rft_k(cfg: ProofConfig, prompts: int) -> int:
+    """RFT's samples per training prompt: at least RLPF's episodes in all (pre-registered)."""
+    return max(cfg.rft_samples_per_prompt, math.ceil(rlpf_episodes(cfg) / max(1, prompts)))
+
+
+def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str, float]:
+    """The planned CPU-s per stage of a seed (``arms.planned_cpu_s``) on the kept families, the
+    stages and models' samples already done left out (the real tasks are not planned)."""
+    from perfalign.alignment.stage_config import METRICS_FILE
+
+    w = Path(cfg.workdir) / f"seed{seed}"
+    done = {n for n in ("sft", *ARMS) if (w / n / METRICS_FILE).is_file()} | {p.stem for p in w.glob("samples_*.json")}
+    kept = [[i for i in group if not cfg.families or i.family.name in cfg.families] for group in (task.train,
+                                                                                              task.heldout)]
+    reads = {t: preset(t, profile=cfg.profile) for t in ("sft", "dpa", "reward")}
+    rows = {t: max(0, c.max_steps) * c.per_device_train_batch_size * c.gradient_accumulation_steps
+            for t, c in reads.items()}  # the embedded profile trains by epochs: not planned
+    n_train, n_held = map(len, kept)
+    work = {"sft": {"sft_row": rows["sft"]}, "dpa": {"pair": rows["dpa"]}, "dpo": {"pair": rows["dpa"]},
+            "rm": {"rm_pair": 2 * rows["reward"]}, "rlpf": {"rlpf_episode": rlpf_episodes(cfg)},
+            "rft": {"sample": n_train * rft_k(cfg, n_train), "sft_row": n_train * cfg.rft_epochs}}
+    evaluated = [m for m in MODELS if m == "sft" or m in cfg.arms]
+    work["evaluation"] = {"sample": len([m for m in evaluated if f"samples_{m}" not in done])
+                          * (n_held * cfg.samples_per_prompt + cfg.train_prompts * cfg.train_samples_per_prompt)}
+    return planned_cpu_s({k: v for k, v in work.items() if (k in ("sft", "evaluation") or k in cfg.arms)
+                          and k not in done})
+
+
+def plan_line(cfg: ProofConfig, task: ControlledDataset, seed: int) -> str:
+    real = "real" in cfg.arms and cfg.profile != "embedded"
+    return (f"seed {seed}, families {list(cfg.families) or 'all'}: {fmt_plan(seed_plan(cfg, task, seed))}"
+            + ("; the real tasks' evaluation not planned" if real else ""))
+
+
+def sample_model(task: ControlledDataset, model_dir: str | Path, out: Path, instances: list, k: int, seed: int,
+                 cfg: ProofConfig, sandbox) -> list[dict]:
+    """k samples per prompt at the arms' temperature, each executed and classified in the sandbox
+    (the pilot's path: rows cut at the closing fence, one row per sample in ``out/samples.jsonl``
+    with its text, label and CPU time; resumable per prompt). Prompt i gets the seed 1000 x seed + i
+    for every model (common random numbers)."""
+    from pilot import interleaved, run_pilot
+
+    return run_pilot(task, str(model_dir), out, interleaved(instances), k, cfg.temperature, cfg.pilot_max_new_tokens,
+                     seed=1000 * seed, sandbox=sandbox)
+
+
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
-    """Every stage of one seed, its samples and reports; ``sft_only``: the SFT stage alone, its metrics."""
+    """Every stage of one seed in ``cfg.arms``, its samples and reports; ``sft_only``: the SFT stage
+    alone, its metrics. Each stage and each model's samples resume where they stopped."""
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
@@ -154,7 +274,6 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     from perfalign.alignment.stage_config import METRICS_FILE
 
     w = Path(cfg.workdir) / f"seed{seed}"
-    data = dict(data_path=str(task.data_dir), seed=seed, overwrite=True)
     pairs = dict(train_splits=("reward_train",), eval_splits=("reward_eval",))
     # the tiny model's proof settings; a real-model profile keeps its file's own (max_steps, rates)
     tiny = cfg.profile == "embedded"
@@ -162,66 +281,105 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     timings = json.loads(timings_file.read_text()) if timings_file.exists() else {}
     metrics, runs = {}, {}
 
-    def stage(table, name, **kw):
+    def stage(table, name, data_path=str(task.data_dir), **kw):
         run_dir = w / name
         if (run_dir / METRICS_FILE).is_file():  # finished earlier: resume after it
             metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
             return
         fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
         t, cpu = time.time(), time.process_time()
-        res = fn(preset(table, profile=cfg.profile, output_dir=str(run_dir), **kw, **data))
+        res = fn(preset(table, profile=cfg.profile, output_dir=str(run_dir), data_path=data_path, seed=seed,
+                        overwrite=True, **kw))
         timings[name] = round(time.time() - t, 1)
         timings[f"{name}_cpu"] = round(time.process_time() - cpu, 1)  # this process's, all its threads
         timings_file.write_text(json.dumps(timings))
         metrics[name], runs[name] = res.metrics, res.run_dir
         print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
 
+    if not sft_only:
+        print(plan_line(cfg, task, seed), flush=True)
     stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}))
     if sft_only:
         return {"seed": seed, "sft": metrics["sft"], "timings": timings}
-    sft_dir = str(w / "sft")
+    kept = arms_task(task, cfg)
+    sft_dir, arm_data = str(w / "sft"), str(kept.data_dir)
     for name, use_margin in (("dpa", True), ("dpo", False)):
-        stage("dpa", name, model_name_or_path=sft_dir, use_margin=use_margin, **pairs,
-              **(dict(num_train_epochs=cfg.dpa_epochs, learning_rate=cfg.dpa_learning_rate) if tiny else {}))
-    for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
-        stage("reward", name, use_margin=use_margin, **pairs,
-              **(dict(num_train_epochs=cfg.rm_epochs) if tiny else {}))
-    stage("rlpf", "rlpf", model_name_or_path=sft_dir, codecontests_dir=str(task.codecontests_dir),
-          eval_before=False, eval_samples_per_prompt=2,
-          **(dict(per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
-                  learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens) if tiny else {}))
+        if name in cfg.arms:
+            stage("dpa", name, data_path=arm_data, model_name_or_path=sft_dir, use_margin=use_margin, **pairs,
+                  **(dict(num_train_epochs=cfg.dpa_epochs, learning_rate=cfg.dpa_learning_rate) if tiny else {}))
+    if "rm" in cfg.arms:
+        for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
+            stage("reward", name, data_path=arm_data, use_margin=use_margin, **pairs,
+                  **(dict(num_train_epochs=cfg.rm_epochs) if tiny else {}))
+    if "rlpf" in cfg.arms:
+        stage("rlpf", "rlpf", data_path=arm_data, model_name_or_path=sft_dir,
+              codecontests_dir=str(task.codecontests_dir), eval_before=False, eval_samples_per_prompt=2,
+              **(dict(per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
+                      learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens) if tiny else {}))
+    rft = {}
+    if "rft" in cfg.arms:
+        rft = run_rft(kept, seed, cfg, w, sandbox, stage)
 
-    train_subset = random.Random(seed).sample(task.train, cfg.train_prompts)
-    samples = {}
-    for name in MODELS:
+    train_subset = random.Random(seed).sample(kept.train, min(cfg.train_prompts, len(kept.train)))
+    samples, best = {}, None
+    for name in (m for m in MODELS if m in runs):
         path = w / f"samples_{name}.json"
         if path.exists():
             samples[name] = json.loads(path.read_text())
             continue
         t = time.time()
-        samples[name] = {
-            split: sample_and_classify(task, runs[name], instances, n, seed=seed, temperature=cfg.temperature,
-                                       max_new_tokens=cfg.max_new_tokens, sandbox=sandbox).to_dict()
-            for split, instances, n in (("heldout", task.heldout, cfg.samples_per_prompt),
-                                        ("train", train_subset, cfg.train_samples_per_prompt))}
+        samples[name] = {split: rows_report(kept, sample_model(kept, runs[name], w / f"eval_{name}_{split}", instances,
+                                                               n, seed, cfg, sandbox))
+                         for split, instances, n in (("heldout", kept.heldout, cfg.samples_per_prompt),
+                                                     ("train", train_subset, cfg.train_samples_per_prompt))
+                         if instances}
         path.write_text(json.dumps(samples[name]))
         timings[f"sample_{name}"] = round(time.time() - t, 1)
         timings_file.write_text(json.dumps(timings))
-    rms = {name: {**reward_model_report(runs[name], task), "eval_accuracy_stage": metrics[name]["eval_accuracy"]}
-           for name in ("rm_margin", "rm_no_margin")}
-    out = {"seed": seed, "samples": samples, "reward_models": rms, "stage_metrics": metrics, "timings": timings}
-    if not tiny:
-        out["real_tasks"] = real_task_scores(w, cfg, seed)
+    if "sft" in samples:  # the SFT model's own evaluation samples, no extra sampling
+        from pilot import read_samples
+
+        best = best_of_k(kept, read_samples(w / "eval_sft_heldout" / "samples.jsonl"))
+    out = {"seed": seed, "arms": list(cfg.arms), "families": sorted({i.family.name for i in kept.heldout}),
+           "samples": samples, "best_of_k": best, "rft": rft, "stage_metrics": metrics, "timings": timings,
+           "movement": {m: moved(m, metrics[m], cfg.min_rlpf_kl, cfg.min_dpa_gap) for m in metrics if m != "sft"}}
+    if "rm" in cfg.arms:
+        out["reward_models"] = {name: {**reward_model_report(runs[name], kept),
+                                       "eval_accuracy_stage": metrics[name]["eval_accuracy"]}
+                                for name in ("rm_margin", "rm_no_margin")}
+    if not tiny and "real" in cfg.arms:
+        out["real_tasks"] = real_task_scores(w, cfg, seed, [m for m in MODELS if m in runs])
     return out
 
 
-def real_task_scores(w: Path, cfg: ProofConfig, seed: int) -> dict:
+def run_rft(kept: ControlledDataset, seed: int, cfg: ProofConfig, w: Path, sandbox, stage) -> dict:
+    """RFT: k samples of the SFT model per training prompt at the arms' temperature, each executed
+    in the sandbox (``w/rft_samples/samples.jsonl``: texts, labels, CPU times), the fastest correct
+    one per prompt kept (``rft_rows``; ``chosen.json``), then SFT from the SFT model on those rows
+    (the profile's LoRA, ``cfg.rft_epochs``). No correct sample anywhere: no training."""
+    k = rft_k(cfg, len(kept.train))
+    out = w / "rft_samples"
+    rows = sample_model(kept, w / "sft", out, kept.train, k, seed, cfg, sandbox)
+    chosen = rft_rows(rows, kept.train)
+    (out / "chosen.json").write_text(json.dumps(chosen, indent=1))
+    info = {"samples_per_prompt": k, "prompts": len(kept.train), "executed_samples": len(rows),
+            "rlpf_episodes": rlpf_episodes(cfg), "rows": len(chosen),
+            "fast_rows": sum(fastest_correct(rs)["label"] == "fast_correct" for rs in by_prompt(rows).values()
+                             if fastest_correct(rs))}
+    if chosen:
+        data = restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), w / "rft_data", sft_train=chosen)
+        stage("sft", "rft", data_path=str(data.data_dir), model_name_or_path=str(w / "sft"),
+              num_train_epochs=cfg.rft_epochs, max_steps=-1)
+    return info
+
+
+def real_task_scores(w: Path, cfg: ProofConfig, seed: int, models: list[str]) -> dict:
     """pass@1 and speedup_1@1 of base / SFT / DPO / DPA / RLPF on the real tasks (the profile's
     evaluation settings: bundled contest problems, ParEval and PolyBench prompts), with the controls."""
     from perfalign.evaluation import ModelSpec, evaluate
 
     base = json.loads((w / "sft" / "stage_config.json").read_text())["model_name_or_path"]
-    models = [ModelSpec("base", base)] + [ModelSpec(f"+{m.upper()}", str(w / m)) for m in MODELS]
+    models = [ModelSpec("base", base)] + [ModelSpec(f"+{m.upper()}", str(w / m)) for m in models]
     tasks = tuple(t for t in preset("eval", profile=cfg.profile).tasks if t != "controlled")
     extra = {"codecontests_dir": str(contest_tables(w.parent, cfg))} if "codecontests" in tasks else {}
     report = evaluate(preset("eval", profile=cfg.profile, models=models, tasks=tasks, seed=seed, **extra), w / "eval")
@@ -275,66 +433,123 @@ def t_interval(values: list[float]) -> tuple[float, float]:
     return m, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values)))
 
 
-def summarize(results: list[dict]) -> dict:
-    out: dict = {"seeds": [r["seed"] for r in results], "models": {}, "differences": {}, "reward_models": {},
+def _stat(vals: list[float]) -> dict:
+    return {"per_seed": vals, "mean_ci": t_interval(vals) if vals else (float("nan"), float("nan"))}
+
+
+def counted(r: dict, name: str) -> bool:
+    """A seed's model counts as an arm when it was evaluated and its stage moved (SFT always)."""
+    return name in r["samples"] and (name == "sft" or r.get("movement", {}).get(name, {}).get("moved", False))
+
+
+def summarize(results: list[dict], cfg: ProofConfig | None = None) -> dict:
+    """Shares per model and split, descriptive paired differences, and the pre-registered analysis:
+    the four contrasts on the held-out endpoints over the seeds where both models count (p from the
+    paired t-test, Holm-adjusted over the four), correctness non-inferiority, the movement checks,
+    best-of-k (an oracle selection, beside the arms)."""
+    cfg = cfg or ProofConfig()
+    out: dict = {"seeds": [r["seed"] for r in results], "families": results[0].get("families") if results else None,
+                 "models": {}, "differences": {}, "contrasts": {}, "noninferiority": {}, "movement": {},
                  # per seed: a seed run with other --samples-per-prompt is an estimate of the same shares
-                 "heldout_samples_per_model": [r["samples"][MODELS[0]]["heldout"]["samples"] for r in results]}
+                 "heldout_samples_per_model": [r["samples"]["sft"]["heldout"]["samples"] for r in results]}
     for split in ("heldout", "train"):
         for name in MODELS:
-            for key in SHARES:
-                vals = [r["samples"][name][split][key] for r in results]
-                out["models"].setdefault(split, {}).setdefault(name, {})[key] = {"per_seed": vals,
-                                                                                 "mean_ci": t_interval(vals)}
+            if rs := [r for r in results if split in r["samples"].get(name, {})]:
+                out["models"].setdefault(split, {})[name] = {k: _stat([r["samples"][name][split][k] for r in rs])
+                                                             for k in SHARES}
         for a, b in COMPARISONS:
-            for key in SHARES:
-                d = [r["samples"][a][split][key] - r["samples"][b][split][key] for r in results]
-                out["differences"].setdefault(split, {}).setdefault(f"{a}-{b}", {})[key] = {
-                    "per_seed": d, "mean_ci": t_interval(d)}
-    for name in ("rm_margin", "rm_no_margin"):
-        for key in ("heldout_accuracy", "gap_speedup_spearman"):
-            vals = [r["reward_models"][name][key] for r in results]
-            out["reward_models"].setdefault(name, {})[key] = {"per_seed": vals, "mean_ci": t_interval(vals)}
-    for key in ("heldout_accuracy", "gap_speedup_spearman"):
-        d = [r["reward_models"]["rm_margin"][key] - r["reward_models"]["rm_no_margin"][key] for r in results]
-        out["reward_models"].setdefault("margin-no_margin", {})[key] = {"per_seed": d, "mean_ci": t_interval(d)}
+            if rs := [r for r in results if split in r["samples"].get(a, {}) and split in r["samples"].get(b, {})]:
+                out["differences"].setdefault(split, {})[f"{a}-{b}"] = {
+                    k: _stat([r["samples"][a][split][k] - r["samples"][b][split][k] for r in rs]) for k in SHARES}
+    for key in ENDPOINTS:
+        rows = {}
+        for a, b in CONTRASTS:
+            rs = [r for r in results if counted(r, a) and counted(r, b)]
+            d = [r["samples"][a]["heldout"][key] - r["samples"][b]["heldout"][key] for r in rs]
+            rows[f"{a}-{b}"] = {**_stat(d), "seeds": [r["seed"] for r in rs], "p": paired_p(d)}
+        for name, p in holm({k: v["p"] for k, v in rows.items()}).items():
+            rows[name]["p_holm"] = p
+        out["contrasts"][key] = rows
+    for name in MODELS[1:]:
+        d = [r["samples"][name]["heldout"]["correct_share"] - r["samples"]["sft"]["heldout"]["correct_share"]
+             for r in results if counted(r, name)]
+        m, h = t_interval(d) if d else (float("nan"), float("nan"))
+        lower = m - h if h == h else None
+        out["noninferiority"][name] = {**_stat(d), "lower_95": lower, "margin": cfg.noninferiority_margin,
+                                       "non_inferior": None if lower is None else lower > cfg.noninferiority_margin}
+    for r in results:
+        for arm, mv in r.get("movement", {}).items():
+            out["movement"].setdefault(arm, []).append({"seed": r["seed"], **mv})
+    if bests := [r["best_of_k"] for r in results if r.get("best_of_k")]:
+        out["best_of_k"] = {"k": [b["k"] for b in bests], **{k: _stat([b[k] for b in bests]) for k in SHARES}}
+    if rms := [r["reward_models"] for r in results if r.get("reward_models")]:
+        out["reward_models"] = {name: {k: _stat([x[name][k] for x in rms])
+                                       for k in ("heldout_accuracy", "gap_speedup_spearman")}
+                                for name in ("rm_margin", "rm_no_margin")}
+        out["reward_models"]["margin-no_margin"] = {
+            k: _stat([x["rm_margin"][k] - x["rm_no_margin"][k] for x in rms])
+            for k in ("heldout_accuracy", "gap_speedup_spearman")}
     for key in sorted({k for r in results for k in r.get("real_tasks", {})}):
         for metric in ("pass@1", "speedup_1@1"):
             vals = [r["real_tasks"][key][metric] for r in results if key in r.get("real_tasks", {})]
-            out.setdefault("real_tasks", {}).setdefault(key, {})[metric] = {"per_seed": vals,
-                                                                             "mean_ci": t_interval(vals)}
-    dpa = [r["stage_metrics"]["dpa"]["eval_accuracy"] for r in results]
-    dpo = [r["stage_metrics"]["dpo"]["eval_accuracy"] for r in results]
-    out["eq8_heldout_accuracy"] = {"dpa": t_interval(dpa), "dpo": t_interval(dpo)}
+            out.setdefault("real_tasks", {}).setdefault(key, {})[metric] = _stat(vals)
+    out["eq8_heldout_accuracy"] = {m: t_interval([r["stage_metrics"][m]["eval_accuracy"] for r in results])
+                                   for m in ("dpa", "dpo") if all(m in r["stage_metrics"] for r in results)}
     return out
 
 
 def _fmt(mc) -> str:
     m, h = mc
-    return f"{m:.3f}" if h != h else f"{m:.3f} ± {h:.3f}"
+    return "n/a" if m != m else f"{m:.3f}" if h != h else f"{m:.3f} ± {h:.3f}"
+
+
+def _p(p) -> str:
+    return "n/a" if p is None else f"{p:.4f}"
 
 
 def format_summary(s: dict) -> str:
-    lines = [f"seeds {s['seeds']}; mean ± 95 % t-interval over seeds; held-out samples per model and seed "
-             f"{s['heldout_samples_per_model']}", ""]
-    for split in ("heldout", "train"):
+    lines = [f"seeds {s['seeds']}; families {s['families']}; mean ± 95 % t-interval over seeds; held-out samples "
+             f"per model and seed {s['heldout_samples_per_model']}", ""]
+    for split, models in s["models"].items():
         lines += [f"{split} prompts | correct | fast & correct | mean speedup", "--- | --- | --- | ---"]
-        for name in MODELS:
-            row = s["models"][split][name]
+        for name, row in models.items():
             lines.append(f"{name} | " + " | ".join(_fmt(row[k]["mean_ci"]) for k in SHARES))
-        for pair, row in s["differences"][split].items():
+        for pair, row in s["differences"].get(split, {}).items():
             lines.append(f"{pair} (paired) | " + " | ".join(_fmt(row[k]["mean_ci"]) for k in SHARES))
         lines.append("")
-    lines += ["reward model | held-out Eq. 5 accuracy | Spearman(gap, log speedup)", "--- | --- | ---"]
-    for name, row in s["reward_models"].items():
-        lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | "
-                     f"{_fmt(row['gap_speedup_spearman']['mean_ci'])}")
+    if b := s.get("best_of_k"):
+        lines += [f"best-of-k (k {b['k']}; oracle selection by the scoring measurement, an upper bound, not an arm): "
+                  + ", ".join(f"{k} {_fmt(b[k]['mean_ci'])}" for k in SHARES), ""]
+    lines += ["pre-registered contrast (held-out) | endpoint | seeds counted | mean ± 95 % | p (paired t) | "
+              "p (Holm, 4)",
+              "--- | --- | --- | --- | --- | ---"]
+    for key, rows in s["contrasts"].items():
+        for name, row in rows.items():
+            lines.append(f"{name} | {key} | {row['seeds']} | {_fmt(row['mean_ci'])} | {_p(row['p'])} | "
+                         f"{_p(row['p_holm'])}")
+    lines += ["", "correctness non-inferiority (arm - SFT correct share) | mean ± 95 % | lower bound | "
+                  "margin | non-inferior", "--- | --- | --- | --- | ---"]
+    for name, row in s["noninferiority"].items():
+        ok = "n/a" if row["non_inferior"] is None else ("yes" if row["non_inferior"] else "NO")
+        lines.append(f"{name} | {_fmt(row['mean_ci'])} | {_p(row['lower_95'])} | {row['margin']} | {ok}")
+    lines += ["", "stage moved? (per seed: value >= threshold) | seeds", "--- | ---"]
+    for arm, rows in s["movement"].items():
+        lines.append(f"{arm} | " + "; ".join(
+            f"seed {m['seed']}: {m['value'] if m['value'] is None else round(m['value'], 3)} >= {m['threshold']} "
+            + ("yes" if m["moved"] else "NO (not counted)") for m in rows))
+    if s.get("reward_models"):
+        lines += ["", "reward model | held-out Eq. 5 accuracy | Spearman(gap, log speedup)", "--- | --- | ---"]
+        for name, row in s["reward_models"].items():
+            lines.append(f"{name} | {_fmt(row['heldout_accuracy']['mean_ci'])} | "
+                         f"{_fmt(row['gap_speedup_spearman']['mean_ci'])}")
     if s.get("real_tasks"):
         lines += ["", "real tasks: model | task | pass@1 | speedup_1@1", "--- | --- | --- | ---"]
         for key, row in s["real_tasks"].items():
             lines.append(" | ".join(key.split("|")) + f" | {_fmt(row['pass@1']['mean_ci'])} | "
                          f"{_fmt(row['speedup_1@1']['mean_ci'])}")
-    e = s["eq8_heldout_accuracy"]
-    lines.append(f"\nEq. 8 accuracy on the held-out pairs: DPA {_fmt(e['dpa'])}, DPO {_fmt(e['dpo'])}")
+    if e := s["eq8_heldout_accuracy"]:
+        lines.append("\nEq. 8 accuracy on the held-out pairs: "
+                     + ", ".join(f"{m.upper()} {_fmt(v)}" for m, v in e.items()))
     return "\n".join(lines)
 
 
@@ -380,6 +595,17 @@ def main() -> int:
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
     ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
     ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
+    ap.add_argument("--arms", nargs="+", default=list(ProofConfig.arms), choices=ARMS,
+                    help="the stages after SFT to run and evaluate (each resumable; rm: the two reward models, not "
+                         "an endpoint); e.g. --arms dpa rft runs only those of each seed")
+    kept = ap.add_mutually_exclusive_group()
+    kept.add_argument("--gate", default=None, metavar="GATE_JSON",
+                      help="the arms train and are evaluated only on the families this pilot gate.json passed "
+                           "(SFT trains on all); recorded in the results")
+    kept.add_argument("--families-kept", nargs="+", default=None, metavar="FAMILY",
+                      help="the same selection given by name (default: every family of the task)")
+    ap.add_argument("--plan-only", action="store_true",
+                    help="print each seed's planned CPU-hours per stage (what is left of it) and exit")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -406,8 +632,11 @@ def main() -> int:
 
     workdir = args.workdir or ProofConfig.workdir + ("" if args.profile == "embedded" else f"_{args.profile}") + (
         "" if args.families == DEFAULT_FAMILY_SET else f"_{args.families}")
-    cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families,
-                      samples_per_prompt=args.samples_per_prompt,
+    from pilot import gate_families
+
+    families = gate_families(args.gate) if args.gate else tuple(args.families_kept or ())
+    cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families, families=families,
+                      arms=tuple(args.arms), samples_per_prompt=args.samples_per_prompt,
                       sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes,
                       pilot_samples_per_prompt=args.pilot_samples, pilot_temperature=args.pilot_temperature)
     if args.pilot_temperature <= 0 or args.pilot_samples < 1:
@@ -424,6 +653,10 @@ def main() -> int:
         if args.reward_noise:
             print(json.dumps(reward_noise(task, sb, args.reward_noise), indent=1))
             return 0
+        if args.plan_only:
+            for seed in args.seeds:
+                print(plan_line(cfg, task, seed))
+            return 0
         if args.sft_only:
             for seed in args.seeds:
                 print(json.dumps(run_seed(task, seed, cfg, sb, sft_only=True), default=str), flush=True)
@@ -431,15 +664,15 @@ def main() -> int:
         results = []
         for seed in args.seeds:
             path = w / f"seed{seed}" / "result.json"
-            if path.exists():  # a finished seed is not run again (delete it to re-run)
-                results.append(json.loads(path.read_text()))
+            if path.exists() and set(cfg.arms) <= set(json.loads(path.read_text()).get("arms", ())):
+                results.append(json.loads(path.read_text()))  # a finished seed is not run again (delete it to re-run)
                 continue
             r = run_seed(task, seed, cfg, sb)
             path.write_text(json.dumps(r, indent=2, default=str))
             results.append(r)
-            print(f"seed {seed}: " + json.dumps({m: r["samples"][m]["heldout"]["fast_correct_share"] for m in MODELS})
-                  + f" timings {r['timings']}", flush=True)
-    summary = summarize(results)
+            shares = {m: v["heldout"]["fast_correct_share"] for m, v in r["samples"].items()}
+            print(f"seed {seed}: " + json.dumps(shares) + f" timings {r['timings']}", flush=True)
+    summary = summarize(results, cfg)
     summary.update(config=asdict(cfg), total_s=round(time.time() - t0, 1),
                    task={"train": len(task.train), "heldout": len(task.heldout)})
     (w / "proof.json").write_text(json.dumps(summary, indent=2))

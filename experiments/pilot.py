@@ -83,6 +83,14 @@ def gate_table(rows: list[dict], verdict: bool = True) -> list[dict]:
     return out
 
 
+def gate_families(path: str | Path) -> tuple[str, ...]:
+    """The families a gate.json passed (its verdicts, as pre-registered), in its order."""
+    table = json.loads(Path(path).read_text())["table"]
+    if any("passes" not in r for r in table):
+        raise SystemExit(f"{path} holds no gate verdicts (a table.json of training prompts?)")
+    return tuple(r["family"] for r in table if r["family"] != "all" and r["passes"])
+
+
 def _ci(r: dict, key: str) -> str:
     lo, hi = r[f"{key}_ci"]
     return f"{r[f'{key}_share' if key != 'headroom' else key]:.2f} [{lo:.2f}, {hi:.2f}]"

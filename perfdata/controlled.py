@@ -47,7 +47,7 @@ from perfalign.common.prompts import extract_code, format_response, instruction_
 from perfalign.perfdata.dataset_card import schema_rows, write_dataset_card
 from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.schema import card_schema
-from perfalign.perfdata.shards import load_table, prepare_folder, read_schema, table_dir, write_parquet
+from perfalign.perfdata.shards import card_written, load_table, prepare_folder, read_schema, table_dir, write_parquet
 from perfalign.perfdata.triplets import COLUMN_DOCS, SFT_SCHEMA, TRIPLET_SCHEMA
 
 from . import idioms
@@ -129,6 +129,11 @@ class Instance:
     @property
     def problem_id(self) -> str:
         return f"ctl_{self.computation.name}_p{self.phrasing}_s{self.story}"
+
+    @property
+    def family(self) -> Computation:
+        """The instance's family (its ``name`` selects it), as an idiom instance's."""
+        return self.computation
 
     @property
     def statement(self) -> str:
@@ -406,6 +411,33 @@ def add_to_triplets(task: ControlledDataset, triplets_dir: str | Path, pairs: tu
         _write(controlled_shard(triplets_dir, name), rows, schema)
         counts[name] = len(rows)
     return counts
+
+
+def restrict_task(task: ControlledDataset, families: tuple[str, ...], out: str | Path,
+                  sft_train: list[dict] | None = None) -> ControlledDataset:
+    """The task with only the instances of ``families``: its stage inputs (triplets and SFT tables)
+    filtered into ``out``; the references, thresholds and CodeContests tables stay the task's.
+    ``sft_train``: other SFT training rows in place of the references' (RFT's chosen samples). A
+    folder written before (its card complete) is reused as it is: stages resumed, or another seed's
+    process, read the same tables."""
+    unknown = sorted(set(families) - {i.family.name for i in task.train + task.heldout})
+    if unknown:
+        raise ValueError(f"unknown families {unknown} for the task in {task.root}")
+    train = [i for i in task.train if i.family.name in families]
+    heldout = [i for i in task.heldout if i.family.name in families]
+    kept = {i.problem_id for i in train + heldout}
+    out = Path(out)
+    if card_written(out):
+        return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes)
+    prepare_folder(out)
+    files = {}
+    for name, schema in (("triplets", TRIPLET_SCHEMA), ("sft_prompts", SFT_SCHEMA)):
+        rows = [r for r in load_table(task.data_dir, name).to_pylist() if r["problem_id"] in kept]
+        if name == "sft_prompts" and sft_train is not None:
+            rows = sft_train + [r for r in rows if r["split"] != "train"]
+        files[name] = _write(table_dir(out, name) / "00000-of-00001.parquet", rows, schema)
+    _write_card(out, f"perfalign controlled task, families {', '.join(families)}", files, COLUMN_DOCS)
+    return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes)
 
 
 def load_controlled_task(root: str | Path) -> ControlledDataset:

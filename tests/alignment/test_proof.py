@@ -4,6 +4,7 @@ held-out prompts sampled and executed. Whether alignment moves the model on held
 measured by experiments/alignment_proof.py (seeds, ablations, intervals), not asserted here."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -85,3 +86,74 @@ def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
     m = run_rlpf(cfg).metrics
     assert m["train_reward_kinds"] == {"reward_model": 6}
     assert m["sandbox_runs"] == 0 and "eval_mean_reward" in m and "eval_kl" in m
+
+
+def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypatch, sandbox):
+    """alignment_proof.run_seed on the tiny SFT model with RFT only, on two of the task's families:
+    the arms' tables hold only those, RFT samples each training prompt k times (here the references
+    stand in for the model's samples, executed in the sandbox), trains on the fastest correct one,
+    every evaluated model is sampled on the kept held-out prompts with texts saved, best-of-k reuses
+    the SFT model's samples, and a second call resumes without training again."""
+    import dataclasses
+    import importlib.util
+    import shutil
+    import sys
+
+    from perfalign.common.prompts import format_response
+    from perfalign.perfdata.controlled import restrict_task
+    from perfalign.perfdata.shards import load_table
+
+    spec = importlib.util.spec_from_file_location("alignment_proof",
+                                                  Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
+    proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(proof)
+    import pilot
+
+    task, w = run["task"], tmp_path / "w"
+    shutil.copytree(run["sft"].run_dir, w / "seed0" / "sft")
+    real_generate = pilot.generate
+
+    def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
+        inst = next((i for i in task.train if i.statement in prompt), None)
+        if inst is None:  # held-out prompts: the tiny model's own samples
+            return real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
+        refs = [format_response(inst.program(k), "python3") for k in ("slow", "fast", "medium")]
+        return [refs[j % 3] for j in range(n)], [10] * n
+
+    monkeypatch.setattr(pilot, "generate", generate)
+    cfg = proof.ProofConfig(workdir=str(w), families=("evens", "squares"), arms=("rft",), samples_per_prompt=2,
+                            rft_samples_per_prompt=2, rlpf_episodes=6, rft_epochs=1.0, pilot_max_new_tokens=24)
+    out = proof.run_seed(task, 0, cfg, sandbox)
+    kept = {"ctl_evens_p0_s2", "ctl_squares_p0_s2", "ctl_evens_p2_s0", "ctl_squares_p2_s0"}
+    assert out["families"] == ["evens", "squares"]
+    assert {r["problem_id"] for r in load_table(w / "arms_task" / "triplets", "triplets").to_pylist()} == kept
+    # k raised to 3 so that 2 prompts x k >= RLPF's 6 episodes; each prompt's row is its fastest correct sample
+    # as measured (fast and medium are close on the quick task: which one wins depends on the host's load)
+    assert {k: out["rft"][k] for k in ("samples_per_prompt", "prompts", "executed_samples", "rlpf_episodes", "rows")} \
+        == {"samples_per_prompt": 3, "prompts": 2, "executed_samples": 6, "rlpf_episodes": 6, "rows": 2}
+    chosen = {r["problem_id"]: r for r in json.loads((w / "seed0" / "rft_samples" / "chosen.json").read_text())}
+    sampled = pilot.read_samples(w / "seed0" / "rft_samples" / "samples.jsonl")
+    for pid, row in chosen.items():
+        best = min((r for r in sampled if r["problem_id"] == pid), key=lambda r: r["cpu_time_s"])
+        assert row["sample_id"] == f"{pid}/rft/{best['sample']}" and best["label"] in ("fast_correct", "slow_correct")
+        assert row["completion"].strip() == best["text"].strip()
+    rft_cfg = json.loads((w / "seed0" / "rft" / STAGE_CONFIG_FILE).read_text())
+    assert rft_cfg["model_name_or_path"] == str(w / "seed0" / "sft")
+    assert out["stage_metrics"]["rft"]["train_samples"] == 2
+    assert out["movement"]["rft"]["moved"] and set(out["samples"]) == {"sft", "rft"}
+    for m in ("sft", "rft"):
+        h = out["samples"][m]["heldout"]
+        assert h["samples"] == 4 and set(h["per_problem"]) == {"ctl_evens_p2_s0", "ctl_squares_p2_s0"}
+        rows = pilot.read_samples(w / "seed0" / f"eval_{m}_heldout" / "samples.jsonl")
+        assert len(rows) == 4 and all("text" in r and r["seed"] in (0, 1) for r in rows)  # same seeds per prompt
+    assert (out["best_of_k"]["prompts"], out["best_of_k"]["k"]) == (2, 2)
+    assert 0 <= out["best_of_k"]["fast_correct_share"] <= out["best_of_k"]["correct_share"] <= 1
+    stamp = (w / "seed0" / "rft" / METRICS_FILE).stat().st_mtime
+    again = proof.run_seed(task, 0, cfg, sandbox)
+    assert (w / "seed0" / "rft" / METRICS_FILE).stat().st_mtime == stamp and again["samples"] == out["samples"]
+    with pytest.raises(SystemExit, match="holds the families"):  # one selection per work dir
+        proof.arms_task(task, dataclasses.replace(cfg, families=("evens",)))
+    with pytest.raises(ValueError, match="unknown families"):
+        restrict_task(task, ("nope",), tmp_path / "x")
+    text = proof.format_summary(proof.summarize([again], cfg))
+    assert "rft | " in text and "rlpf-sft | fast_correct_share | [] | n/a" in text

@@ -1,0 +1,148 @@
+"""The idiom experiment's arms beside the trained ones, and its analysis (docs/alignment.md, "The
+arms: RFT, best-of-k, the gate's families, the analysis"). Everything here reads the pilot path's
+sample rows (experiments/pilot.py: one dict per sample with its label and CPU time, measured in the
+sandbox on the instance's tests) and computes; nothing samples or trains:
+
+- ``rows_report``: a model's shares on its rows (correct, fast & correct, mean speedup);
+- ``rft_rows``: RFT's SFT rows, the fastest correct sample per training prompt;
+- ``best_of_k``: per held-out prompt the fastest correct of the k samples (an oracle selection);
+- ``holm``, ``paired_p``: the pre-registered contrasts' p-values;
+- ``moved``: whether a stage moved enough to count as an arm;
+- ``planned_cpu_s``: a seed's planned CPU cost per stage from measured unit costs.
+"""
+from __future__ import annotations
+
+import math
+
+CORRECT = ("fast_correct", "slow_correct")
+CONTRASTS = (("rlpf", "sft"), ("dpa", "sft"), ("rlpf", "rft"), ("dpa", "rft"))  # pre-registered, Holm over the four
+ENDPOINTS = ("fast_correct_share", "mean_speedup")
+
+# CPU-s on 2 shared cores, one torch thread, Qwen2.5-Coder-0.5B with LoRA r 16 (docs/alignment.md):
+# measured: SFT 1,103 CPU-s for 72 steps x 4 rows; sampling 41 CPU-s per prompt of 8 at T 1.0, rows
+# cut at the closing fence. Estimated: a preference pair ~ 2.7 SFT rows (two sequences forward and
+# backward, the reference's forward once), a reward-model pair ~ 2 rows, an RLPF episode ~ 20 (the
+# profile's ~80 CPU-s per PPO step of 4: generation, four models' forwards, two backwards).
+UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 2.7 * 1103 / 288, "rm_pair": 2 * 1103 / 288,
+              "rlpf_episode": 20.0}
+UNIT_MEASURED = ("sft_row", "sample")
+
+
+def by_prompt(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r["problem_id"], []).append(r)
+    return out
+
+
+def _speedup(task, row: dict | None) -> float:
+    """Eq. 4's ratio over the references' median through common.plausibility (incorrect: 0)."""
+    from perfalign.common.plausibility import speedup_ratio
+
+    if row is None or row["label"] not in CORRECT:
+        return 0.0
+    return speedup_ratio(task.baseline_s(row["problem_id"]), row["cpu_time_s"]).value or 0.0
+
+
+def rows_report(task, rows: list[dict]) -> dict:
+    """A model's shares over its samples (as ``alignment.proof.SampleReport.to_dict``): correct,
+    fast & correct, mean speedup (incorrect samples count 0), and per-problem counts."""
+    from pilot import LABELS
+
+    per = {pid: {lab: sum(r["label"] == lab for r in rs) for lab in LABELS} for pid, rs in by_prompt(rows).items()}
+    n, fast = len(rows), sum(r["label"] == "fast_correct" for r in rows)
+    correct = sum(r["label"] in CORRECT for r in rows)
+    share = (lambda x: round(x / n, 4)) if n else (lambda x: 0.0)  # noqa: E731
+    return {"samples": n, "fast_correct": fast, "correct": correct, "per_problem": per,
+            "fast_correct_share": share(fast), "correct_share": share(correct),
+            "mean_speedup": share(sum(_speedup(task, r) for r in rows))}
+
+
+def fastest_correct(rows: list[dict]) -> dict | None:
+    """The correct sample with the least CPU time (the first of equals), or None."""
+    correct = [r for r in rows if r["label"] in CORRECT]
+    return min(correct, key=lambda r: r["cpu_time_s"]) if correct else None
+
+
+def rft_rows(rows: list[dict], instances: list) -> list[dict]:
+    """RFT's SFT training rows: per training prompt the fastest correct of its samples, its program
+    as the sandbox ran it, formatted as the references' rows are; a prompt without a correct sample
+    adds none."""
+    from perfalign.common.prompts import extract_code, format_response
+    from perfalign.perfdata.controlled import LANG
+
+    by_id = {i.problem_id: i for i in instances}
+    out = []
+    for pid, rs in by_prompt(rows).items():
+        best = fastest_correct(rs)
+        if best is None:
+            continue
+        inst = by_id[pid]
+        out.append(dict(sample_id=f"{pid}/rft/{best['sample']}", unit_id=pid, problem_id=pid, source="contest",
+                        language=LANG, kind="instruction", prompt=inst.prompt,
+                        completion=format_response(extract_code(best["text"])[0], LANG), split="train"))
+    return out
+
+
+def best_of_k(task, rows: list[dict]) -> dict:
+    """Per held-out prompt the program chosen among its k samples is the fastest correct one, by the
+    same sandbox measurement on the instance's own tests that scores it: an oracle selection, an
+    upper bound for any selector, not an arm comparable to the trained ones. Shares over prompts:
+    correct (some sample correct), fast & correct (the chosen one fast), mean speedup (0 without)."""
+    chosen = [fastest_correct(rs) for rs in by_prompt(rows).values()]
+    m = len(chosen)
+    if not m:
+        return {"prompts": 0, "k": 0, "correct_share": 0.0, "fast_correct_share": 0.0, "mean_speedup": 0.0}
+    return {"prompts": m, "k": max(len(rs) for rs in by_prompt(rows).values()),
+            "correct_share": round(sum(c is not None for c in chosen) / m, 4),
+            "fast_correct_share": round(sum(c is not None and c["label"] == "fast_correct" for c in chosen) / m, 4),
+            "mean_speedup": round(sum(_speedup(task, c) for c in chosen) / m, 4)}
+
+
+def paired_p(diffs: list[float]) -> float | None:
+    """Two-sided p of the paired t-test over seeds (the per-seed differences against 0); None with
+    fewer than 2 seeds or no spread."""
+    from scipy.stats import ttest_1samp
+
+    if len(diffs) < 2 or max(diffs) - min(diffs) < 1e-12:  # float noise is no spread
+        return None
+    return float(ttest_1samp(diffs, 0.0).pvalue)
+
+
+def holm(pvalues: dict[str, float | None]) -> dict[str, float | None]:
+    """Holm's step-down adjusted p-values over the contrasts that have one (None stays None): the
+    i-th smallest of m times (m - i + 1), made monotone, capped at 1."""
+    known = sorted((p, k) for k, p in pvalues.items() if p is not None)
+    m, out, running = len(known), dict.fromkeys(pvalues), 0.0
+    for i, (p, k) in enumerate(known):
+        running = max(running, min(1.0, (m - i) * p))
+        out[k] = running
+    return out
+
+
+def moved(arm: str, metrics: dict, min_rlpf_kl: float, min_dpa_gap: float) -> dict:
+    """Whether a stage moved enough to count as an arm: RLPF's KL to the SFT model per sequence on
+    its held-out prompts (``eval_kl``), DPA's / DPO's held-out fast - slow log-ratio gap (Eq. 8's
+    pairs, ``eval_fast_logratio - eval_slow_logratio``), RFT's training rows (none: no training)."""
+    if arm == "rlpf":
+        value, threshold = metrics.get("eval_kl"), min_rlpf_kl
+    elif arm in ("dpa", "dpo"):
+        f, s = metrics.get("eval_fast_logratio"), metrics.get("eval_slow_logratio")
+        value, threshold = (None if f is None or s is None else f - s), min_dpa_gap
+    elif arm == "rft":
+        value, threshold = metrics.get("train_samples", 0), 1
+    else:
+        return {"value": None, "threshold": None, "moved": True}
+    return {"value": value, "threshold": threshold, "moved": value is not None and value >= threshold}
+
+
+def planned_cpu_s(rows: dict[str, dict[str, float]]) -> dict[str, float]:
+    """CPU-s per stage from its work (``rows``: stage -> {unit: count}) and ``UNIT_CPU_S``."""
+    return {stage: round(sum(UNIT_CPU_S[u] * n for u, n in work.items()), 0) for stage, work in rows.items()}
+
+
+def fmt_plan(plan: dict[str, float]) -> str:
+    total = sum(plan.values())
+    parts = ", ".join(f"{k} {v / 3600:.2f}" for k, v in plan.items())
+    return f"planned CPU-hours: {parts}; total {total / 3600:.2f} ({math.ceil(total)} CPU-s; units measured on " \
+           f"qwen-0.5b: {', '.join(UNIT_MEASURED)}; the rest estimated)"

@@ -1,0 +1,159 @@
+"""The idiom experiment's arms and analysis on recorded sample rows (no model, no sandbox): RFT's
+rows, best-of-k, Holm's correction against a hand computation, the movement checks, the summary's
+contrasts and non-inferiority, the gate's families and the --arms / --gate options."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+_spec = importlib.util.spec_from_file_location("alignment_proof",
+                                               Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
+proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(_spec)  # dataclasses look it up
+_spec.loader.exec_module(proof)
+import arms  # noqa: E402  (experiments/, put on the path by alignment_proof)
+import pilot  # noqa: E402
+
+from perfalign.perfdata import idioms  # noqa: E402
+
+TRAIN = idioms.instances()[0]
+
+
+def _row(inst, j, label, cpu=None, code="print(1)"):
+    return {"problem_id": inst.problem_id, "family": inst.family.name, "sample": j, "label": label,
+            "cpu_time_s": cpu, "text": f"```python\n{code}\n```"}
+
+
+def test_rft_keeps_the_fastest_correct_sample_per_prompt_and_nothing_from_prompts_without_one():
+    a, b, c = TRAIN[0], TRAIN[1], TRAIN[2]
+    rows = [_row(a, 0, "slow_correct", 0.30, "slow()"), _row(a, 1, "incorrect", 0.001, "wrong()"),
+            _row(a, 2, "fast_correct", 0.02, "fast()"), _row(a, 3, "fast_correct", 0.01, "fastest()"),
+            _row(b, 0, "incorrect", 0.01), _row(b, 1, "no_code"),      # no correct sample: no row
+            _row(c, 0, "slow_correct", 0.5, "only()")]                 # slow, but the fastest correct of its k
+    out = arms.rft_rows(rows, TRAIN)
+    assert [r["problem_id"] for r in out] == [a.problem_id, c.problem_id]
+    assert "fastest()" in out[0]["completion"] and out[0]["sample_id"] == f"{a.problem_id}/rft/3"
+    assert "only()" in out[1]["completion"] and out[1]["prompt"] == c.prompt and out[1]["split"] == "train"
+    assert arms.rft_rows([_row(b, 0, "incorrect", 0.01)], TRAIN) == []
+
+
+def test_best_of_k_is_the_fastest_correct_per_prompt_scored_per_prompt():
+    a, b, c = TRAIN[:3]
+    task = SimpleNamespace(baseline_s=lambda pid: 0.1)
+    rows = ([_row(a, 0, "slow_correct", 0.2), _row(a, 1, "fast_correct", 0.01)]     # chosen: fast, speedup 10
+            + [_row(b, 0, "slow_correct", 0.2), _row(b, 1, "incorrect", 0.001)]     # chosen: slow, speedup 0.5
+            + [_row(c, 0, "incorrect", 0.01), _row(c, 1, "no_code")])              # none: 0
+    best = arms.best_of_k(task, rows)
+    assert (best["prompts"], best["k"]) == (3, 2)
+    assert best["correct_share"] == pytest.approx(2 / 3, abs=1e-4)
+    assert best["fast_correct_share"] == pytest.approx(1 / 3, abs=1e-4)
+    assert best["mean_speedup"] == pytest.approx((10 + 0.5) / 3, abs=1e-3)
+    report = arms.rows_report(task, rows)  # the same rows as one model's samples
+    assert (report["samples"], report["correct"], report["fast_correct"]) == (6, 3, 1)
+    assert report["per_problem"][c.problem_id] == {"fast_correct": 0, "slow_correct": 0, "incorrect": 1, "no_code": 1}
+
+
+def test_holm_against_a_hand_computation():
+    # sorted: d 0.005 x 4 = 0.02; a 0.01 x 3 = 0.03; c 0.03 x 2 = 0.06; b 0.04 x 1 = 0.04 -> 0.06 (monotone)
+    adj = arms.holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005})
+    assert adj == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": 0.02})
+    assert arms.holm({"a": 0.3, "b": 0.6})["b"] == 0.6 and arms.holm({"a": 0.4, "b": 0.45})["a"] == 0.8
+    # a contrast without a p (one seed) is n/a and not counted among the m
+    assert arms.holm({"a": 0.02, "b": None, "c": 0.04}) == pytest.approx({"a": 0.04, "b": None, "c": 0.04})
+    assert arms.holm({"a": None}) == {"a": None}
+
+
+def test_paired_p_is_the_paired_t_test_and_na_with_one_seed():
+    from scipy.stats import ttest_rel
+
+    a, b = [0.4, 0.5, 0.45], [0.3, 0.35, 0.4]
+    assert arms.paired_p([x - y for x, y in zip(a, b)]) == pytest.approx(ttest_rel(a, b).pvalue)
+    assert arms.paired_p([0.1]) is None and arms.paired_p([0.1, 0.1]) is None
+
+
+def test_a_stage_that_did_not_move_is_marked():
+    assert arms.moved("rlpf", {"eval_kl": 0.011}, 1.0, 2.0) == {"value": 0.011, "threshold": 1.0, "moved": False}
+    assert arms.moved("rlpf", {"eval_kl": 1.0}, 1.0, 2.0)["moved"]
+    gap = arms.moved("dpa", {"eval_fast_logratio": 1.0, "eval_slow_logratio": -1.5}, 1.0, 2.0)
+    assert gap["value"] == pytest.approx(2.5) and gap["moved"]
+    assert not arms.moved("dpo", {"eval_fast_logratio": 0.5, "eval_slow_logratio": -1.0}, 1.0, 2.0)["moved"]
+    assert not arms.moved("rft", {}, 1.0, 2.0)["moved"] and arms.moved("rft", {"train_samples": 30}, 1.0, 2.0)["moved"]
+
+
+def _seed(seed, shares, moved_rlpf=True):
+    """A seed's result: held-out shares per model (fast & correct, correct)."""
+    samples = {m: {"heldout": {"fast_correct_share": f, "correct_share": c, "mean_speedup": 1 + f, "samples": 168}}
+               for m, (f, c) in shares.items()}
+    movement = {m: {"value": 3.0, "threshold": 1.0, "moved": m != "rlpf" or moved_rlpf} for m in shares if m != "sft"}
+    return {"seed": seed, "families": ["pairs"], "samples": samples, "movement": movement, "stage_metrics": {},
+            "best_of_k": {"k": 4, "correct_share": 0.9, "fast_correct_share": 0.5, "mean_speedup": 2.0}}
+
+
+def test_summary_contrasts_holm_noninferiority_and_movement():
+    base = {"sft": (0.1, 0.8), "dpa": (0.3, 0.8), "rlpf": (0.2, 0.7), "rft": (0.15, 0.8)}
+    one = proof.summarize([_seed(0, base)])
+    c = one["contrasts"]["fast_correct_share"]
+    assert list(c) == ["rlpf-sft", "dpa-sft", "rlpf-rft", "dpa-rft"]
+    assert c["dpa-sft"]["per_seed"] == [pytest.approx(0.2)] and c["dpa-sft"]["p"] is None
+    assert c["dpa-sft"]["p_holm"] is None and one["noninferiority"]["dpa"]["non_inferior"] is None
+    text = proof.format_summary(one)
+    assert "dpa-sft | fast_correct_share | [0] | 0.200 | n/a | n/a" in text and "best-of-k (k [4]" in text
+
+    seeds = [_seed(0, base), _seed(1, {"sft": (0.1, 0.8), "dpa": (0.35, 0.82), "rlpf": (0.1, 0.5), "rft": (0.2, 0.8)},
+                                  moved_rlpf=False),
+             _seed(2, {"sft": (0.2, 0.85), "dpa": (0.4, 0.84), "rlpf": (0.3, 0.8), "rft": (0.2, 0.85)})]
+    s = proof.summarize(seeds)
+    c = s["contrasts"]["fast_correct_share"]
+    assert c["rlpf-sft"]["seeds"] == [0, 2] and c["dpa-sft"]["seeds"] == [0, 1, 2]  # seed 1's RLPF did not move
+    ps = {k: v["p"] for k, v in c.items()}
+    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(arms.holm(ps))
+    assert c["dpa-sft"]["p"] == pytest.approx(arms.paired_p([0.2, 0.25, 0.2]))
+    ni = s["noninferiority"]
+    m, h = proof.t_interval([0.0, 0.02, -0.01])
+    assert ni["dpa"]["lower_95"] == pytest.approx(m - h) and ni["dpa"]["non_inferior"] == (m - h > -0.05)
+    assert ni["rlpf"]["per_seed"] == [pytest.approx(-0.1), pytest.approx(-0.05)] and not ni["rlpf"]["non_inferior"]
+    assert [x["moved"] for x in s["movement"]["rlpf"]] == [True, False, True]
+    assert "NO (not counted)" in proof.format_summary(s)
+
+
+def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
+    gate = tmp_path / "gate.json"
+    gate.write_text(json.dumps({"table": [{"family": "dedup", "passes": False}, {"family": "pairs", "passes": True},
+                                          {"family": "queue", "passes": True}, {"family": "all", "passes": True}]}))
+    assert pilot.gate_families(gate) == ("pairs", "queue")
+    (tmp_path / "table.json").write_text(json.dumps({"table": [{"family": "pairs"}]}))
+    with pytest.raises(SystemExit, match="holds no gate verdicts"):
+        pilot.gate_families(tmp_path / "table.json")
+
+    import perfalign.sandbox
+
+    seen = {}
+
+    class _NoSandbox:
+        def __enter__(self):
+            return None
+
+        def __exit__(self, *exc):
+            return False
+
+    def fake_seed(task, seed, cfg, sb, sft_only=False):
+        seen.update(families=cfg.families, arms=cfg.arms, samples=cfg.samples_per_prompt)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(perfalign.sandbox.Sandbox, "from_settings", classmethod(lambda cls, *a, **k: _NoSandbox()))
+    monkeypatch.setattr(proof, "get_task", lambda *a, **k: "task")
+    monkeypatch.setattr(proof, "run_seed", fake_seed)
+    argv = ["alignment_proof.py", "--profile", "qwen-0.5b", "--families", "idioms", "--workdir", str(tmp_path / "w")]
+    for extra, want in ((["--gate", str(gate), "--arms", "dpa", "rft"], (("pairs", "queue"), ("dpa", "rft"))),
+                        (["--families-kept", "pairs"], (("pairs",), proof.ProofConfig.arms))):
+        monkeypatch.setattr(sys, "argv", argv + extra)
+        with pytest.raises(SystemExit):
+            proof.main()
+        assert (seen["families"], seen["arms"], seen["samples"]) == (*want, 4)
+    monkeypatch.setattr(sys, "argv", argv + ["--gate", str(gate), "--families-kept", "pairs"])
+    with pytest.raises(SystemExit):  # one selection, not two
+        proof.main()
