@@ -21,6 +21,12 @@ ORACLES = [ModelSpec("oracle-ref", "oracle:reference"), ModelSpec("oracle-slow",
 # |error|/SE median 0.62, p90 1.88).
 CONTEST_TOLERANCE = 2.0
 SIGMAS = 4.0
+# PolyBench's slow oracle is 0.5 only as a model: the kernel twice plus its arrays' save and restore, the two calls
+# compiled together. Its true ratio moves with the machine state: gemm read 0.39-0.65 natively across sessions
+# (docs/measurements/price-2026-11-29/gemm_modes*.txt, gemm_truth.json), so no run's own error
+# can judge it against 0.5: its band is the model's. The reference oracle (the same program, truth exactly 1) keeps
+# the run's own band.
+SLOW_MODEL_TOLERANCE = 1.3
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +82,11 @@ def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
             se = rel_se[(o["model"], o["prompt_id"])]
             assert se is not None and o["round_speedups"], o
             tol = math.exp(SIGMAS * se)
+            if o["expected_speedup"] != 1.0:
+                tol = max(tol, SLOW_MODEL_TOLERANCE)
         assert o["expected_speedup"] / tol <= o["measured_speedup"] <= o["expected_speedup"] * tol, (o, tol)
     slow = report.score("oracle-slow", "polybench").speedup_at["1"]
-    assert slow == pytest.approx(0.5, rel=0.25)  # the baseline doing its work twice
+    assert 0.5 / SLOW_MODEL_TOLERANCE <= slow <= 0.5 * SLOW_MODEL_TOLERANCE  # the baseline doing its work twice
     # 2mm and 3mm with i-k-j loops beat the i-j-k originals (~2x idle, 1.17x seen under CI load): the
     # timing path must at least order the known-fast oracle far above the known-slow one of the same run
     fast = report.score("oracle-fast", "polybench").speedup_at["1"]
