@@ -362,10 +362,10 @@ def run_rft(kept: ControlledDataset, seed: int, cfg: ProofConfig, w: Path, sandb
     rows = sample_model(kept, w / "sft", out, kept.train, k, seed, cfg, sandbox)
     chosen = rft_rows(rows, kept.train)
     (out / "chosen.json").write_text(json.dumps(chosen, indent=1))
+    best = [fastest_correct(rs) for rs in by_prompt(rows).values()]
     info = {"samples_per_prompt": k, "prompts": len(kept.train), "executed_samples": len(rows),
             "rlpf_episodes": rlpf_episodes(cfg), "rows": len(chosen),
-            "fast_rows": sum(fastest_correct(rs)["label"] == "fast_correct" for rs in by_prompt(rows).values()
-                             if fastest_correct(rs))}
+            "fast_rows": sum(b is not None and b["label"] == "fast_correct" for b in best)}
     if chosen:
         data = restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), w / "rft_data", sft_train=chosen)
         stage("sft", "rft", data_path=str(data.data_dir), model_name_or_path=str(w / "sft"),
