@@ -1,5 +1,6 @@
 """Stage 4: Direct Performance Alignment (§V-C, §VII-C4): DPO with the adaptive margin, Eq. 7,
 from the SFT model (which is also the frozen reference pi_SFT). Metric: Eq. 8 (paper: 87 %).
+With ``nll_weight`` > 0 RPO's NLL term on the fast program is added (``equations.dpa_nll_loss``).
 
 TRL's DPOTrainer has no per-example margin. ``DPATrainer`` keeps a ``margin`` column and, with
 the reference log-probs precomputed, shifts the reference log-prob of the fast completion by
@@ -28,6 +29,7 @@ from .stage_config import StageResult, group_pairs_by_length, last_logged, repor
 
 TRAIN_SPLITS = ("reward_train", "rl_train")  # D_align (RLPF and DPA share it)
 EVAL_SPLITS = ("reward_eval", "rl_eval")     # 5 % of D_align
+LOSS_WITH_NLL = ("sigmoid", "sft")  # Eq. 7 + RPO's NLL term (DPAStageConfig.nll_weight)
 PINNED_TRL = "1.12"  # DPATrainer relies on DPOTrainer internals (_compute_loss, compute_ref_log_probs)
 
 
@@ -42,6 +44,8 @@ class DPAStageConfig(PreferenceStageConfig):
     output_dir: str = "runs/dpa"
     learning_rate: float = 1e-7
     beta: float = 0.6                           # beta of Eq. 7 (TRL's DPO beta)
+    # w of RPO's NLL term on the fast program (equations.dpa_nll_loss): 0 is the paper's Eq. 7 alone
+    nll_weight: float = 0.0
     train_splits: tuple[str, ...] = TRAIN_SPLITS  # D_align's training splits of the triplets
     eval_splits: tuple[str, ...] = EVAL_SPLITS    # ... and its evaluation splits
 
@@ -49,6 +53,15 @@ class DPAStageConfig(PreferenceStageConfig):
         super().check_values()
         if not self.beta > 0:
             raise ValueError("DPAStageConfig.beta must be > 0")
+        if not self.nll_weight >= 0:
+            raise ValueError("DPAStageConfig.nll_weight must be >= 0")
+
+    def trl_args(self, **computed):
+        """TRL's DPOConfig; with ``nll_weight`` > 0 its sigmoid loss (Eq. 7 through the shifted
+        reference) plus its "sft" loss (the fast program's token-mean NLL) weighted by it."""
+        if self.nll_weight > 0:
+            computed = {"loss_type": list(LOSS_WITH_NLL), "loss_weights": [1.0, self.nll_weight], **computed}
+        return super().trl_args(**computed)
 
 
 def _check_trl() -> None:
@@ -79,8 +92,9 @@ def make_dpa_trainer_class():
 
         def __init__(self, model, ref_model=None, *a, args=None, processing_class=None, **kw):
             _check_trl()
-            if not args.precompute_ref_log_probs or list(args.loss_type) != ["sigmoid"]:
-                raise ValueError("DPATrainer needs precompute_ref_log_probs=True and loss_type=['sigmoid']")
+            if not args.precompute_ref_log_probs or tuple(args.loss_type) not in (("sigmoid",), LOSS_WITH_NLL):
+                raise ValueError("DPATrainer needs precompute_ref_log_probs=True and loss_type=['sigmoid'] "
+                                 "(or ['sigmoid', 'sft']: Eq. 7 + the NLL term)")
             if args.ld_alpha is not None or args.use_weighting or args.f_divergence_type != "reverse_kl" \
                     or args.use_liger_kernel:
                 raise ValueError("DPATrainer supports the plain sigmoid DPO loss only (Eq. 7)")
@@ -222,6 +236,7 @@ def run_dpa(cfg: DPAStageConfig) -> StageResult:
         "dropped_long_rows": dropped,
         "train_loss": float(out.training_loss),
         "train_steps": int(out.global_step), "beta": cfg.beta, "use_margin": cfg.use_margin,
+        "nll_weight": cfg.nll_weight,
         # Eq. 8 per pair (the policy as it trained on each pair), and beta * Delta > mu
         "train_accuracy": seen.get("accuracy"), "train_margin_accuracy": seen.get("margin_accuracy"),
         "eval_accuracy": ev["accuracy"], "eval_margin_accuracy": ev["margin_accuracy"],

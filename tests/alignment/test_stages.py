@@ -26,7 +26,7 @@ from perfalign.alignment.scoring import completion_logprobs, reward_scores
 from perfalign.alignment.sft import SFTStageConfig, run_sft
 from perfalign.alignment.stage_config import METRICS_FILE, group_pairs_by_length
 from perfalign.alignment.stages import wire
-from perfalign.common.equations import dpa_loss, reward_model_loss
+from perfalign.common.equations import dpa_loss, dpa_nll_loss, reward_model_loss
 from perfalign.common.paths import SOURCE_ROOT
 from perfalign.common.prompts import format_response, instruction_prompt
 from perfalign.config.tables import load_config, preset
@@ -208,11 +208,14 @@ def test_reward_trainer_loss_is_eq2(toy, tiny, tmp_path):
     assert float(loss) == pytest.approx(float(want), rel=1e-5)
 
 
-def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path):
+@pytest.mark.parametrize("nll_weight", [0.0, 0.5])
+def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path, nll_weight):
+    """Eq. 7, and with ``nll_weight`` Eq. 7 + w x the fast program's token-mean NLL (RPO's term)."""
     from datasets import Dataset
 
     path, tok = tiny
-    cfg = preset("dpa", model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path))
+    cfg = preset("dpa", model_name_or_path=str(path), data_path=str(toy.data_dir), output_dir=str(tmp_path),
+                 nll_weight=nll_weight)
     pairs = preference_rows(load_triplet_rows(toy.data_dir, ("reward_train",)), 3.0)
     pairs = [dict(p, margin=m) for p, m in zip(pairs, [0.0, 0.5, 1.0, 2.0, 3.0, 1.5])]
     model = models.load_causal_lm(str(path))
@@ -227,14 +230,18 @@ def test_dpa_trainer_loss_is_eq7(toy, tiny, tmp_path):
     with torch.no_grad():
         loss = trainer.compute_loss(model, batch)
     prompts = [p["prompt"] for p in pairs]
-    pol_f = completion_logprobs(model, tok, prompts, [p["chosen"] for p in pairs]).sums
+    fast = completion_logprobs(model, tok, prompts, [p["chosen"] for p in pairs])
+    pol_f = fast.sums
     pol_s = completion_logprobs(model, tok, prompts, [p["rejected"] for p in pairs]).sums
     ref_f = completion_logprobs(ref, tok, prompts, [p["chosen"] for p in pairs]).sums
     ref_s = completion_logprobs(ref, tok, prompts, [p["rejected"] for p in pairs]).sums
     margins = torch.tensor([p["margin"] for p in pairs])
     assert (pol_f - ref_f).abs().max() > 0.1  # the check is not vacuous
-    assert float(loss) == pytest.approx(float(dpa_loss(pol_f, pol_s, ref_f, ref_s, margins, 0.6)), rel=1e-4)
-    assert float(loss) != pytest.approx(float(dpa_loss(pol_f, pol_s, ref_f, ref_s, 0.0, 0.6)), rel=1e-3)
+    nll = nll_weight * dpa_nll_loss(pol_f, fast.counts)
+    assert float(loss) == pytest.approx(float(dpa_loss(pol_f, pol_s, ref_f, ref_s, margins, 0.6) + nll), rel=1e-4)
+    assert float(loss) != pytest.approx(float(dpa_loss(pol_f, pol_s, ref_f, ref_s, 0.0, 0.6) + nll), rel=1e-3)
+    if nll_weight:
+        assert float(nll) > 0.01 * float(loss)  # the term is there, and weighed as configured
 
 
 # --------------------------------------------------------------------------- Eq. 4 and the PPO adapter
