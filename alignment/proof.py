@@ -1,84 +1,136 @@
-"""Whether alignment on the controlled task (perfdata.controlled) generalizes: a model's samples on
-its prompts, executed in the sandbox (``execute_samples``) and classified incorrect, correct, or
-correct and fast. ``experiments/alignment_proof.py`` trains on the task and reports these."""
+"""A model's samples on the controlled task's prompts (perfdata.controlled), each executed in the
+sandbox (``execute_samples``, the one measurement path) and labelled by its instance's threshold:
+fast & correct, slow & correct, incorrect, or no code. ``experiments/alignment_proof.py`` (the
+arms, RFT and the pilot gate) samples and reports through this one path.
+
+A prompt's samples are generated in one batch (top-k 0, top-p 1, as in RLPF), each row cut at its
+closing fence, and appended one row per sample (``ROW_KEYS``, with its text) to ``samples.jsonl``
+as they are labelled: a killed run resumes at the next prompt. Prompt i of the given order is
+sampled with the seed ``seed + i`` (common random numbers across models)."""
 from __future__ import annotations
 
+import json
+import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from perfalign.perfdata.controlled import ControlledDataset, Instance, execute_samples
 from perfalign.perfdata.perf import BuildSettings
 
-
-@dataclass
-class SampleReport:
-    """Samples of one model on a set of prompts, executed in the sandbox."""
-
-    samples: int
-    fast_correct: int
-    correct: int
-    speedup_sum: float                      # sum over samples of baseline / runtime (0 when incorrect)
-    distinct_programs: int
-    per_problem: dict[str, dict[str, int]]
-    flags: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def fast_share(self) -> float:
-        return self.fast_correct / self.samples if self.samples else 0.0
-
-    @property
-    def correct_share(self) -> float:
-        return self.correct / self.samples if self.samples else 0.0
-
-    @property
-    def mean_speedup(self) -> float:
-        return self.speedup_sum / self.samples if self.samples else 0.0
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "fast_correct_share": round(self.fast_share, 4),
-                "correct_share": round(self.correct_share, 4), "mean_speedup": round(self.mean_speedup, 4)}
+LABELS = ("fast_correct", "slow_correct", "incorrect", "no_code")
+# a sample's row in samples.jsonl; the files already recorded are read by these keys
+ROW_KEYS = ("problem_id", "family", "sample", "seed", "temperature", "label", "verdict", "cpu_time_s", "threshold_s",
+            "new_tokens", "prompt_generation", "text")
 
 
-def classify_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,
-                     repeats: int = BuildSettings.repeats) -> SampleReport:
-    """Every sample executed (``execute_samples``): incorrect, or correct and fast (under
-    ``threshold_s``), and its speedup over the references' median through common.plausibility
-    (incorrect samples count 0, as speedup_n@k)."""
-    from perfalign.common.plausibility import speedup_ratio
-
-    executed, distinct = execute_samples(task, samples, sandbox, repeats)
-    per: dict[str, Counter] = {}
-    flags: Counter = Counter()
-    speedups = 0.0
-    for pid, runs in executed.items():
-        c = per.setdefault(pid, Counter())
-        for _, res in runs:
-            if res is None or not res.ok:
-                c["incorrect"] += 1
-                continue
-            c["correct"] += 1
-            if res.mean_cpu_time_s < task.threshold_s(pid):
-                c["fast_correct"] += 1
-            s = speedup_ratio(task.baseline_s(pid), res.mean_cpu_time_s)
-            flags.update(s.flags)
-            speedups += s.value or 0.0
-    total = sum(per.values(), Counter())
-    return SampleReport(sum(len(v) for v in samples.values()), total["fast_correct"], total["correct"], speedups,
-                        distinct, {k: dict(v) for k, v in per.items()}, dict(flags))
+def label(result, threshold_s: float) -> str:
+    """A sample's class from its sandbox result (None: no code in the text)."""
+    if result is None:
+        return "no_code"
+    if not result.ok:
+        return "incorrect"
+    return "fast_correct" if result.mean_cpu_time_s < threshold_s else "slow_correct"
 
 
-def sample_and_classify(task: ControlledDataset, model_dir: str | Path, problems: list[Instance],
-                        samples_per_prompt: int, seed: int = 0, temperature: float = 1.0, max_new_tokens: int = 96,
-                        sandbox=None) -> SampleReport:
-    """Sample the model on the instances' prompts (top-k 0, top-p 1 as in RLPF) and classify."""
+def _row(fields: dict) -> dict:
+    return {k: fields[k] for k in ROW_KEYS if k in fields}
+
+
+def labelled_rows(task: ControlledDataset, inst: Instance, texts: list[str], sandbox=None,
+                  repeats: int = BuildSettings.repeats) -> list[dict]:
+    """One row per sample of ``inst``'s prompt (without the sampler's keys): each text executed
+    on the instance's tests and labelled."""
+    pid, threshold = inst.problem_id, task.threshold_s(inst.problem_id)
+    executed, _ = execute_samples(task, {pid: texts}, sandbox, repeats)
+    return [_row({"problem_id": pid, "family": inst.family.name, "sample": j, "label": label(res, threshold),
+                  "verdict": res.verdict.value if res is not None else None,
+                  "cpu_time_s": res.mean_cpu_time_s if res is not None else None, "threshold_s": threshold,
+                  "text": text})
+            for j, (text, (_, res)) in enumerate(zip(texts, executed[pid]))]
+
+
+class FenceStop:
+    """A row is done once its new text holds a closing code fence (two ``` in all)."""
+
+    def __init__(self, tokenizer, prompt_len: int):
+        self.tokenizer, self.prompt_len = tokenizer, prompt_len
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
+        return torch.tensor([t.count("```") >= 2 for t in texts], device=input_ids.device)
+
+
+def generate(model, tokenizer, prompt: str, n: int, temperature: float, max_new_tokens: int,
+             seed: int) -> tuple[list[str], list[int]]:
+    """``n`` samples of one prompt in one batch (top-k 0, top-p 1), each cut at its closing fence;
+    their texts and new-token counts."""
+    import torch
+    from transformers import StoppingCriteriaList
+
+    torch.manual_seed(seed)
+    enc = tokenizer([prompt] * n, return_tensors="pt")
+    plen = enc["input_ids"].shape[1]
+    with torch.no_grad():
+        out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
+                             max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
+                             eos_token_id=tokenizer.eos_token_id,
+                             stopping_criteria=StoppingCriteriaList([FenceStop(tokenizer, plen)]))
+    new = out[:, plen:]
+    lengths = [int((row != tokenizer.pad_token_id).sum()) for row in new]
+    texts = tokenizer.batch_decode(new, skip_special_tokens=True)
+    return [t[:fence_end(t)] for t in texts], lengths
+
+
+def fence_end(text: str) -> int:
+    """The end of the closing fence (the text's end when there is none)."""
+    first = text.find("```")
+    close = text.find("```", first + 3) if first >= 0 else -1
+    return len(text) if close < 0 else close + 3
+
+
+def interleaved(instances: list) -> list:
+    """One instance of each family first, then the second of each, and so on (stable)."""
+    seen: Counter = Counter()
+    keyed = []
+    for inst in instances:
+        keyed.append((seen[inst.family.name], len(keyed), inst))
+        seen[inst.family.name] += 1
+    return [inst for *_, inst in sorted(keyed, key=lambda x: x[:2])]
+
+
+def read_samples(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instances: list[Instance],
+                     samples_per_prompt: int, temperature: float, max_new_tokens: int, seed: int = 0, sandbox=None,
+                     threads: int = 1) -> list[dict]:
+    """Sample and label every instance's prompt not yet in ``out/samples.jsonl``; all its rows."""
+    import torch
+
     from .models import load_causal_lm, load_tokenizer
     from .prompting import model_prompt
-    from .scoring import sample_completions
 
-    tok = load_tokenizer(str(model_dir))
-    model = load_causal_lm(str(model_dir), tokenizer=tok)
-    prompts = [model_prompt(tok, i.prompt) for i in problems]  # the chat template of an instruct model
-    outs = sample_completions(model, tok, prompts, max_new_tokens=max_new_tokens,
-                              temperature=temperature, num_samples=samples_per_prompt, seed=seed)
-    return classify_samples(task, {i.problem_id: o for i, o in zip(problems, outs)}, sandbox)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "samples.jsonl"
+    done = {r["problem_id"] for r in read_samples(path)}
+    todo = [(i, inst) for i, inst in enumerate(instances) if inst.problem_id not in done]
+    if todo:
+        torch.set_num_threads(threads)
+        tok = load_tokenizer(model_name, padding_side="left")
+        model = load_causal_lm(model_name, tokenizer=tok).eval()
+    for i, inst in todo:
+        w0, c0 = time.time(), time.process_time()
+        texts, lengths = generate(model, tok, model_prompt(tok, inst.prompt), samples_per_prompt, temperature,
+                                  max_new_tokens, seed + i)
+        gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
+               "batch_steps": max(lengths)}
+        rows = [_row({**r, "seed": seed + i, "temperature": temperature, "new_tokens": n, "prompt_generation": gen})
+                for r, n in zip(labelled_rows(task, inst, texts, sandbox), lengths)]
+        with path.open("a") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+        print(f"{inst.problem_id}: {Counter(r['label'] for r in rows)} generated {gen['new_tokens']} tokens in "
+              f"{gen['wall_s']:.0f} s wall, {gen['cpu_s']:.0f} CPU-s", flush=True)
+    return read_samples(path)

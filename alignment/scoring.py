@@ -1,5 +1,5 @@
-"""Forward passes the metrics need: completion log-probs (perplexity, DPA), reward-model scores,
-sampling. Tokenization mirrors TRL's (prompt, then prompt + completion + EOS)."""
+"""Forward passes the metrics need: completion log-probs (perplexity, DPA), reward-model scores.
+Tokenization mirrors TRL's (prompt, then prompt + completion + EOS)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -74,27 +74,3 @@ def reward_scores(reward_model, tokenizer, prompts: list[str], completions: list
         logits = reward_model(input_ids=input_ids.to(device), attention_mask=attn.to(device)).logits
         out.append(logits[:, 0].float().cpu())
     return torch.cat(out) if out else torch.zeros(0)
-
-
-@torch.no_grad()
-def sample_completions(model, tokenizer, prompts: list[str], max_new_tokens: int, temperature: float = 1.0,
-                       num_samples: int = 1, batch_size: int = 16, seed: int | None = None) -> list[list[str]]:
-    """``num_samples`` completions sampled per prompt as RLPF samples (top-k 0, top-p 1), decoded
-    with the special tokens dropped."""
-    if seed is not None:
-        torch.manual_seed(seed)
-    model.eval()
-    device = next(model.parameters()).device
-    side, tokenizer.padding_side = tokenizer.padding_side, "left"
-    flat = [p for p in prompts for _ in range(num_samples)]
-    texts: list[str] = []
-    try:
-        for i in range(0, len(flat), batch_size):
-            enc = tokenizer(flat[i:i + batch_size], return_tensors="pt", padding=True).to(device)
-            gen = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
-                                 max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
-                                 eos_token_id=tokenizer.eos_token_id)
-            texts += tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-    finally:
-        tokenizer.padding_side = side
-    return [texts[i * num_samples:(i + 1) * num_samples] for i in range(len(prompts))]

@@ -258,10 +258,10 @@ def sample_model(task: ControlledDataset, model_dir: str | Path, out: Path, inst
     (the pilot's path: rows cut at the closing fence, one row per sample in ``out/samples.jsonl``
     with its text, label and CPU time; resumable per prompt). Prompt i gets the seed 1000 x seed + i
     for every model (common random numbers)."""
-    from pilot import interleaved, run_pilot
+    from perfalign.alignment.proof import interleaved, sample_and_label
 
-    return run_pilot(task, str(model_dir), out, interleaved(instances), k, cfg.temperature, cfg.pilot_max_new_tokens,
-                     seed=1000 * seed, sandbox=sandbox)
+    return sample_and_label(task, str(model_dir), out, interleaved(instances), k, cfg.temperature,
+                            cfg.pilot_max_new_tokens, seed=1000 * seed, sandbox=sandbox)
 
 
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
@@ -337,7 +337,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         timings[f"sample_{name}"] = round(time.time() - t, 1)
         timings_file.write_text(json.dumps(timings))
     if "sft" in samples:  # the SFT model's own evaluation samples, no extra sampling
-        from pilot import read_samples
+        from perfalign.alignment.proof import read_samples
 
         best = best_of_k(kept, read_samples(w / "eval_sft_heldout" / "samples.jsonl"))
     out = {"seed": seed, "arms": list(cfg.arms), "families": sorted({i.family.name for i in kept.heldout}),
@@ -558,15 +558,16 @@ def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out
     """The pilot gate on the held-out prompts (the first ``prompts`` of them, spread over the
     families in turn); writes ``out/gate.json`` beside the per-sample ``out/samples.jsonl``. On the
     training prompts the same table without the verdict goes to ``out/table.json``."""
-    from pilot import format_gate, format_reach, gate_table, interleaved, run_pilot
+    from pilot import format_gate, format_reach, gate_table
 
+    from perfalign.alignment.proof import interleaved, sample_and_label
     from perfalign.config.tables import load_config
 
     model = model or load_config(profile=cfg.profile).align.base_model
     t0, c0, load0 = time.time(), time.process_time(), os.getloadavg()
     instances = task.heldout if split == "heldout" else task.train
-    rows = run_pilot(task, model, out, interleaved(instances)[:prompts], cfg.pilot_samples_per_prompt,
-                     cfg.pilot_temperature, cfg.pilot_max_new_tokens, sandbox=sandbox)
+    rows = sample_and_label(task, model, out, interleaved(instances)[:prompts], cfg.pilot_samples_per_prompt,
+                            cfg.pilot_temperature, cfg.pilot_max_new_tokens, sandbox=sandbox)
     table = gate_table(rows, verdict=split == "heldout")
     path = out / ("gate.json" if split == "heldout" else "table.json")
     path.write_text(json.dumps(

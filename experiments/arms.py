@@ -1,6 +1,6 @@
 """The idiom experiment's arms beside the trained ones, and its analysis (docs/alignment.md, "The
 arms: RFT, best-of-k, the gate's families, the analysis"). Everything here reads the pilot path's
-sample rows (experiments/pilot.py: one dict per sample with its label and CPU time, measured in the
+sample rows (alignment/proof.py: one dict per sample with its label and CPU time, measured in the
 sandbox on the instance's tests) and computes; nothing samples or trains:
 
 - ``rows_report``: a model's shares on its rows (correct, fast & correct, mean speedup);
@@ -45,9 +45,9 @@ def _speedup(task, row: dict | None) -> float:
 
 
 def rows_report(task, rows: list[dict]) -> dict:
-    """A model's shares over its samples (as ``alignment.proof.SampleReport.to_dict``): correct,
-    fast & correct, mean speedup (incorrect samples count 0), and per-problem counts."""
-    from pilot import LABELS
+    """A model's shares over its samples: correct, fast & correct, mean speedup (incorrect samples
+    count 0), and per-problem counts."""
+    from perfalign.alignment.proof import LABELS
 
     per = {pid: {lab: sum(r["label"] == lab for r in rs) for lab in LABELS} for pid, rs in by_prompt(rows).items()}
     n, fast = len(rows), sum(r["label"] == "fast_correct" for r in rows)

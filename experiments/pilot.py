@@ -2,21 +2,20 @@
 held-out share of correct samples at temperature 0.2 must be >= 0.6 and the headroom (correct
 minus fast & correct) >= 0.3, else the family is dropped or rephrased before any training.
 
-Each held-out prompt's samples are generated in one batch (rows stop at the closing fence),
-executed in the sandbox (``controlled.execute_samples``, the one measurement path) and appended
-to ``samples.jsonl`` as they are classified: a killed run resumes at the next prompt. Every
-prompt is sampled with the seed ``seed + its index`` (common random numbers across models).
+The samples and their labels come from the library's one path (``alignment.proof``: rows cut at
+the closing fence, executed in the sandbox, one row per sample in ``samples.jsonl``, resumable);
+this module computes and formats the gate from those rows.
 """
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from pathlib import Path
 
+from perfalign.alignment.proof import LABELS
+
 GATE_CORRECT = 0.6
 GATE_HEADROOM = 0.3
-LABELS = ("fast_correct", "slow_correct", "incorrect", "no_code")
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -27,15 +26,6 @@ def wilson(k: int, n: int) -> tuple[float, float]:
         return 0.0, 1.0
     ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
     return float(ci.low), float(ci.high)
-
-
-def label(result, threshold_s: float) -> str:
-    """A sample's class from its sandbox result (None: no code in the text)."""
-    if result is None:
-        return "no_code"
-    if not result.ok:
-        return "incorrect"
-    return "fast_correct" if result.mean_cpu_time_s < threshold_s else "slow_correct"
 
 
 def prompt_votes(rows: list[dict]) -> dict[str, Counter]:
@@ -125,97 +115,3 @@ def format_reach(table: list[dict]) -> str:
                      + f" | {_ci(r, 'fast_correct')} | {_ci(r, 'headroom')} | {_ci(r, 'incorrect')} | "
                      + f"{r['prompts_any_fast_correct']}/{r['prompts']} [{lo:.2f}, {hi:.2f}]")
     return "\n".join(lines)
-
-
-class FenceStop:
-    """A row is done once its new text holds a closing code fence (two ``` in all)."""
-
-    def __init__(self, tokenizer, prompt_len: int):
-        self.tokenizer, self.prompt_len = tokenizer, prompt_len
-
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-
-        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
-        return torch.tensor([t.count("```") >= 2 for t in texts], device=input_ids.device)
-
-
-def generate(model, tokenizer, prompt: str, n: int, temperature: float, max_new_tokens: int,
-             seed: int) -> tuple[list[str], list[int]]:
-    """``n`` samples of one prompt in one batch (top-k 0, top-p 1), each cut at its closing fence;
-    their texts and new-token counts."""
-    import torch
-    from transformers import StoppingCriteriaList
-
-    torch.manual_seed(seed)
-    enc = tokenizer([prompt] * n, return_tensors="pt")
-    plen = enc["input_ids"].shape[1]
-    with torch.no_grad():
-        out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
-                             max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
-                             eos_token_id=tokenizer.eos_token_id,
-                             stopping_criteria=StoppingCriteriaList([FenceStop(tokenizer, plen)]))
-    new = out[:, plen:]
-    lengths = [int((row != tokenizer.pad_token_id).sum()) for row in new]
-    texts = tokenizer.batch_decode(new, skip_special_tokens=True)
-    return [t[:_fence_end(t)] for t in texts], lengths
-
-
-def _fence_end(text: str) -> int:
-    """The end of the closing fence (the text's end when there is none)."""
-    first = text.find("```")
-    close = text.find("```", first + 3) if first >= 0 else -1
-    return len(text) if close < 0 else close + 3
-
-
-def interleaved(instances: list) -> list:
-    """One instance of each family first, then the second of each, and so on (stable)."""
-    seen: Counter = Counter()
-    keyed = []
-    for inst in instances:
-        keyed.append((seen[inst.family.name], len(keyed), inst))
-        seen[inst.family.name] += 1
-    return [inst for *_, inst in sorted(keyed, key=lambda x: x[:2])]
-
-
-def read_samples(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-
-
-def run_pilot(task, model_name: str, out: Path, instances: list, samples_per_prompt: int, temperature: float = 0.2,
-              max_new_tokens: int = 192, seed: int = 0, sandbox=None, threads: int = 1) -> list[dict]:
-    """Sample and classify every instance's prompt not yet in ``out/samples.jsonl``; all rows."""
-    import torch
-
-    from perfalign.alignment.models import load_causal_lm, load_tokenizer
-    from perfalign.alignment.prompting import model_prompt
-    from perfalign.perfdata.controlled import execute_samples
-
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "samples.jsonl"
-    done = {r["problem_id"] for r in read_samples(path)}
-    todo = [(i, inst) for i, inst in enumerate(instances) if inst.problem_id not in done]
-    if todo:
-        torch.set_num_threads(threads)
-        tok = load_tokenizer(model_name, padding_side="left")
-        model = load_causal_lm(model_name, tokenizer=tok).eval()
-    for i, inst in todo:
-        pid = inst.problem_id
-        w0, c0 = time.time(), time.process_time()
-        texts, lengths = generate(model, tok, model_prompt(tok, inst.prompt), samples_per_prompt, temperature,
-                                  max_new_tokens, seed + i)
-        gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
-               "batch_steps": max(lengths)}
-        executed, _ = execute_samples(task, {pid: texts}, sandbox)
-        with path.open("a") as f:
-            for j, (text, n_tok, (code, res)) in enumerate(zip(texts, lengths, executed[pid])):
-                f.write(json.dumps({"problem_id": pid, "family": inst.family.name, "sample": j, "seed": seed + i,
-                                    "temperature": temperature, "label": label(res, task.threshold_s(pid)),
-                                    "verdict": res.verdict.value if res is not None else None,
-                                    "cpu_time_s": res.mean_cpu_time_s if res is not None else None,
-                                    "threshold_s": task.threshold_s(pid), "new_tokens": n_tok,
-                                    "prompt_generation": gen, "text": text}) + "\n")
-        print(f"{pid}: {Counter(label(r, task.threshold_s(pid)) for _, r in executed[pid])} "
-              f"generated {gen['new_tokens']} tokens in {gen['wall_s']:.0f} s wall, {gen['cpu_s']:.0f} CPU-s",
-              flush=True)
-    return read_samples(path)

@@ -1,6 +1,6 @@
-"""The pilot gate's arithmetic and classification on recorded samples (no model, no sandbox):
-the labels from sandbox results, the per-family counts, shares, Wilson intervals and verdicts,
-and the cut at the closing fence; and that ``alignment_proof.py --sft-only`` stops after SFT."""
+"""The pilot gate's arithmetic on recorded samples (no model, no sandbox): the per-family counts,
+shares, Wilson intervals and verdicts; and that ``alignment_proof.py --sft-only`` stops after SFT.
+The samples' labels, the cut at the closing fence and the prompts' order: tests/alignment/test_proof.py."""
 from __future__ import annotations
 
 import importlib.util
@@ -11,20 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from perfalign.alignment import proof as sampling
+
 _spec = importlib.util.spec_from_file_location("pilot", Path(__file__).parents[2] / "experiments" / "pilot.py")
 pilot = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(pilot)
-
-
-def _res(ok: bool, cpu: float | None = None):
-    return SimpleNamespace(ok=ok, mean_cpu_time_s=cpu)
-
-
-def test_label_from_sandbox_results():
-    assert pilot.label(None, 0.05) == "no_code"
-    assert pilot.label(_res(False), 0.05) == "incorrect"
-    assert pilot.label(_res(True, 0.02), 0.05) == "fast_correct"
-    assert pilot.label(_res(True, 0.05), 0.05) == "slow_correct"  # at the threshold: not faster than it
 
 
 def test_wilson_matches_the_closed_form():
@@ -75,18 +66,6 @@ def test_gate_thresholds_are_inclusive():
     t = {r["family"]: r for r in pilot.gate_table(_rows("x", fast_correct=3, slow_correct=3, incorrect=4))}
     assert t["x"]["correct_share"] == pytest.approx(0.6) and t["x"]["headroom"] == pytest.approx(0.3)
     assert t["x"]["passes"]
-
-
-def test_a_sample_is_cut_at_its_closing_fence():
-    text = "Here:\n```python\nprint(1)\n```\nThis prints 1.\n```python\nx\n```"
-    assert text[:pilot._fence_end(text)] == "Here:\n```python\nprint(1)\n```"
-    assert pilot._fence_end("```python\nprint(1)") == len("```python\nprint(1)")  # cut by the length: kept
-
-
-def test_interleaved_puts_one_prompt_per_family_first():
-    fam = lambda name: SimpleNamespace(name=name)  # noqa: E731
-    insts = [SimpleNamespace(family=fam(f), id=i) for i, f in enumerate("aabbcc")]
-    assert [i.id for i in pilot.interleaved(insts)] == [0, 2, 4, 1, 3, 5]
 
 
 _proof_spec = importlib.util.spec_from_file_location("alignment_proof",
@@ -188,7 +167,7 @@ def test_pilot_split_and_temperature_options(monkeypatch):
 
 def test_pilot_on_training_prompts_writes_the_table_without_a_verdict(tmp_path, monkeypatch):
     """pilot_gate's train split: the first prompts of the training instances, one per family in
-    turn, sampled by the one pilot path; table.json carries no verdict and the sampling settings."""
+    turn, sampled by the one path (``alignment.proof``); table.json carries no verdict and the sampling settings."""
     fam = lambda name: SimpleNamespace(name=name)  # noqa: E731
     train = [SimpleNamespace(family=fam(f), problem_id=f"{f}{i}") for f in ("a", "b") for i in range(3)]
     task = SimpleNamespace(train=train, heldout=[])
@@ -202,7 +181,7 @@ def test_pilot_on_training_prompts_writes_the_table_without_a_verdict(tmp_path, 
                 for i in instances for j in range(k)]
 
     monkeypatch.setitem(sys.modules, "pilot", pilot)
-    monkeypatch.setattr(pilot, "run_pilot", fake_run)
+    monkeypatch.setattr(sampling, "sample_and_label", fake_run)
     cfg = proof.ProofConfig(profile="qwen-0.5b", family_set="idioms", pilot_temperature=1.0, pilot_samples_per_prompt=4)
     assert proof.pilot_gate(task, cfg, "m", tmp_path, 4, None, split="train") == 0
     assert calls == [(["a0", "b0", "a1", "b1"], 4, 1.0)]

@@ -1,20 +1,23 @@
 """End to end on the embedded model and a small controlled task (about a minute on 2 shared
 cores): SFT, then DPA, the reward model and RLPF from it, each run directory complete, and the
-held-out prompts sampled and executed. Whether alignment moves the model on held-out prompts is
-measured by experiments/alignment_proof.py (seeds, ablations, intervals), not asserted here."""
+held-out prompts sampled and labelled by the one path (alignment/proof.py), whose labels, fence
+cut, prompt order and row format are also checked alone. Whether alignment moves the model on
+held-out prompts is measured by experiments/alignment_proof.py (seeds, ablations, intervals), not
+asserted here."""
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
+from perfalign.alignment import proof as sampling
 from perfalign.alignment.data import load_triplet_rows
 from perfalign.alignment.dpa import run_dpa
-from perfalign.alignment.proof import sample_and_classify
 from perfalign.alignment.reward_model import train_reward_model
 from perfalign.alignment.rlpf import run_rlpf
 from perfalign.alignment.sft import run_sft
@@ -40,7 +43,8 @@ def run(tmp_path_factory, sandbox):
                                              output_dir=str(w / "rlpf"), per_device_train_batch_size=6,
                                              num_mini_batches=2, total_episodes=12, num_ppo_epochs=2,
                                              eval_samples_per_prompt=2, eval_before=True, **common))
-    heldout = sample_and_classify(task, sft.run_dir, task.heldout, 4, sandbox=sandbox)
+    heldout = sampling.sample_and_label(task, str(sft.run_dir), w / "heldout", sampling.interleaved(task.heldout), 4,
+                                        temperature=1.0, max_new_tokens=24, seed=7, sandbox=sandbox)
     return dict(task=task, sft=sft, dpa=dpa, rm=rm, rlpf=rlpf, heldout=heldout)
 
 
@@ -66,9 +70,50 @@ def test_stage_run_directories_and_metrics(run):
 
 
 def test_held_out_prompts_are_sampled_and_executed(run):
-    h = run["heldout"]
-    assert h.samples == 8 and set(h.per_problem) == {i.problem_id for i in run["task"].heldout}
-    assert 0 <= h.fast_correct <= h.correct <= h.samples
+    rows, order = run["heldout"], sampling.interleaved(run["task"].heldout)
+    assert len(rows) == 8 and [r["problem_id"] for r in rows] == [i.problem_id for i in order for _ in range(4)]
+    assert all(tuple(r) == sampling.ROW_KEYS and r["label"] in sampling.LABELS for r in rows)
+    assert [r["seed"] for r in rows] == [7 + i for i in range(2) for _ in range(4)]  # prompt i: seed + i
+    assert all(r["text"].count("```") <= 2 and r["new_tokens"] <= 24 for r in rows)  # cut at the closing fence
+    for r in rows:  # the label is the sandbox's verdict and CPU time against the instance's threshold
+        assert (r["verdict"] is None) == (r["label"] == "no_code")
+        if r["label"] in ("fast_correct", "slow_correct"):
+            assert (r["cpu_time_s"] < r["threshold_s"]) == (r["label"] == "fast_correct")
+
+
+def _res(ok: bool, cpu: float | None = None):
+    return SimpleNamespace(ok=ok, mean_cpu_time_s=cpu)
+
+
+def test_label_from_sandbox_results():
+    assert sampling.label(None, 0.05) == "no_code"
+    assert sampling.label(_res(False), 0.05) == "incorrect"
+    assert sampling.label(_res(True, 0.02), 0.05) == "fast_correct"
+    assert sampling.label(_res(True, 0.05), 0.05) == "slow_correct"  # at the threshold: not faster than it
+
+
+def test_a_sample_is_cut_at_its_closing_fence():
+    text = "Here:\n```python\nprint(1)\n```\nThis prints 1.\n```python\nx\n```"
+    assert text[:sampling.fence_end(text)] == "Here:\n```python\nprint(1)\n```"
+    assert sampling.fence_end("```python\nprint(1)") == len("```python\nprint(1)")  # cut by the length: kept
+
+
+def test_interleaved_puts_one_prompt_per_family_first():
+    fam = lambda name: SimpleNamespace(name=name)  # noqa: E731
+    insts = [SimpleNamespace(family=fam(f), id=i) for i, f in enumerate("aabbcc")]
+    assert [i.id for i in sampling.interleaved(insts)] == [0, 2, 4, 1, 3, 5]
+
+
+def test_the_recorded_sample_files_read_as_the_rows_written():
+    """The pilot gates' samples.jsonl kept in docs/measurements: every row has the keys the sampler
+    writes, in its order, and its label agrees with its CPU time and threshold."""
+    files = sorted((Path(__file__).parents[2] / "docs" / "measurements").glob("**/samples.jsonl"))
+    assert files
+    for f in files:
+        for r in sampling.read_samples(f):
+            assert tuple(r) == sampling.ROW_KEYS, f
+            if r["label"] in ("fast_correct", "slow_correct"):
+                assert (r["cpu_time_s"] < r["threshold_s"]) == (r["label"] == "fast_correct"), f
 
 
 def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
@@ -107,11 +152,9 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
                                                   Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
     proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(proof)
-    import pilot
-
     task, w = run["task"], tmp_path / "w"
     shutil.copytree(run["sft"].run_dir, w / "seed0" / "sft")
-    real_generate = pilot.generate
+    real_generate = sampling.generate
 
     def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
         inst = next((i for i in task.train if i.statement in prompt), None)
@@ -120,7 +163,7 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
         refs = [format_response(inst.program(k), "python3") for k in ("slow", "fast", "medium")]
         return [refs[j % 3] for j in range(n)], [10] * n
 
-    monkeypatch.setattr(pilot, "generate", generate)
+    monkeypatch.setattr(sampling, "generate", generate)
     cfg = proof.ProofConfig(workdir=str(w), families=("evens", "squares"), arms=("rft",), samples_per_prompt=2,
                             rft_samples_per_prompt=2, rlpf_episodes=6, rft_epochs=1.0, pilot_max_new_tokens=24)
     out = proof.run_seed(task, 0, cfg, sandbox)
@@ -132,7 +175,7 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     assert {k: out["rft"][k] for k in ("samples_per_prompt", "prompts", "executed_samples", "rlpf_episodes", "rows")} \
         == {"samples_per_prompt": 3, "prompts": 2, "executed_samples": 6, "rlpf_episodes": 6, "rows": 2}
     chosen = {r["problem_id"]: r for r in json.loads((w / "seed0" / "rft_samples" / "chosen.json").read_text())}
-    sampled = pilot.read_samples(w / "seed0" / "rft_samples" / "samples.jsonl")
+    sampled = sampling.read_samples(w / "seed0" / "rft_samples" / "samples.jsonl")
     for pid, row in chosen.items():
         best = min((r for r in sampled if r["problem_id"] == pid), key=lambda r: r["cpu_time_s"])
         assert row["sample_id"] == f"{pid}/rft/{best['sample']}" and best["label"] in ("fast_correct", "slow_correct")
@@ -144,7 +187,7 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     for m in ("sft", "rft"):
         h = out["samples"][m]["heldout"]
         assert h["samples"] == 4 and set(h["per_problem"]) == {"ctl_evens_p2_s0", "ctl_squares_p2_s0"}
-        rows = pilot.read_samples(w / "seed0" / f"eval_{m}_heldout" / "samples.jsonl")
+        rows = sampling.read_samples(w / "seed0" / f"eval_{m}_heldout" / "samples.jsonl")
         assert len(rows) == 4 and all("text" in r and r["seed"] in (0, 1) for r in rows)  # same seeds per prompt
     assert (out["best_of_k"]["prompts"], out["best_of_k"]["k"]) == (2, 2)
     assert 0 <= out["best_of_k"]["fast_correct_share"] <= out["best_of_k"]["correct_share"] <= 1

@@ -11,7 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pyarrow as pa
 import pytest
 
-from perfalign.alignment.proof import classify_samples
+from perfalign.alignment.proof import labelled_rows
 from perfalign.common.equations import adaptive_margin
 from perfalign.common.prompts import format_response
 from perfalign.perfdata.controlled import (
@@ -151,9 +151,9 @@ def test_idiom_samples_are_classified_by_execution(task, sandbox):
     inst = task.heldout[0]
     texts = [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")]
     texts.append(format_response(inst.program("fast", inst.other_k), "python3"))  # did not copy the number
-    report = classify_samples(task, {inst.problem_id: texts}, sandbox, repeats=1)
-    assert (report.samples, report.correct, report.distinct_programs) == (4, 2, 4)
-    assert report.fast_correct == 1  # the set program; the list scan is ~10x slower in the same run
+    rows = labelled_rows(task, inst, texts, sandbox, repeats=1)
+    # the set program is fast, the list scan ~10x slower in the same run; one not using the number is wrong
+    assert [r["label"] for r in rows] == ["fast_correct", "slow_correct", "incorrect", "incorrect"]
 
 
 @pytest.mark.timing
