@@ -167,12 +167,13 @@ class ProofConfig:
     # of the 41 in numeric order, 0 = off; None = the profile's: all 41 on a real model, none on
     # ``embedded`` (its tiny model cannot solve HumanEval).
     humaneval_problems: int | None = None
-    # Per problem and model: 2, by cost. A sample costs ~36 CPU-s (arms.UNIT_CPU_S, measured: ~31
-    # generating, ~5 scoring), so 41 problems x 5 models is 2.0 CPU-hours per seed per sample: at 4
-    # it would outweigh every training stage together (~4.6 CPU-hours). With the same seeds for every
-    # model, a paired share difference over 41 problems has a sampling SD of sqrt(2 v / (41 k)), v the
-    # within-problem variance (0.133 measured for the idiom task's fast & correct at T 1.0): 0.057 at
-    # k 2, 0.040 at 4; beside a seed-level SD of ~0.10, 0.115 against 0.108 (+6 %) for half the cost.
+    # Per problem and model: 2, by cost. A sample costs 37 CPU-s (arms.UNIT_CPU_S, measured: 31
+    # generating, 6 scoring): 41 problems x 5 models is 2.1 CPU-hours per seed for each sample per
+    # problem, beside 5.8 for the rest of a seed. With the same seeds for every model, a paired share
+    # difference over 41 problems has a sampling SD of sqrt(2 v / (41 k)), v the within-problem
+    # variance (0.133 for the idiom task's fast & correct at T 1.0; HumanEval's is not measured yet):
+    # beside a seed-level SD s, the cost of a given power is ~ seed cost x (s^2 + 2 v / (41 k)), least
+    # at k 2 for s 0.05 and within 2 % of k 1's at s 0.10; k 4 costs 25 % more at s 0.10.
     humaneval_samples_per_problem: int = 2
     humaneval_max_new_tokens: int = 384  # the base model's greedy answers: 62-321 tokens (docs/results.md)
 
