@@ -169,11 +169,12 @@ class ProofConfig:
     humaneval_problems: int | None = None
     # Per problem and model: 2, by cost. A sample costs 37 CPU-s (arms.UNIT_CPU_S, measured: 31
     # generating, 6 scoring): 41 problems x 5 models is 2.1 CPU-hours per seed for each sample per
-    # problem, beside 5.8 for the rest of a seed. With the same seeds for every model, a paired share
-    # difference over 41 problems has a sampling SD of sqrt(2 v / (41 k)), v the within-problem
-    # variance (0.133 for the idiom task's fast & correct at T 1.0; HumanEval's is not measured yet):
-    # beside a seed-level SD s, the cost of a given power is ~ seed cost x (s^2 + 2 v / (41 k)), least
-    # at k 2 for s 0.05 and within 2 % of k 1's at s 0.10; k 4 costs 25 % more at s 0.10.
+    # problem, beside 4.1 for the rest of a seed (the plan). With the same seeds for every model, a
+    # paired share difference over 41 problems has a sampling SD of sqrt(2 v / (41 k)), v the
+    # within-problem variance (0.133 for the idiom task's fast & correct at T 1.0; HumanEval's is not
+    # measured yet); beside a seed-level SD s, the CPU cost of a given power goes as seed cost x (s^2 +
+    # 2 v / (41 k)): relative to k 2, k 1 costs 1.17 / 1.04 / 0.93 at s 0.05 / 0.07 / 0.10, k 4 1.08 /
+    # 1.21 / 1.32. k 2 is the least or near it across the seed SDs we may meet.
     humaneval_samples_per_problem: int = 2
     humaneval_max_new_tokens: int = 384  # the base model's greedy answers: 62-321 tokens (docs/results.md)
 

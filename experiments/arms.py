@@ -33,7 +33,7 @@ NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not
 # A HumanEval held-out sample, both parts measured: generation 246 CPU-s for 8 greedy samples of
 # 62-321 new tokens (docs/results.md; batch 1, an upper bound per sample for a batch of k) plus
 # scoring, 6.3 CPU-s for a correct sample (the canonical; 2.5 for a wrong one), this process and the
-# sandbox's slots, 11 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
+# sandbox's slots, the first 12 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
 UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 2.7 * 1103 / 288, "rm_pair": 2 * 1103 / 288,
               "rlpf_episode": 20.0, "humaneval_sample": 246 / 8 + 6.3}
 UNIT_MEASURED = ("sft_row", "sample", "humaneval_sample")
