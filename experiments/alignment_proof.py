@@ -31,6 +31,12 @@ model the pilot gate is pre-registered for:
     nice -n 10 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms --sft-only \
         --seeds 0
 
+**HumanEval's held-out problems** are the endpoints' second task (docs/alignment.md, "HumanEval
+held-out as an endpoint"): every evaluated model sampled on them (``--humaneval-problems``, default
+all 41 on a real model's profile and none on ``embedded``; ``--humaneval-samples`` each), each sample
+scored by ``humaneval.score_problem`` (``seedN/eval_MODEL_humaneval/samples.jsonl``, resumable per
+problem), the four contrasts Holm-corrected as a family of their own.
+
 ``--pilot`` runs only the pilot gate (experiments/pilot.py) before any training: the profile's base
 model (or ``--pilot-model``, e.g. an SFT run directory) sampled on the held-out prompts at T 0.2,
 each sample classified in the sandbox, and the per-family gate table printed; resumable.
@@ -78,11 +84,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from arms import (  # noqa: E402
     CONTRASTS,
     ENDPOINTS,
+    HUMANEVAL_FAST,
+    NO_RESULT,
     best_of_k,
     by_prompt,
     fastest_correct,
     fmt_plan,
     holm,
+    humaneval_report,
     moved,
     paired_p,
     planned_cpu_s,
@@ -105,6 +114,8 @@ MODELS = ("sft", "dpo", "dpa", "rlpf", "rft")  # the models sampled and evaluate
 ARMS = ("dpa", "dpo", "rlpf", "rft", "rm", "real")
 COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"))  # descriptive
 SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
+SPLITS = ("heldout", "train", "humaneval")  # the idiom task's held-out and training prompts, HumanEval held-out
+HUMANEVAL_SEED_BASE = 10**6  # HumanEval problem i of seed s: BASE + 1000 s + i, apart from the idiom task's 1000 s + i
 
 
 @dataclass
@@ -152,6 +163,20 @@ class ProofConfig:
     min_rlpf_kl: float = 1.0
     min_dpa_gap: float = 2.0
     noninferiority_margin: float = -0.05
+    # HumanEval's held-out problems, the second task of the endpoints (``humaneval_ids``): the first N
+    # of the 41 in numeric order, 0 = off; None = the profile's: all 41 on a real model, none on
+    # ``embedded`` (its tiny model cannot solve HumanEval).
+    humaneval_problems: int | None = None
+    # Per problem and model: 2, by cost. A sample costs 37 CPU-s (arms.UNIT_CPU_S, measured: 31
+    # generating, 6 scoring): 41 problems x 5 models is 2.1 CPU-hours per seed for each sample per
+    # problem, beside 4.1 for the rest of a seed (the plan). With the same seeds for every model, a
+    # paired share difference over 41 problems has a sampling SD of sqrt(2 v / (41 k)), v the
+    # within-problem variance (0.133 for the idiom task's fast & correct at T 1.0; HumanEval's is not
+    # measured yet); beside a seed-level SD s, the CPU cost of a given power goes as seed cost x (s^2 +
+    # 2 v / (41 k)): relative to k 2, k 1 costs 1.17 / 1.04 / 0.93 at s 0.05 / 0.07 / 0.10, k 4 1.08 /
+    # 1.21 / 1.32. k 2 is the least or near it across the seed SDs we may meet.
+    humaneval_samples_per_problem: int = 2
+    humaneval_max_new_tokens: int = 384  # the base model's greedy answers: 62-321 tokens (docs/results.md)
 
 
 def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False,
@@ -242,8 +267,15 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
     evaluated = [m for m in MODELS if m == "sft" or m in cfg.arms]
     work["evaluation"] = {"sample": len([m for m in evaluated if f"samples_{m}" not in done])
                           * (n_held * cfg.samples_per_prompt + cfg.train_prompts * cfg.train_samples_per_prompt)}
-    return planned_cpu_s({k: v for k, v in work.items() if (k in ("sft", "evaluation") or k in cfg.arms)
-                          and k not in done})
+    if ids := humaneval_ids(cfg):
+        from pilot import read_samples
+
+        left = [len(ids) * cfg.humaneval_samples_per_problem
+                - sum(r["problem_id"] in ids for r in read_samples(w / f"eval_{m}_humaneval" / "samples.jsonl"))
+                for m in evaluated]
+        work["humaneval"] = {"humaneval_sample": sum(left)}
+    return planned_cpu_s({k: v for k, v in work.items()
+                          if (k in ("sft", "evaluation", "humaneval") or k in cfg.arms) and k not in done})
 
 
 def plan_line(cfg: ProofConfig, task: ControlledDataset, seed: int) -> str:
@@ -262,6 +294,83 @@ def sample_model(task: ControlledDataset, model_dir: str | Path, out: Path, inst
 
     return sample_and_label(task, str(model_dir), out, interleaved(instances), k, cfg.temperature,
                             cfg.pilot_max_new_tokens, seed=1000 * seed, sandbox=sandbox)
+
+
+def humaneval_ids(cfg: ProofConfig) -> list[str]:
+    """The HumanEval held-out problems every model of a seed is sampled on (``cfg.humaneval_problems``;
+    its default resolved here, the one place)."""
+    n = cfg.humaneval_problems
+    if n == 0 or (n is None and cfg.profile == "embedded"):
+        return []
+    from perfalign.evaluation.tasks import humaneval as he
+
+    try:
+        ids = he.split("heldout")
+    except FileNotFoundError as e:
+        raise SystemExit(f"{e} (or --humaneval-problems 0)") from None
+    if n is not None and not 0 < n <= len(ids):
+        raise SystemExit(f"--humaneval-problems {n}: HumanEval has {len(ids)} held-out problems (0 = off)")
+    return ids[:n]
+
+
+def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
+    """A HumanEval sample's verdict, speedup over the canonical solution and CPU time, scored by
+    ``humaneval.score_problem`` (the path of ``perfalign eval score --suite humaneval``); a text
+    without code is NO_CODE, a canonical solution that cannot run here NO_RESULT (withheld)."""
+    from perfalign.evaluation.records import extract_candidate
+    from perfalign.evaluation.tasks import humaneval as he
+    from perfalign.measure.harness import ProblemUnusable
+
+    code, _, _ = extract_candidate(text)
+    out = {"verdict": "NO_CODE", "correct": False, "speedup": 0.0, "cpu_time_s": None, "baseline_s": None}
+    if code is None or not code.strip():
+        return out
+    try:
+        sc, info = he.score_problem(sandbox, pid, code, probe)
+    except ProblemUnusable as e:
+        return {**out, "verdict": NO_RESULT, "message": str(e)}
+    return {"verdict": sc.verdict, "correct": sc.correct, "speedup": sc.estimate() if sc.correct else 0.0,
+            "cpu_time_s": sc.runtime_s, "baseline_s": sc.baseline_s, "flags": sc.flags, "message": sc.message,
+            "scale": info.get("scale"), "function_share": info.get("function_share")}
+
+
+def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, seed: int, cfg: ProofConfig,
+                     sandbox) -> list[dict]:
+    """k samples per HumanEval problem at the arms' temperature by the pilot's sampler (one batch, rows
+    cut at the closing fence), each scored by ``score_humaneval``; one row per sample in
+    ``out/samples.jsonl`` (text, verdict, speedup, CPU time), appended per problem: a killed run
+    resumes at the next problem. Problem i gets the seed ``HUMANEVAL_SEED_BASE + 1000 x seed + i``
+    for every model (common random numbers). The rows of ``ids``."""
+    import torch
+    from pilot import generate, read_samples
+
+    from perfalign.alignment.models import load_causal_lm, load_tokenizer
+    from perfalign.alignment.prompting import model_prompt
+    from perfalign.evaluation.tasks import humaneval as he
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "samples.jsonl"
+    done = {r["problem_id"] for r in read_samples(path)}
+    todo = [(i, pid) for i, pid in enumerate(ids) if pid not in done]
+    if todo:
+        torch.set_num_threads(1)
+        tok = load_tokenizer(str(model_dir), padding_side="left")
+        model = load_causal_lm(str(model_dir), tokenizer=tok).eval()
+        probe = preset("eval", profile=cfg.profile).probe
+    for i, pid in todo:
+        s, w0, c0 = HUMANEVAL_SEED_BASE + 1000 * seed + i, time.time(), time.process_time()
+        texts, lengths = generate(model, tok, model_prompt(tok, he.model_prompt(he.problem(pid))), k, cfg.temperature,
+                                  cfg.humaneval_max_new_tokens, s)
+        gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
+               "batch_steps": max(lengths)}
+        rows = [{"problem_id": pid, "sample": j, "seed": s, "temperature": cfg.temperature, "new_tokens": n,
+                 **score_humaneval(sandbox, pid, text, probe), "prompt_generation": gen, "text": text}
+                for j, (text, n) in enumerate(zip(texts, lengths))]
+        with path.open("a") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in rows))
+        print(f"{pid}: {sum(r['correct'] for r in rows)}/{k} correct, generated {gen['new_tokens']} tokens in "
+              f"{gen['cpu_s']:.0f} CPU-s, all in {time.time() - w0:.0f} s", flush=True)
+    return [r for r in read_samples(path) if r["problem_id"] in ids]
 
 
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
@@ -321,26 +430,35 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         rft = run_rft(kept, seed, cfg, w, sandbox, stage)
 
     train_subset = random.Random(seed).sample(kept.train, min(cfg.train_prompts, len(kept.train)))
-    samples, best = {}, None
+    samples, best, he_ids = {}, None, humaneval_ids(cfg)
     for name in (m for m in MODELS if m in runs):
         path = w / f"samples_{name}.json"
         if path.exists():
             samples[name] = json.loads(path.read_text())
-            continue
-        t = time.time()
-        samples[name] = {split: rows_report(kept, sample_model(kept, runs[name], w / f"eval_{name}_{split}", instances,
-                                                               n, seed, cfg, sandbox))
-                         for split, instances, n in (("heldout", kept.heldout, cfg.samples_per_prompt),
-                                                     ("train", train_subset, cfg.train_samples_per_prompt))
-                         if instances}
-        path.write_text(json.dumps(samples[name]))
-        timings[f"sample_{name}"] = round(time.time() - t, 1)
-        timings_file.write_text(json.dumps(timings))
+        else:
+            t = time.time()
+            samples[name] = {split: rows_report(kept, sample_model(kept, runs[name], w / f"eval_{name}_{split}",
+                                                                   instances, n, seed, cfg, sandbox))
+                             for split, instances, n in (("heldout", kept.heldout, cfg.samples_per_prompt),
+                                                         ("train", train_subset, cfg.train_samples_per_prompt))
+                             if instances}
+            path.write_text(json.dumps(samples[name]))
+            timings[f"sample_{name}"] = round(time.time() - t, 1)
+            timings_file.write_text(json.dumps(timings))
+        if he_ids and samples[name].get("humaneval", {}).get("problems") != len(he_ids):
+            t = time.time()
+            samples[name]["humaneval"] = humaneval_report(sample_humaneval(
+                runs[name], w / f"eval_{name}_humaneval", he_ids, cfg.humaneval_samples_per_problem, seed, cfg,
+                sandbox))
+            path.write_text(json.dumps(samples[name]))
+            timings[f"humaneval_{name}"] = round(time.time() - t, 1)
+            timings_file.write_text(json.dumps(timings))
     if "sft" in samples:  # the SFT model's own evaluation samples, no extra sampling
         from perfalign.alignment.proof import read_samples
 
         best = best_of_k(kept, read_samples(w / "eval_sft_heldout" / "samples.jsonl"))
     out = {"seed": seed, "arms": list(cfg.arms), "families": sorted({i.family.name for i in kept.heldout}),
+           "humaneval_problems": len(he_ids),
            "samples": samples, "best_of_k": best, "rft": rft, "stage_metrics": metrics, "timings": timings,
            "movement": {m: moved(m, metrics[m], cfg.min_rlpf_kl, cfg.min_dpa_gap) for m in metrics if m != "sft"}}
     if "rm" in cfg.arms:
@@ -442,17 +560,46 @@ def counted(r: dict, name: str) -> bool:
     return name in r["samples"] and (name == "sft" or r.get("movement", {}).get(name, {}).get("moved", False))
 
 
+def contrasts(results: list[dict], split: str) -> dict:
+    """The four pre-registered contrasts per endpoint on ``split`` over the seeds where both models
+    count (p from the paired t-test), Holm-adjusted over the four: each (task, endpoint) is a family."""
+    out = {}
+    for key in ENDPOINTS:
+        rows = {}
+        for a, b in CONTRASTS:
+            rs = [r for r in results if counted(r, a) and counted(r, b)
+                  and split in r["samples"][a] and split in r["samples"][b]]
+            d = [r["samples"][a][split][key] - r["samples"][b][split][key] for r in rs]
+            rows[f"{a}-{b}"] = {**_stat(d), "seeds": [r["seed"] for r in rs], "p": paired_p(d)}
+        for name, p in holm({k: v["p"] for k, v in rows.items()}).items():
+            rows[name]["p_holm"] = p
+        out[key] = rows
+    return out
+
+
+def noninferiority(results: list[dict], split: str, margin: float) -> dict:
+    """Per arm: the lower 95 % bound over seeds of arm - SFT correct share on ``split`` against ``margin``."""
+    out = {}
+    for name in MODELS[1:]:
+        d = [r["samples"][name][split]["correct_share"] - r["samples"]["sft"][split]["correct_share"]
+             for r in results if counted(r, name) and split in r["samples"][name] and split in r["samples"]["sft"]]
+        m, h = t_interval(d) if d else (float("nan"), float("nan"))
+        lower = m - h if h == h else None
+        out[name] = {**_stat(d), "lower_95": lower, "margin": margin,
+                     "non_inferior": None if lower is None else lower > margin}
+    return out
+
+
 def summarize(results: list[dict], cfg: ProofConfig | None = None) -> dict:
     """Shares per model and split, descriptive paired differences, and the pre-registered analysis:
-    the four contrasts on the held-out endpoints over the seeds where both models count (p from the
-    paired t-test, Holm-adjusted over the four), correctness non-inferiority, the movement checks,
-    best-of-k (an oracle selection, beside the arms)."""
+    the four contrasts on the held-out endpoints of the idiom task and of HumanEval (``contrasts``),
+    correctness non-inferiority, the movement checks, best-of-k (an oracle selection, beside the arms)."""
     cfg = cfg or ProofConfig()
     out: dict = {"seeds": [r["seed"] for r in results], "families": results[0].get("families") if results else None,
                  "models": {}, "differences": {}, "contrasts": {}, "noninferiority": {}, "movement": {},
                  # per seed: a seed run with other --samples-per-prompt is an estimate of the same shares
                  "heldout_samples_per_model": [r["samples"]["sft"]["heldout"]["samples"] for r in results]}
-    for split in ("heldout", "train"):
+    for split in SPLITS:
         for name in MODELS:
             if rs := [r for r in results if split in r["samples"].get(name, {})]:
                 out["models"].setdefault(split, {})[name] = {k: _stat([r["samples"][name][split][k] for r in rs])
@@ -461,22 +608,13 @@ def summarize(results: list[dict], cfg: ProofConfig | None = None) -> dict:
             if rs := [r for r in results if split in r["samples"].get(a, {}) and split in r["samples"].get(b, {})]:
                 out["differences"].setdefault(split, {})[f"{a}-{b}"] = {
                     k: _stat([r["samples"][a][split][k] - r["samples"][b][split][k] for r in rs]) for k in SHARES}
-    for key in ENDPOINTS:
-        rows = {}
-        for a, b in CONTRASTS:
-            rs = [r for r in results if counted(r, a) and counted(r, b)]
-            d = [r["samples"][a]["heldout"][key] - r["samples"][b]["heldout"][key] for r in rs]
-            rows[f"{a}-{b}"] = {**_stat(d), "seeds": [r["seed"] for r in rs], "p": paired_p(d)}
-        for name, p in holm({k: v["p"] for k, v in rows.items()}).items():
-            rows[name]["p_holm"] = p
-        out["contrasts"][key] = rows
-    for name in MODELS[1:]:
-        d = [r["samples"][name]["heldout"]["correct_share"] - r["samples"]["sft"]["heldout"]["correct_share"]
-             for r in results if counted(r, name)]
-        m, h = t_interval(d) if d else (float("nan"), float("nan"))
-        lower = m - h if h == h else None
-        out["noninferiority"][name] = {**_stat(d), "lower_95": lower, "margin": cfg.noninferiority_margin,
-                                       "non_inferior": None if lower is None else lower > cfg.noninferiority_margin}
+    out["contrasts"] = contrasts(results, "heldout")
+    out["noninferiority"] = noninferiority(results, "heldout", cfg.noninferiority_margin)
+    if any("humaneval" in r["samples"].get("sft", {}) for r in results):
+        out["humaneval"] = {"fast_speedup": HUMANEVAL_FAST, "contrasts": contrasts(results, "humaneval"),
+                            "noninferiority": noninferiority(results, "humaneval", cfg.noninferiority_margin),
+                            "samples_per_model": [r["samples"]["sft"].get("humaneval", {}).get("samples")
+                                                  for r in results]}
     for r in results:
         for arm, mv in r.get("movement", {}).items():
             out["movement"].setdefault(arm, []).append({"seed": r["seed"], **mv})
@@ -509,9 +647,12 @@ def _p(p) -> str:
 
 def format_summary(s: dict) -> str:
     lines = [f"seeds {s['seeds']}; families {s['families']}; mean ± 95 % t-interval over seeds; held-out samples "
-             f"per model and seed {s['heldout_samples_per_model']}", ""]
+             f"per model and seed {s['heldout_samples_per_model']}"
+             + (f"; HumanEval {s['humaneval']['samples_per_model']}" if s.get("humaneval") else ""), ""]
     for split, models in s["models"].items():
-        lines += [f"{split} prompts | correct | fast & correct | mean speedup", "--- | --- | --- | ---"]
+        head = (f"HumanEval held-out (fast: >= {HUMANEVAL_FAST}x the canonical)"
+                if split == "humaneval" else f"{split} prompts")
+        lines += [f"{head} | correct | fast & correct | mean speedup", "--- | --- | --- | ---"]
         for name, row in models.items():
             lines.append(f"{name} | " + " | ".join(_fmt(row[k]["mean_ci"]) for k in SHARES))
         for pair, row in s["differences"].get(split, {}).items():
@@ -520,18 +661,23 @@ def format_summary(s: dict) -> str:
     if b := s.get("best_of_k"):
         lines += [f"best-of-k (k {b['k']}; oracle selection by the scoring measurement, an upper bound, not an arm): "
                   + ", ".join(f"{k} {_fmt(b[k]['mean_ci'])}" for k in SHARES), ""]
-    lines += ["pre-registered contrast (held-out) | endpoint | seeds counted | mean ± 95 % | p (paired t) | "
-              "p (Holm, 4)",
-              "--- | --- | --- | --- | --- | ---"]
-    for key, rows in s["contrasts"].items():
-        for name, row in rows.items():
-            lines.append(f"{name} | {key} | {row['seeds']} | {_fmt(row['mean_ci'])} | {_p(row['p'])} | "
-                         f"{_p(row['p_holm'])}")
-    lines += ["", "correctness non-inferiority (arm - SFT correct share) | mean ± 95 % | lower bound | "
-                  "margin | non-inferior", "--- | --- | --- | --- | ---"]
-    for name, row in s["noninferiority"].items():
-        ok = "n/a" if row["non_inferior"] is None else ("yes" if row["non_inferior"] else "NO")
-        lines.append(f"{name} | {_fmt(row['mean_ci'])} | {_p(row['lower_95'])} | {row['margin']} | {ok}")
+    tasks = [("held-out", s["contrasts"], s["noninferiority"])]
+    if h := s.get("humaneval"):
+        tasks.append(("HumanEval held-out", h["contrasts"], h["noninferiority"]))
+    for task, cs, ni in tasks:
+        lines += [f"pre-registered contrast ({task}) | endpoint | seeds counted | mean ± 95 % | p (paired t) | "
+                  "p (Holm, 4)", "--- | --- | --- | --- | --- | ---"]
+        for key, rows in cs.items():
+            for name, row in rows.items():
+                lines.append(f"{name} | {key} | {row['seeds']} | {_fmt(row['mean_ci'])} | {_p(row['p'])} | "
+                             f"{_p(row['p_holm'])}")
+        lines += ["", f"correctness non-inferiority ({task}: arm - SFT correct share) | mean ± 95 % | lower bound | "
+                      "margin | non-inferior", "--- | --- | --- | --- | ---"]
+        for name, row in ni.items():
+            ok = "n/a" if row["non_inferior"] is None else ("yes" if row["non_inferior"] else "NO")
+            lines.append(f"{name} | {_fmt(row['mean_ci'])} | {_p(row['lower_95'])} | {row['margin']} | {ok}")
+        lines.append("")
+    lines.pop()
     lines += ["", "stage moved? (per seed: value >= threshold) | seeds", "--- | ---"]
     for arm, rows in s["movement"].items():
         lines.append(f"{arm} | " + "; ".join(
@@ -594,6 +740,11 @@ def main() -> int:
                                                     "_idioms for --families idioms)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--samples-per-prompt", type=int, default=ProofConfig.samples_per_prompt)
+    ap.add_argument("--humaneval-problems", type=int, default=None, metavar="N",
+                    help="HumanEval held-out problems every evaluated model is sampled on: the first N of the 41 "
+                         "in numeric order, 0 = off (default: all 41 on qwen-0.5b and small, 0 on embedded)")
+    ap.add_argument("--humaneval-samples", type=int, default=ProofConfig.humaneval_samples_per_problem, metavar="K",
+                    help="samples per HumanEval problem and model, at the arms' temperature")
     ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
     ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
     ap.add_argument("--arms", nargs="+", default=list(ProofConfig.arms), choices=ARMS,
@@ -639,9 +790,12 @@ def main() -> int:
     cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families, families=families,
                       arms=tuple(args.arms), samples_per_prompt=args.samples_per_prompt,
                       sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes,
+                      humaneval_problems=args.humaneval_problems, humaneval_samples_per_problem=args.humaneval_samples,
                       pilot_samples_per_prompt=args.pilot_samples, pilot_temperature=args.pilot_temperature)
     if args.pilot_temperature <= 0 or args.pilot_samples < 1:
         raise SystemExit("--pilot-temperature must be > 0 and --pilot-samples >= 1")
+    if args.humaneval_samples < 1 or (args.humaneval_problems or 0) < 0:
+        raise SystemExit("--humaneval-samples must be >= 1 and --humaneval-problems >= 0")
     w = Path(cfg.workdir)
     t0 = time.time()
     with Sandbox.from_settings(preset("sandbox", profile=cfg.profile), workers=2) as sb:
@@ -665,8 +819,10 @@ def main() -> int:
         results = []
         for seed in args.seeds:
             path = w / f"seed{seed}" / "result.json"
-            if path.exists() and set(cfg.arms) <= set(json.loads(path.read_text()).get("arms", ())):
-                results.append(json.loads(path.read_text()))  # a finished seed is not run again (delete it to re-run)
+            done = json.loads(path.read_text()) if path.exists() else None
+            if done and set(cfg.arms) <= set(done.get("arms", ())) and done.get("humaneval_problems", 0) == len(
+                    humaneval_ids(cfg)):
+                results.append(done)  # a finished seed is not run again (delete it to re-run)
                 continue
             r = run_seed(task, seed, cfg, sb)
             path.write_text(json.dumps(r, indent=2, default=str))

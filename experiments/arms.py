@@ -4,6 +4,7 @@ sample rows (alignment/proof.py: one dict per sample with its label and CPU time
 sandbox on the instance's tests) and computes; nothing samples or trains:
 
 - ``rows_report``: a model's shares on its rows (correct, fast & correct, mean speedup);
+- ``humaneval_report``: the same on its HumanEval held-out rows (fast: ``HUMANEVAL_FAST``);
 - ``rft_rows``: RFT's SFT rows, the fastest correct sample per training prompt;
 - ``best_of_k``: per held-out prompt the fastest correct of the k samples (an oracle selection);
 - ``holm``, ``paired_p``: the pre-registered contrasts' p-values;
@@ -17,15 +18,25 @@ import math
 CORRECT = ("fast_correct", "slow_correct")
 CONTRASTS = (("rlpf", "sft"), ("dpa", "sft"), ("rlpf", "rft"), ("dpa", "rft"))  # pre-registered, Holm over the four
 ENDPOINTS = ("fast_correct_share", "mean_speedup")
+# "Fast" on HumanEval: a correct sample at least this much faster than the canonical solution, in
+# the same scoring run. The canonical against itself reads 0.90-1.01 and the base model's correct
+# greedy answers 0.77-1.21 but one algorithmic change (9.46, HumanEval/20; docs/results.md): 1.5 is
+# past the measurement's noise and the small rewrites, below any change of algorithm.
+HUMANEVAL_FAST = 1.5
+NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not run here: withheld
 
 # CPU-s on 2 shared cores, one torch thread, Qwen2.5-Coder-0.5B with LoRA r 16 (docs/alignment.md):
 # measured: SFT 1,103 CPU-s for 72 steps x 4 rows; sampling 41 CPU-s per prompt of 8 at T 1.0, rows
 # cut at the closing fence. Estimated: a preference pair ~ 2.7 SFT rows (two sequences forward and
 # backward, the reference's forward once), a reward-model pair ~ 2 rows, an RLPF episode ~ 20 (the
 # profile's ~80 CPU-s per PPO step of 4: generation, four models' forwards, two backwards).
+# A HumanEval held-out sample, both parts measured: generation 246 CPU-s for 8 greedy samples of
+# 62-321 new tokens (docs/results.md; batch 1, an upper bound per sample for a batch of k) plus
+# scoring, 6.3 CPU-s for a correct sample (the canonical; 2.5 for a wrong one), this process and the
+# sandbox's slots, the first 12 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
 UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 2.7 * 1103 / 288, "rm_pair": 2 * 1103 / 288,
-              "rlpf_episode": 20.0}
-UNIT_MEASURED = ("sft_row", "sample")
+              "rlpf_episode": 20.0, "humaneval_sample": 246 / 8 + 6.3}
+UNIT_MEASURED = ("sft_row", "sample", "humaneval_sample")
 
 
 def by_prompt(rows: list[dict]) -> dict[str, list[dict]]:
@@ -56,6 +67,28 @@ def rows_report(task, rows: list[dict]) -> dict:
     return {"samples": n, "fast_correct": fast, "correct": correct, "per_problem": per,
             "fast_correct_share": share(fast), "correct_share": share(correct),
             "mean_speedup": share(sum(_speedup(task, r) for r in rows))}
+
+
+def humaneval_fast(row: dict) -> bool:
+    return bool(row["correct"]) and (row["speedup"] or 0.0) >= HUMANEVAL_FAST
+
+
+def humaneval_report(rows: list[dict]) -> dict:
+    """A model's shares over its HumanEval rows (``rows_report``'s keys): correct (the official and
+    drawn inputs), fast & correct (``humaneval_fast``), mean speedup over the canonical solution
+    (incorrect samples count 0); samples whose canonical could not run (``NO_RESULT``) are withheld
+    from every share and counted apart; per-problem counts."""
+    kept = [r for r in rows if r["verdict"] != NO_RESULT]
+    per = {pid: {"samples": len(rs), "correct": sum(bool(r["correct"]) for r in rs),
+                 "fast_correct": sum(humaneval_fast(r) for r in rs),
+                 "withheld": sum(r["verdict"] == NO_RESULT for r in rs)} for pid, rs in by_prompt(rows).items()}
+    n, correct = len(kept), sum(bool(r["correct"]) for r in kept)
+    fast = sum(humaneval_fast(r) for r in kept)
+    share = (lambda x: round(x / n, 4)) if n else (lambda x: 0.0)  # noqa: E731
+    return {"samples": n, "withheld": len(rows) - n, "problems": len(per), "fast_correct": fast, "correct": correct,
+            "per_problem": per, "fast_correct_share": share(fast), "correct_share": share(correct),
+            "mean_speedup": share(sum((r["speedup"] or 0.0) for r in kept if r["correct"])),
+            "fast_speedup": HUMANEVAL_FAST}
 
 
 def fastest_correct(rows: list[dict]) -> dict | None:

