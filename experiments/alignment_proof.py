@@ -268,7 +268,7 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
     work["evaluation"] = {"sample": len([m for m in evaluated if f"samples_{m}" not in done])
                           * (n_held * cfg.samples_per_prompt + cfg.train_prompts * cfg.train_samples_per_prompt)}
     if ids := humaneval_ids(cfg):
-        from pilot import read_samples
+        from perfalign.alignment.proof import read_samples
 
         left = [len(ids) * cfg.humaneval_samples_per_problem
                 - sum(r["problem_id"] in ids for r in read_samples(w / f"eval_{m}_humaneval" / "samples.jsonl"))
@@ -342,10 +342,10 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
     resumes at the next problem. Problem i gets the seed ``HUMANEVAL_SEED_BASE + 1000 x seed + i``
     for every model (common random numbers). The rows of ``ids``."""
     import torch
-    from pilot import generate, read_samples
 
     from perfalign.alignment.models import load_causal_lm, load_tokenizer
     from perfalign.alignment.prompting import model_prompt
+    from perfalign.alignment.proof import generate, read_samples
     from perfalign.evaluation.tasks import humaneval as he
 
     out.mkdir(parents=True, exist_ok=True)

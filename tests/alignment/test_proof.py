@@ -227,20 +227,18 @@ def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, t
     import shutil
 
     proof = _proof()
-    import pilot
-
     from perfalign.evaluation.tasks import humaneval as he
 
     w = tmp_path / "w"
     for m in ("sft", "dpa"):
         shutil.copytree(run[m].run_dir, w / "seed0" / m)
-    calls, real_generate = [], pilot.generate
+    calls, real_generate = [], sampling.generate
 
     def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
         calls.append((prompt, seed, max_new_tokens))
         return real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
 
-    monkeypatch.setattr(pilot, "generate", generate)
+    monkeypatch.setattr(sampling, "generate", generate)
     cfg = proof.ProofConfig(workdir=str(w), arms=("dpa",), samples_per_prompt=1, pilot_max_new_tokens=16,
                             humaneval_problems=1, humaneval_samples_per_problem=2, humaneval_max_new_tokens=24)
     out = proof.run_seed(run["task"], 0, cfg, sandbox)
@@ -249,7 +247,7 @@ def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, t
     assert all(s < 10**6 for p, s, n in calls if n == 16) and len(calls) > 2  # the idiom task's own seeds
     assert out["humaneval_problems"] == 1
     for m in ("sft", "dpa"):
-        rows = pilot.read_samples(w / "seed0" / f"eval_{m}_humaneval" / "samples.jsonl")
+        rows = sampling.read_samples(w / "seed0" / f"eval_{m}_humaneval" / "samples.jsonl")
         assert [(r["problem_id"], r["sample"], r["seed"]) for r in rows] == [("HumanEval/0", 0, 10**6),
                                                                             ("HumanEval/0", 1, 10**6)]
         assert all({"text", "verdict", "speedup", "cpu_time_s", "prompt_generation"} <= set(r) for r in rows)
