@@ -93,6 +93,7 @@ from arms import (  # noqa: E402
     holm,
     humaneval_report,
     moved,
+    nll_rows,
     paired_p,
     planned_cpu_s,
     rft_rows,
@@ -109,10 +110,12 @@ from perfalign.perfdata.controlled import (  # noqa: E402
     restrict_task,
 )
 
-MODELS = ("sft", "dpo", "dpa", "rlpf", "rft")  # the models sampled and evaluated
+MODELS = ("sft", "dpo", "dpa", "rlpf", "rft", "nll")  # the models sampled and evaluated
 # the stages after SFT (``--arms``); rm: the two reward models; real: the profile's real tasks (not the tiny model)
-ARMS = ("dpa", "dpo", "rlpf", "rft", "rm", "real")
-COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"))  # descriptive
+# nll: DPA's NLL term alone (SFT on the fast references with DPA's schedule), the control for that term
+ARMS = ("dpa", "dpo", "rlpf", "rft", "nll", "rm", "real")
+COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"),
+               ("nll", "sft"), ("dpa", "nll"))  # descriptive
 SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
 SPLITS = ("heldout", "train", "humaneval")  # the idiom task's held-out and training prompts, HumanEval held-out
 HUMANEVAL_SEED_BASE = 10**6  # HumanEval problem i of seed s: BASE + 1000 s + i, apart from the idiom task's 1000 s + i
@@ -127,7 +130,7 @@ class ProofConfig:
     # arms' training data (pairs, RL and RFT prompts) and every model's evaluation come from them; SFT
     # trains on all families (the gate judged that model).
     families: tuple[str, ...] = ()
-    arms: tuple[str, ...] = ("dpa", "dpo", "rlpf", "rft", "real")  # rm only on request: not an endpoint, and
+    arms: tuple[str, ...] = ("dpa", "dpo", "rlpf", "rft", "nll", "real")  # rm only on request: not an endpoint, and
     # RLPF here uses the executed Eq. 4 reward, not a reward model
     # Per held-out prompt and model. 4, not 16: with the same prompts and seeds for every model, the
     # within-prompt sampling SD of a paired arm difference over 42 prompts is 0.040 at 4 samples and
@@ -263,7 +266,8 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
     n_train, n_held = map(len, kept)
     work = {"sft": {"sft_row": rows["sft"]}, "dpa": {"pair": rows["dpa"]}, "dpo": {"pair": rows["dpa"]},
             "rm": {"rm_pair": 2 * rows["reward"]}, "rlpf": {"rlpf_episode": rlpf_episodes(cfg)},
-            "rft": {"sample": n_train * rft_k(cfg, n_train), "sft_row": n_train * cfg.rft_epochs}}
+            "rft": {"sample": n_train * rft_k(cfg, n_train), "sft_row": n_train * cfg.rft_epochs},
+            "nll": {"sft_row": rows["dpa"]}}
     evaluated = [m for m in MODELS if m == "sft" or m in cfg.arms]
     work["evaluation"] = {"sample": len([m for m in evaluated if f"samples_{m}" not in done])
                           * (n_held * cfg.samples_per_prompt + cfg.train_prompts * cfg.train_samples_per_prompt)}
@@ -276,6 +280,16 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
         work["humaneval"] = {"humaneval_sample": sum(left)}
     return planned_cpu_s({k: v for k, v in work.items()
                           if (k in ("sft", "evaluation", "humaneval") or k in cfg.arms) and k not in done})
+
+
+def nll_schedule(cfg: ProofConfig) -> dict:
+    """The NLL-only control trains with DPA's schedule (the profile's [dpa] rate, batch and steps;
+    the tiny model's proof settings), so it differs from DPA by the preference term alone."""
+    if cfg.profile == "embedded":
+        return dict(num_train_epochs=cfg.dpa_epochs, learning_rate=cfg.dpa_learning_rate, max_steps=-1)
+    d = preset("dpa", profile=cfg.profile)
+    return dict(learning_rate=d.learning_rate, per_device_train_batch_size=d.per_device_train_batch_size,
+                gradient_accumulation_steps=d.gradient_accumulation_steps, max_steps=d.max_steps)
 
 
 def plan_line(cfg: ProofConfig, task: ControlledDataset, seed: int) -> str:
@@ -428,6 +442,10 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     rft = {}
     if "rft" in cfg.arms:
         rft = run_rft(kept, seed, cfg, w, sandbox, stage)
+    if "nll" in cfg.arms:
+        data = restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), w / "nll_data",
+                             sft_train=nll_rows(kept.train))
+        stage("sft", "nll", data_path=str(data.data_dir), model_name_or_path=sft_dir, **nll_schedule(cfg))
 
     train_subset = random.Random(seed).sample(kept.train, min(cfg.train_prompts, len(kept.train)))
     samples, best, he_ids = {}, None, humaneval_ids(cfg)

@@ -101,20 +101,24 @@ def rft_rows(rows: list[dict], instances: list) -> list[dict]:
     """RFT's SFT training rows: per training prompt the fastest correct of its samples, its program
     as the sandbox ran it, formatted as the references' rows are; a prompt without a correct sample
     adds none."""
-    from perfalign.common.prompts import extract_code, format_response
-    from perfalign.perfdata.controlled import LANG
+    from perfalign.common.prompts import extract_code
+    from perfalign.perfdata.controlled import sft_row
 
     by_id = {i.problem_id: i for i in instances}
     out = []
     for pid, rs in by_prompt(rows).items():
         best = fastest_correct(rs)
-        if best is None:
-            continue
-        inst = by_id[pid]
-        out.append(dict(sample_id=f"{pid}/rft/{best['sample']}", unit_id=pid, problem_id=pid, source="contest",
-                        language=LANG, kind="instruction", prompt=inst.prompt,
-                        completion=format_response(extract_code(best["text"])[0], LANG), split="train"))
+        if best is not None:
+            out.append(sft_row(by_id[pid], extract_code(best["text"])[0], f"rft/{best['sample']}"))
     return out
+
+
+def nll_rows(instances: list) -> list[dict]:
+    """The NLL-only control's SFT rows: each training prompt's fast reference once (the program DPA's
+    NLL term trains on), formatted as the references' rows are."""
+    from perfalign.perfdata.controlled import sft_row
+
+    return [sft_row(i, i.program(i.kinds[0]), "nll") for i in instances]
 
 
 def best_of_k(task, rows: list[dict]) -> dict:
@@ -156,13 +160,13 @@ def holm(pvalues: dict[str, float | None]) -> dict[str, float | None]:
 def moved(arm: str, metrics: dict, min_rlpf_kl: float, min_dpa_gap: float) -> dict:
     """Whether a stage moved enough to count as an arm: RLPF's KL to the SFT model per sequence on
     its held-out prompts (``eval_kl``), DPA's / DPO's held-out fast - slow log-ratio gap (Eq. 8's
-    pairs, ``eval_fast_logratio - eval_slow_logratio``), RFT's training rows (none: no training)."""
+    pairs, ``eval_fast_logratio - eval_slow_logratio``), RFT's and NLL's training rows (none: no training)."""
     if arm == "rlpf":
         value, threshold = metrics.get("eval_kl"), min_rlpf_kl
     elif arm in ("dpa", "dpo"):
         f, s = metrics.get("eval_fast_logratio"), metrics.get("eval_slow_logratio")
         value, threshold = (None if f is None or s is None else f - s), min_dpa_gap
-    elif arm == "rft":
+    elif arm in ("rft", "nll"):
         value, threshold = metrics.get("train_samples", 0), 1
     else:
         return {"value": None, "threshold": None, "moved": True}

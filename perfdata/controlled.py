@@ -336,6 +336,14 @@ def sft_rows_per_kind(kinds: tuple[str, ...], copies: int, fast_share: float | N
     return {k: int(s * den) * copies for k, s in zip(kinds, shares)}
 
 
+def sft_row(inst, program: str, tag: str, split: str = "train") -> dict:
+    """One SFT row of ``inst``'s prompt answered by ``program`` (the ``sft_prompts`` schema; sample id
+    ``<problem>/<tag>``): the references' rows, and the rows other stages train on (RFT's, NLL's)."""
+    return dict(sample_id=f"{inst.problem_id}/{tag}", unit_id=inst.problem_id, problem_id=inst.problem_id,
+                source="contest", language=LANG, kind="instruction", prompt=inst.prompt,
+                completion=format_response(program, LANG), split=split)
+
+
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
                           train: list[Instance] | None = None, heldout: list[Instance] | None = None,
                           family_set: str = DEFAULT_FAMILY_SET,
@@ -360,10 +368,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
         for inst in group:
             for kind in inst.kinds:
                 for c in range(mix[inst.kinds][kind] if split == "train" else 1):
-                    sft.append(dict(sample_id=f"{inst.problem_id}/{kind}/{c}", unit_id=inst.problem_id,
-                                    problem_id=inst.problem_id, source="contest", language=LANG, kind="instruction",
-                                    prompt=inst.prompt, completion=format_response(inst.program(kind), LANG),
-                                    split=split))
+                    sft.append(sft_row(inst, inst.program(kind), f"{kind}/{c}", split))
             pairs = preference_pairs(inst, runtimes[inst.problem_id])
             triplets += [dict(p, split=f"reward_{split}") for p in pairs]
             rl = next(p for p in pairs if {p["fast_id"], p["slow_id"]} == {f"{inst.problem_id}-{k}" for k in

@@ -134,11 +134,12 @@ def test_rlpf_scores_synthetic_prompts_with_the_reward_model(run, tmp_path):
 
 
 def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypatch, sandbox):
-    """alignment_proof.run_seed on the tiny SFT model with RFT only, on two of the task's families:
+    """alignment_proof.run_seed on the tiny SFT model with RFT and the NLL control, on two of the task's families:
     the arms' tables hold only those, RFT samples each training prompt k times (here the references
     stand in for the model's samples, executed in the sandbox), trains on the fastest correct one,
     every evaluated model is sampled on the kept held-out prompts with texts saved, best-of-k reuses
-    the SFT model's samples, and a second call resumes without training again."""
+    the SFT model's samples, the NLL control trains from the SFT model on the kept training prompts'
+    fast references with DPA's schedule, and a second call resumes without training again."""
     import dataclasses
     import importlib.util
     import shutil
@@ -164,7 +165,7 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
         return [refs[j % 3] for j in range(n)], [10] * n
 
     monkeypatch.setattr(sampling, "generate", generate)
-    cfg = proof.ProofConfig(workdir=str(w), families=("evens", "squares"), arms=("rft",), samples_per_prompt=2,
+    cfg = proof.ProofConfig(workdir=str(w), families=("evens", "squares"), arms=("rft", "nll"), samples_per_prompt=2,
                             rft_samples_per_prompt=2, rlpf_episodes=6, rft_epochs=1.0, pilot_max_new_tokens=24)
     out = proof.run_seed(task, 0, cfg, sandbox)
     kept = {"ctl_evens_p0_s2", "ctl_squares_p0_s2", "ctl_evens_p2_s0", "ctl_squares_p2_s0"}
@@ -183,8 +184,15 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     rft_cfg = json.loads((w / "seed0" / "rft" / STAGE_CONFIG_FILE).read_text())
     assert rft_cfg["model_name_or_path"] == str(w / "seed0" / "sft")
     assert out["stage_metrics"]["rft"]["train_samples"] == 2
-    assert out["movement"]["rft"]["moved"] and set(out["samples"]) == {"sft", "rft"}
-    for m in ("sft", "rft"):
+    assert out["movement"]["rft"]["moved"] and set(out["samples"]) == {"sft", "rft", "nll"}
+    nll_cfg = json.loads((w / "seed0" / "nll" / STAGE_CONFIG_FILE).read_text())
+    assert nll_cfg["model_name_or_path"] == str(w / "seed0" / "sft")
+    assert nll_cfg["learning_rate"] == cfg.dpa_learning_rate
+    nll_train = [r for r in load_table(w / "seed0" / "nll_data", "sft_prompts").to_pylist() if r["split"] == "train"]
+    fast = {i.problem_id: format_response(i.program("fast"), "python3") for i in task.train if i.problem_id in kept}
+    assert {r["problem_id"]: r["completion"] for r in nll_train} == fast and len(nll_train) == 2
+    assert out["stage_metrics"]["nll"]["train_samples"] == 2 and out["movement"]["nll"]["moved"]
+    for m in ("sft", "rft", "nll"):
         h = out["samples"][m]["heldout"]
         assert h["samples"] == 4 and set(h["per_problem"]) == {"ctl_evens_p2_s0", "ctl_squares_p2_s0"}
         rows = sampling.read_samples(w / "seed0" / f"eval_{m}_heldout" / "samples.jsonl")
