@@ -27,16 +27,17 @@ NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not
 
 # CPU-s on 2 shared cores, one torch thread, Qwen2.5-Coder-0.5B with LoRA r 16 (docs/alignment.md):
 # measured: SFT 1,103 CPU-s for 72 steps x 4 rows; sampling 41 CPU-s per prompt of 8 at T 1.0, rows
-# cut at the closing fence. Estimated: a preference pair ~ 2.7 SFT rows (two sequences forward and
-# backward, the reference's forward once), a reward-model pair ~ 2 rows, an RLPF episode ~ 20 (the
-# profile's ~80 CPU-s per PPO step of 4: generation, four models' forwards, two backwards).
+# cut at the closing fence; a DPA pair read, its reference log-probs included, 1,281 CPU-s for 48
+# steps x 2 pairs (seed 0, the second schedule; the first: 5,923 for 192 x 2, 15.4 per pair).
+# Estimated: a reward-model pair ~ 2 SFT rows, an RLPF episode ~ 20 (the profile's ~80 CPU-s per PPO
+# step of 4: generation, four models' forwards, two backwards).
 # A HumanEval held-out sample, both parts measured: generation 246 CPU-s for 8 greedy samples of
 # 62-321 new tokens (docs/results.md; batch 1, an upper bound per sample for a batch of k) plus
 # scoring, 6.3 CPU-s for a correct sample (the canonical; 2.5 for a wrong one), this process and the
 # sandbox's slots, the first 12 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
-UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 2.7 * 1103 / 288, "rm_pair": 2 * 1103 / 288,
+UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 1281 / 96, "rm_pair": 2 * 1103 / 288,
               "rlpf_episode": 20.0, "humaneval_sample": 246 / 8 + 6.3}
-UNIT_MEASURED = ("sft_row", "sample", "humaneval_sample")
+UNIT_MEASURED = ("sft_row", "sample", "pair", "humaneval_sample")
 
 
 def by_prompt(rows: list[dict]) -> dict[str, list[dict]]:
