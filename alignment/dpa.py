@@ -44,8 +44,7 @@ class DPAStageConfig(PreferenceStageConfig):
     output_dir: str = "runs/dpa"
     learning_rate: float = 1e-7
     beta: float = 0.6                           # beta of Eq. 7 (TRL's DPO beta)
-    # w of RPO's NLL term on the fast program (equations.dpa_nll_loss): 0 is the paper's Eq. 7 alone
-    nll_weight: float = 0.0
+    nll_weight: float = 0.0                     # weight of RPO's NLL term on the fast program (0: Eq. 7 alone)
     train_splits: tuple[str, ...] = TRAIN_SPLITS  # D_align's training splits of the triplets
     eval_splits: tuple[str, ...] = EVAL_SPLITS    # ... and its evaluation splits
 
