@@ -125,8 +125,9 @@ def dpa_loss(policy_fast_logps: torch.Tensor, policy_slow_logps: torch.Tensor, r
 
 def dpa_nll_loss(fast_token_logps_sum: torch.Tensor | float, fast_tokens: torch.Tensor | int) -> torch.Tensor:
     """Not an equation of the RLPF paper: RPO's NLL term (Pang et al. 2024, "Iterative Reasoning
-    Preference Optimization", Eq. 1's second term), the fast program's negative log-likelihood per
-    token over the batch's fast completions: -sum log pi(d_f|p) / sum |d_f|. DPA with
+    Preference Optimization", Eq. 1's second term) in TRL's form: the fast program's negative
+    log-likelihood per token over the batch's fast completions, -sum log pi(d_f|p) / sum |d_f| (RPO
+    normalizes each sequence by its own length, then averages). DPA with
     ``nll_weight`` w > 0 minimizes Eq. 7 + w * this (TRL's ``loss_type=["sigmoid", "sft"]``); it keeps
     the chosen program likely where Eq. 7 alone lowers both (docs/alignment.md)."""
     return -_t(fast_token_logps_sum).sum() / _t(fast_tokens).sum()
