@@ -108,6 +108,21 @@ def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instan
                      samples_per_prompt: int, temperature: float, max_new_tokens: int, seed: int = 0, sandbox=None,
                      threads: int = 1) -> list[dict]:
     """Sample and label every instance's prompt not yet in ``out/samples.jsonl``; all its rows."""
+    by_id = {inst.problem_id: inst for inst in instances}
+
+    def rows_of(pid: str, texts: list[str], meta: list[dict]) -> list[dict]:
+        return [_row({**r, **m}) for r, m in zip(labelled_rows(task, by_id[pid], texts, sandbox), meta)]
+
+    return sample_resumable(model_name, out, [(i.problem_id, i.prompt) for i in instances], samples_per_prompt,
+                            temperature, max_new_tokens, seed, rows_of, threads)
+
+
+def sample_resumable(model_name: str, out: Path, prompts: list[tuple[str, str]], samples_per_prompt: int,
+                     temperature: float, max_new_tokens: int, seed: int, rows_of, threads: int = 1) -> list[dict]:
+    """k samples per (problem id, prompt text) not yet in ``out/samples.jsonl``, in one batch cut at
+    the closing fence; prompt i gets the seed ``seed + i``. ``rows_of(problem_id, texts, meta)`` turns
+    a prompt's texts (and per sample its seed, temperature, token count and the batch's generation
+    cost, ``meta``) into rows, appended per prompt so a killed run resumes at the next. All the rows."""
     import torch
 
     from .models import load_causal_lm, load_tokenizer
@@ -116,21 +131,21 @@ def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instan
     out.mkdir(parents=True, exist_ok=True)
     path = out / "samples.jsonl"
     done = {r["problem_id"] for r in read_samples(path)}
-    todo = [(i, inst) for i, inst in enumerate(instances) if inst.problem_id not in done]
+    todo = [(i, pid, prompt) for i, (pid, prompt) in enumerate(prompts) if pid not in done]
     if todo:
         torch.set_num_threads(threads)
         tok = load_tokenizer(model_name, padding_side="left")
         model = load_causal_lm(model_name, tokenizer=tok).eval()
-    for i, inst in todo:
+    for i, pid, prompt in todo:
         w0, c0 = time.time(), time.process_time()
-        texts, lengths = generate(model, tok, model_prompt(tok, inst.prompt), samples_per_prompt, temperature,
+        texts, lengths = generate(model, tok, model_prompt(tok, prompt), samples_per_prompt, temperature,
                                   max_new_tokens, seed + i)
         gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
                "batch_steps": max(lengths)}
-        rows = [_row({**r, "seed": seed + i, "temperature": temperature, "new_tokens": n, "prompt_generation": gen})
-                for r, n in zip(labelled_rows(task, inst, texts, sandbox), lengths)]
+        rows = rows_of(pid, texts, [{"seed": seed + i, "temperature": temperature, "new_tokens": n,
+                                     "prompt_generation": gen} for n in lengths])
         with path.open("a") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-        print(f"{inst.problem_id}: {Counter(r['label'] for r in rows)} generated {gen['new_tokens']} tokens in "
-              f"{gen['wall_s']:.0f} s wall, {gen['cpu_s']:.0f} CPU-s", flush=True)
+        print(f"{pid}: {Counter(r.get('label', r.get('verdict')) for r in rows)} generated {gen['new_tokens']} "
+              f"tokens in {gen['wall_s']:.0f} s wall, {gen['cpu_s']:.0f} CPU-s", flush=True)
     return read_samples(path)

@@ -282,6 +282,11 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
                           if (k in ("sft", "evaluation", "humaneval") or k in cfg.arms) and k not in done})
 
 
+def sft_tables(kept: ControlledDataset, out: Path, rows: list[dict]) -> str:
+    """The kept task's tables with ``rows`` as the SFT training rows (RFT's, the NLL control's): their folder."""
+    return str(restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), out, sft_train=rows).data_dir)
+
+
 def nll_schedule(cfg: ProofConfig) -> dict:
     """The NLL-only control trains with DPA's schedule (the profile's [dpa] rate, batch and steps;
     the tiny model's proof settings), so it differs from DPA by the preference term alone."""
@@ -350,41 +355,23 @@ def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
 
 def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, seed: int, cfg: ProofConfig,
                      sandbox) -> list[dict]:
-    """k samples per HumanEval problem at the arms' temperature by the pilot's sampler (one batch, rows
-    cut at the closing fence), each scored by ``score_humaneval``; one row per sample in
-    ``out/samples.jsonl`` (text, verdict, speedup, CPU time), appended per problem: a killed run
-    resumes at the next problem. Problem i gets the seed ``HUMANEVAL_SEED_BASE + 1000 x seed + i``
-    for every model (common random numbers). The rows of ``ids``."""
-    import torch
-
-    from perfalign.alignment.models import load_causal_lm, load_tokenizer
-    from perfalign.alignment.prompting import model_prompt
-    from perfalign.alignment.proof import generate, read_samples
+    """k samples per HumanEval problem at the arms' temperature by the one sampler
+    (``alignment.proof.sample_resumable``: one batch, rows cut at the closing fence, appended per
+    problem), each scored by ``score_humaneval``; one row per sample in ``out/samples.jsonl`` (text,
+    verdict, speedup, CPU time). Problem i gets the seed ``HUMANEVAL_SEED_BASE + 1000 x seed + i`` for
+    every model (common random numbers). The rows of ``ids``."""
+    from perfalign.alignment.proof import sample_resumable
     from perfalign.evaluation.tasks import humaneval as he
 
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "samples.jsonl"
-    done = {r["problem_id"] for r in read_samples(path)}
-    todo = [(i, pid) for i, pid in enumerate(ids) if pid not in done]
-    if todo:
-        torch.set_num_threads(1)
-        tok = load_tokenizer(str(model_dir), padding_side="left")
-        model = load_causal_lm(str(model_dir), tokenizer=tok).eval()
-        probe = preset("eval", profile=cfg.profile).probe
-    for i, pid in todo:
-        s, w0, c0 = HUMANEVAL_SEED_BASE + 1000 * seed + i, time.time(), time.process_time()
-        texts, lengths = generate(model, tok, model_prompt(tok, he.model_prompt(he.problem(pid))), k, cfg.temperature,
-                                  cfg.humaneval_max_new_tokens, s)
-        gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
-               "batch_steps": max(lengths)}
-        rows = [{"problem_id": pid, "sample": j, "seed": s, "temperature": cfg.temperature, "new_tokens": n,
-                 **score_humaneval(sandbox, pid, text, probe), "prompt_generation": gen, "text": text}
-                for j, (text, n) in enumerate(zip(texts, lengths))]
-        with path.open("a") as f:
-            f.write("".join(json.dumps(r) + "\n" for r in rows))
-        print(f"{pid}: {sum(r['correct'] for r in rows)}/{k} correct, generated {gen['new_tokens']} tokens in "
-              f"{gen['cpu_s']:.0f} CPU-s, all in {time.time() - w0:.0f} s", flush=True)
-    return [r for r in read_samples(path) if r["problem_id"] in ids]
+    probe = preset("eval", profile=cfg.profile).probe
+
+    def rows_of(pid: str, texts: list[str], meta: list[dict]) -> list[dict]:
+        return [{"problem_id": pid, "sample": j, **m, **score_humaneval(sandbox, pid, text, probe), "text": text}
+                for j, (text, m) in enumerate(zip(texts, meta))]
+
+    rows = sample_resumable(str(model_dir), out, [(pid, he.model_prompt(he.problem(pid))) for pid in ids], k,
+                            cfg.temperature, cfg.humaneval_max_new_tokens, HUMANEVAL_SEED_BASE + 1000 * seed, rows_of)
+    return [r for r in rows if r["problem_id"] in ids]
 
 
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
@@ -443,9 +430,8 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     if "rft" in cfg.arms:
         rft = run_rft(kept, seed, cfg, w, sandbox, stage)
     if "nll" in cfg.arms:
-        data = restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), w / "nll_data",
-                             sft_train=nll_rows(kept.train))
-        stage("sft", "nll", data_path=str(data.data_dir), model_name_or_path=sft_dir, **nll_schedule(cfg))
+        stage("sft", "nll", data_path=sft_tables(kept, w / "nll_data", nll_rows(kept.train)),
+              model_name_or_path=sft_dir, **nll_schedule(cfg))
 
     train_subset = random.Random(seed).sample(kept.train, min(cfg.train_prompts, len(kept.train)))
     samples, best, he_ids = {}, None, humaneval_ids(cfg)
@@ -503,8 +489,7 @@ def run_rft(kept: ControlledDataset, seed: int, cfg: ProofConfig, w: Path, sandb
             "rlpf_episodes": rlpf_episodes(cfg), "rows": len(chosen),
             "fast_rows": sum(b is not None and b["label"] == "fast_correct" for b in best)}
     if chosen:
-        data = restrict_task(kept, tuple(sorted({i.family.name for i in kept.train})), w / "rft_data", sft_train=chosen)
-        stage("sft", "rft", data_path=str(data.data_dir), model_name_or_path=str(w / "sft"),
+        stage("sft", "rft", data_path=sft_tables(kept, w / "rft_data", chosen), model_name_or_path=str(w / "sft"),
               num_train_epochs=cfg.rft_epochs, max_steps=-1)
     return info
 
