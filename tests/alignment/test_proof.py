@@ -283,7 +283,7 @@ def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
     pid, probe = "HumanEval/4", preset("eval", profile="qwen-0.5b").probe
     p = he.problem(pid)
     canon = proof.score_humaneval(sandbox, pid, f"```python\n{p.prompt}{p.canonical_solution}```", probe)
-    assert canon["verdict"] == "OK" and canon["correct"] and 0.6 < canon["speedup"] < 1.6
+    assert canon["verdict"] == "OK" and canon["correct"] and 0.6 < canon["speedup"] < 1.6, canon
     assert canon["cpu_time_s"] > 0 and canon["baseline_s"] > 0
     none = proof.score_humaneval(sandbox, pid, "", probe)
     assert none["verdict"] == "NO_CODE" and not none["correct"] and none["speedup"] == 0.0

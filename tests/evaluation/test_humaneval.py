@@ -72,6 +72,29 @@ def test_controls(sandbox):
     assert not wrong.correct and wrong.verdict == "WRONG_ANSWER" and wrong.speedup == 0
 
 
+def test_the_scale_is_picked_by_the_functions_share_and_noise_is_no_failure():
+    # once / three times per scale: the share of work grows to scale 2 (index), then a run fails
+    assert he.pick_scale([0.02, 0.021, 0.03, 0.036, 0.05, 0.08, None, None], 0.2) == \
+        (2, pytest.approx(0.015 / he.PERF_CALLS), pytest.approx(0.3))
+    # three times reads less than once at every scale (an O(1) function): the largest scale within
+    # the target, priced at its whole run; this used to be "fails on drawn inputs at every scale"
+    assert he.pick_scale([0.02, 0.019, 0.03, 0.03, 0.3, 0.29], 0.2) == (1, pytest.approx(0.03 / he.PERF_CALLS), 0.0)
+    assert he.pick_scale([None, None, 0.1, 0.2], 0.2) is None  # nothing ran: the canonical fails
+
+
+def test_a_function_whose_work_is_below_the_noise_still_gets_performance_tests(sandbox):
+    """HumanEval/2 and /53 are O(1): once vs three times their calls' CPU differs only by the
+    process's noise, often by <= 0. That is no failure of the canonical (it used to be reported as
+    one, withholding the sample's score at random); the tests are drawn at a scale that ran and
+    their calls priced at the whole run's CPU, so the canonical passes them within its limit."""
+    for pid in ("HumanEval/2", "HumanEval/53"):
+        p = he.problem(pid)
+        for _ in range(3):
+            tests, info = he.perf_tests(sandbox, p)
+            assert len(tests) == he.TESTS and info["scale"] in he.SCALES and info["perf_calls"] >= 1
+            assert all(t.expected for t in tests)  # the canonical ran them all
+
+
 def test_rounds_follow_the_profiles_probe_settings(sandbox):
     """The rounds are the profile's [eval.probe] ones, as for every contest program: with no round
     budget, at most ``max_repeats`` however imprecise the estimate (HumanEval used to stop at the
