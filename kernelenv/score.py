@@ -404,8 +404,10 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
     its precision, and whose fault the noise is.
 
     The estimate is the one protocol's (``timing_stats.rounds_estimate``, as the probe harness and
-    the contest protocol): median(reference) / median(subject), its error combining both medians',
-    its gap to the median per-round ratio (``timing_stats.shift``); where those fail the gate, the
+    the contest protocol): median(reference) / median(subject), its error combining both medians'
+    and at least what the rounds' own ratios show (``timing_stats.medians_rel_se``: on a busy host
+    each side's spread can look small by chance while the ratios scatter), its gap to the median
+    per-round ratio (``timing_stats.shift``); where those fail the gate, the
     paired estimate (the inverse mean per-round cost ratio, its error t-widened: a busy host's
     drift cancels within a round; flag ``paired_timing``). Within the gate: reported (flag
     ``imprecise_timing`` above sqrt(2) x target). Neither within it (``unmeasurable``):
@@ -414,7 +416,7 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
       cannot have caused: no speedup, the reward withheld (flag ``unmeasurable``);
     - else the noise appeared only with the candidate beside the reference: its own variability,
       or its doing (background work disturbing the reference, erratic calls): it is scored, at a
-      pessimistic bound: the slowest of its estimates, times exp(2 x the medians' combined error)
+      pessimistic bound: the slowest of its estimates, times exp(2 x the medians' error)
       (flag ``erratic_timing``), so that noise can never raise a reward.
     A candidate slower than the reference whatever the noise (``timing_stats.precision``'s
     ``slower_than``) is reported as measured, flagged ``imprecise_timing``: never withheld."""
@@ -422,7 +424,7 @@ def judge_timing(reference: list[float], subject: list[float], alone: list[float
     pairs = list(zip(reference, subject))
     errs = {"reference": timing_stats.rel_se_of_cost(reference), "subject": timing_stats.rel_se_of_cost(subject),
             "alone": timing_stats.rel_se_of_cost(alone)}
-    medians_se = timing_stats.combined_rel_se(errs["reference"], errs["subject"])
+    medians_se = timing_stats.medians_rel_se(pairs)  # at least what the rounds' ratios show
     est = timing_stats.rounds_estimate(pairs, gate)
     paired = est.rule == "paired"
     checked = speedup_ratio(b, b / est.speedup if paired else c, policy)

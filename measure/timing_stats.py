@@ -10,6 +10,8 @@ run it as is. Each equation is one function:
 - ``spread``: the runs' standard deviation (robust from 5 runs on);
 - ``rel_se_of_cost``: relative standard error of median(runs) - median(null runs);
 - ``combined_rel_se``: of a ratio of independent estimates;
+- ``ratio_rel_se``: the error of a ratio of medians that the rounds' own ratios show;
+- ``medians_rel_se``: the error of the medians' speedup: combined, at least ``ratio_rel_se``;
 - ``round_ratio_speedup``: the second estimate, the median of the per-round ratios;
 - ``shift``: |log| of the gap between the two estimates (the machine's speed moved);
 - ``needs_more_rounds`` / ``futile_above``: when to add rounds;
@@ -75,6 +77,26 @@ def combined_rel_se(*errors: float | None) -> float | None:
     if any(e is None for e in errors):
         return None
     return math.sqrt(sum(e * e for e in errors))
+
+
+def ratio_rel_se(pairs: list[tuple[float, float]]) -> float | None:
+    """The relative error of median(baseline) / median(candidate) that the rounds' own ratios
+    show: the spread of the per-round log ratios, as a median's error over the rounds, widened by
+    Student's t. Each side's spread from its median absolute deviation can be small by chance in 5
+    to 10 rounds (a busy host's heavy-tailed costs), and read alone it then claims a precision the
+    ratios do not have; None with fewer than 3 rounds whose costs are both positive."""
+    logs = [math.log(b / c) for b, c in pairs if b > 0 and c > 0]
+    if len(logs) < 3:
+        return None
+    return MEDIAN_EFFICIENCY * statistics.stdev(logs) / math.sqrt(len(logs)) * T_WIDEN.get(len(logs) - 1, 1.1)
+
+
+def medians_rel_se(pairs: list[tuple[float, float]]) -> float | None:
+    """The relative error of the medians' speedup from rounds of (baseline, candidate) costs: the
+    two medians' combined error, at least what the rounds' ratios show (``ratio_rel_se``)."""
+    rel_se = combined_rel_se(rel_se_of_cost([b for b, _ in pairs]), rel_se_of_cost([c for _, c in pairs]))
+    spread = ratio_rel_se(pairs)
+    return rel_se if rel_se is None or spread is None else max(rel_se, spread)
 
 
 def round_ratio_speedup(pairs: list[tuple[float, float]]) -> float | None:
@@ -195,14 +217,14 @@ def hybrid(medians: Estimate, pairs: list[tuple[float, float]], gate: NoiseGate)
 
 def rounds_estimate(pairs: list[tuple[float, float]], gate: NoiseGate = NoiseGate()) -> Estimate:
     """The estimate a score reports from (baseline, candidate) costs per round, with no null run
-    (the contest protocol, the kernel scorer): the medians' (their combined error, their gap to
-    the per-round ratios) where the gate takes it, else the paired one (``hybrid``)."""
+    (the contest protocol, the kernel scorer): the medians' (``medians_rel_se``, their gap to the
+    per-round ratios) where the gate takes it, else the paired one (``hybrid``)."""
     if not pairs:
         return Estimate(None, None)
     base, cand = [b for b, _ in pairs], [c for _, c in pairs]
     b, c = statistics.median(base), statistics.median(cand)
-    rel_se = combined_rel_se(rel_se_of_cost(base), rel_se_of_cost(cand))
-    return hybrid(Estimate(b / c if b > 0 and c > 0 else None, rel_se, shift(pairs, b, c)), pairs, gate)
+    return hybrid(Estimate(b / c if b > 0 and c > 0 else None, medians_rel_se(pairs), shift(pairs, b, c)),
+                  pairs, gate)
 
 
 def more_rounds(est: Estimate, gate: NoiseGate, futile: float = math.inf) -> bool:

@@ -6,6 +6,7 @@ a drifting machine beside an erratic candidate, which must gain nothing over its
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from pathlib import Path
 
@@ -91,3 +92,41 @@ def test_the_guest_stops_on_the_estimate_it_reports():
     assert d._enough([ref, noisy], list(zip(ref, noisy)), 20.0)     # ... until the time budget
     assert not d._enough([ref[:4], sub[:4]], list(zip(ref, sub))[:4], 0.1)  # the minimum first
     assert not d._enough([noisy[:8]], [], 0.1) and d._enough([[1e-3] * 6], [], 0.1)  # the reference alone
+
+
+def test_rounds_split_between_two_speeds_are_not_a_confident_speedup():
+    """The reference against itself (truth 1.0) on a host that flips between two speeds: by chance
+    most of the reference's rounds fell on the slow one and most of the subject's on the fast one.
+    Each side's spread (a median absolute deviation of 6 runs) is ~0, so the medians alone claimed
+    1.3x at a 0.3% error; the rounds' own ratios scatter by 30%, and that error is the one reported.
+    The candidate is blamed (the reference alone was quiet) and scored at a bound below the truth:
+    the noise raises nothing. Its honest twin on a quiet host keeps a precise score."""
+    ref = [1.30e-3, 1.31e-3, 1.30e-3, 1.0e-3, 1.0e-3, 1.30e-3]
+    sub = [1.0e-3, 1.0e-3, 1.01e-3, 1.3e-3, 1.0e-3, 1.0e-3]
+    quiet = [1e-3 * (1 + 0.002 * (-1) ** i) for i in range(5)]
+    assert _medians_only(ref, sub) == "ok"  # the former error: 1.3x, reported as precise
+    split = judge_timing(ref, sub, quiet)
+    assert split.info["rel_se"] > 0.1 and split.info["decision"] == "unmeasurable"
+    assert "erratic_timing" in split.flags and split.speedup < 1.0
+    machine = judge_timing(ref, sub, [1e-3 * f for f in (1.0, 1.3, 0.8, 1.25, 0.7)])
+    assert machine.speedup is None and machine.flags == ["unmeasurable"]
+    twin_ref = [1e-3 * (1 + 0.01 * ((i * 7) % 5 - 2)) for i in range(8)]
+    twin_sub = [1e-3 * (1 + 0.01 * ((i * 3) % 5 - 2)) for i in range(8)]
+    twin = judge_timing(twin_ref, twin_sub, quiet)
+    assert twin.info["decision"] == "ok" and twin.info["rel_se"] < 0.02 and abs(twin.speedup - 1) < 0.02
+
+
+def test_ratio_error_is_the_rounds_own():
+    """``ratio_rel_se``: 0 for rounds whose ratios agree (whatever each side's drift), the t-widened
+    error of a median for scattered ones, None below 3 usable rounds; ``medians_rel_se`` is never
+    below either side's."""
+    drift = [1.0, 1.22, 1.05, 1.18, 0.98]
+    assert ts.ratio_rel_se([(d, 2 * d) for d in drift]) == pytest.approx(0.0, abs=1e-12)
+    scattered = [(1.0, 1.0), (1.0, 1.2), (1.0, 0.8), (1.0, 1.1), (1.0, 0.9)]
+    logs = [math.log(b / c) for b, c in scattered]
+    assert ts.ratio_rel_se(scattered) == pytest.approx(
+        ts.MEDIAN_EFFICIENCY * statistics.stdev(logs) / math.sqrt(5) * ts.T_WIDEN[4])
+    assert ts.ratio_rel_se([(1.0, 1.0), (1.0, 1.2)]) is None and ts.ratio_rel_se([(1.0, 0.0)] * 5) is None
+    pairs = [(d, 2 * d) for d in drift]
+    assert ts.medians_rel_se(pairs) == ts.combined_rel_se(ts.rel_se_of_cost(drift), ts.rel_se_of_cost(
+        [2 * d for d in drift]))
