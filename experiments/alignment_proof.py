@@ -67,6 +67,7 @@ RLPF, RFT and best-of-k have anything to reinforce. Use it at the arms' temperat
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -74,7 +75,7 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -100,7 +101,8 @@ from arms import (  # noqa: E402
     rows_report,
 )
 
-from perfalign.config.tables import preset  # noqa: E402
+from perfalign.config.fields import PROFILES_DIR  # noqa: E402
+from perfalign.config.tables import load_config  # noqa: E402
 from perfalign.perfdata.controlled import (  # noqa: E402
     DEFAULT_FAMILY_SET,
     FAMILY_SETS,
@@ -242,7 +244,7 @@ def arms_task(task: ControlledDataset, cfg: ProofConfig) -> ControlledDataset:
 
 
 def rlpf_episodes(cfg: ProofConfig) -> int:
-    r = preset("rlpf", profile=cfg.profile)
+    r = stage_config(cfg, "rlpf")
     return cfg.rlpf_episodes if cfg.profile == "embedded" else r.max_steps * r.batch_size
 
 
@@ -260,7 +262,7 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
     done = {n for n in ("sft", *ARMS) if (w / n / METRICS_FILE).is_file()} | {p.stem for p in w.glob("samples_*.json")}
     kept = [[i for i in group if not cfg.families or i.family.name in cfg.families] for group in (task.train,
                                                                                               task.heldout)]
-    reads = {t: preset(t, profile=cfg.profile) for t in ("sft", "dpa", "reward")}
+    reads = {t: stage_config(cfg, t) for t in ("sft", "dpa", "reward")}
     rows = {t: max(0, c.max_steps) * c.per_device_train_batch_size * c.gradient_accumulation_steps
             for t, c in reads.items()}  # the embedded profile trains by epochs: not planned
     n_train, n_held = map(len, kept)
@@ -292,7 +294,7 @@ def nll_schedule(cfg: ProofConfig) -> dict:
     the tiny model's proof settings), so it differs from DPA by the preference term alone."""
     if cfg.profile == "embedded":
         return dict(num_train_epochs=cfg.dpa_epochs, learning_rate=cfg.dpa_learning_rate, max_steps=-1)
-    d = preset("dpa", profile=cfg.profile)
+    d = stage_config(cfg, "dpa")
     return dict(learning_rate=d.learning_rate, per_device_train_batch_size=d.per_device_train_batch_size,
                 gradient_accumulation_steps=d.gradient_accumulation_steps, max_steps=d.max_steps)
 
@@ -332,6 +334,31 @@ def humaneval_ids(cfg: ProofConfig) -> list[str]:
     return ids[:n]
 
 
+@functools.cache
+def profile_config(profile: str):
+    """The profile as this process first read it: every stage of a run trains and samples under
+    one schedule, though the TOML be edited while it runs (an edit once reached a running RFT)."""
+    return load_config(profile=profile)
+
+
+def stage_config(cfg: ProofConfig, table: str, **overrides):
+    """One stage's settings from the run's profile snapshot, with the run's ``overrides``."""
+    return replace(getattr(profile_config(cfg.profile), table), **overrides)
+
+
+def pin_profile(w: Path, profile: str, text: str | None = None) -> None:
+    """A work dir's stages share one profile: its text is kept in ``W/profile.toml`` by the first
+    run, and a later run under a different text stops (one line) before it trains anything."""
+    text = (PROFILES_DIR / f"{profile}.toml").read_text() if text is None else text
+    pin = w / "profile.toml"
+    if not pin.exists():
+        w.mkdir(parents=True, exist_ok=True)
+        pin.write_text(text)
+    elif pin.read_text() != text:
+        raise SystemExit(f"profile {profile!r} differs from the one {w} began with ({pin}): its stages would mix "
+                         f"two schedules; use a new --workdir, or restore the profile")
+
+
 def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
     """A HumanEval sample's verdict, speedup over the canonical solution and CPU time, scored by
     ``humaneval.score_problem`` (the path of ``perfalign eval score --suite humaneval``); a text
@@ -363,7 +390,7 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
     from perfalign.alignment.proof import sample_resumable
     from perfalign.evaluation.tasks import humaneval as he
 
-    probe = preset("eval", profile=cfg.profile).probe
+    probe = stage_config(cfg, "eval").probe
 
     def rows_of(pid: str, texts: list[str], meta: list[dict]) -> list[dict]:
         return [{"problem_id": pid, "sample": j, **m, **score_humaneval(sandbox, pid, text, probe), "text": text}
@@ -398,7 +425,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
             return
         fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
         t, cpu = time.time(), time.process_time()
-        res = fn(preset(table, profile=cfg.profile, output_dir=str(run_dir), data_path=data_path, seed=seed,
+        res = fn(stage_config(cfg, table, output_dir=str(run_dir), data_path=data_path, seed=seed,
                         overwrite=True, **kw))
         timings[name] = round(time.time() - t, 1)
         timings[f"{name}_cpu"] = round(time.process_time() - cpu, 1)  # this process's, all its threads
@@ -501,9 +528,9 @@ def real_task_scores(w: Path, cfg: ProofConfig, seed: int, models: list[str]) ->
 
     base = json.loads((w / "sft" / "stage_config.json").read_text())["model_name_or_path"]
     models = [ModelSpec("base", base)] + [ModelSpec(f"+{m.upper()}", str(w / m)) for m in models]
-    tasks = tuple(t for t in preset("eval", profile=cfg.profile).tasks if t != "controlled")
+    tasks = tuple(t for t in stage_config(cfg, "eval").tasks if t != "controlled")
     extra = {"codecontests_dir": str(contest_tables(w.parent, cfg))} if "codecontests" in tasks else {}
-    report = evaluate(preset("eval", profile=cfg.profile, models=models, tasks=tasks, seed=seed, **extra), w / "eval")
+    report = evaluate(stage_config(cfg, "eval", models=models, tasks=tasks, seed=seed, **extra), w / "eval")
     return {f"{s.model}|{s.task}": {"pass@1": s.pass_at["1"], "speedup_1@1": s.speedup_at["1"]}
             for s in report.scores}
 
@@ -515,12 +542,12 @@ def contest_tables(root: Path, cfg: ProofConfig) -> Path:
     from perfalign.perfdata.perf_build import build
     from perfalign.perfdata.shards import card_written
 
-    perf = preset("perf", profile=cfg.profile)
+    perf = stage_config(cfg, "perf")
     out = root / "codecontests_perf"
     if not card_written(out):
         print(f"building CodeContests-Perf from {perf.source} into {out} (once, shared by the seeds)", flush=True)
         build(perf.source, out, perf.build_settings(), limit_problems=perf.limit_problems, workers=2,
-              sandbox=preset("sandbox", profile=cfg.profile))
+              sandbox=stage_config(cfg, "sandbox"))
     return out
 
 
@@ -710,9 +737,8 @@ def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out
     from pilot import format_gate, format_reach, gate_table
 
     from perfalign.alignment.proof import interleaved, sample_and_label
-    from perfalign.config.tables import load_config
 
-    model = model or load_config(profile=cfg.profile).align.base_model
+    model = model or profile_config(cfg.profile).align.base_model
     t0, c0, load0 = time.time(), time.process_time(), os.getloadavg()
     instances = task.heldout if split == "heldout" else task.train
     rows = sample_and_label(task, model, out, interleaved(instances)[:prompts], cfg.pilot_samples_per_prompt,
@@ -801,7 +827,8 @@ def main() -> int:
         raise SystemExit("--humaneval-samples must be >= 1 and --humaneval-problems >= 0")
     w = Path(cfg.workdir)
     t0 = time.time()
-    with Sandbox.from_settings(preset("sandbox", profile=cfg.profile), workers=2) as sb:
+    pin_profile(w, cfg.profile)
+    with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
         share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None
         task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot and args.pilot_split == "heldout",
                         sft_fast_share=share)

@@ -236,3 +236,20 @@ def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", argv + ["--gate", str(gate), "--families-kept", "pairs"])
     with pytest.raises(SystemExit):  # one selection, not two
         proof.main()
+
+
+def test_a_run_keeps_one_profile(tmp_path):
+    """Every stage of a process reads the profile it first read (a snapshot), and a work dir keeps
+    the text it began with: a later run under an edited profile stops before training anything."""
+    cfg = proof.ProofConfig(workdir=str(tmp_path))
+    assert proof.profile_config("embedded") is proof.profile_config("embedded")
+    from perfalign.config.tables import preset
+
+    assert proof.stage_config(cfg, "dpa") == preset("dpa", profile="embedded")
+    assert proof.stage_config(cfg, "dpa", seed=7).seed == 7
+    w = tmp_path / "w"
+    proof.pin_profile(w, "embedded")  # the first run writes the pin
+    assert (w / "profile.toml").read_text() == (proof.PROFILES_DIR / "embedded.toml").read_text()
+    proof.pin_profile(w, "embedded")  # the same text: resumes
+    with pytest.raises(SystemExit, match="differs from the one"):
+        proof.pin_profile(w, "embedded", text="[dpa]\nmax_steps = 2\n")
