@@ -3,10 +3,11 @@ sandbox (``execute_samples``, the one measurement path) and labelled by its inst
 fast & correct, slow & correct, incorrect, or no code. ``experiments/alignment_proof.py`` (the
 arms, RFT and the pilot gate) samples and reports through this one path.
 
-A prompt's samples are generated in one batch (top-k 0, top-p 1, as in RLPF), each row cut at its
-closing fence, and appended one row per sample (``ROW_KEYS``, with its text) to ``samples.jsonl``
-as they are labelled: a killed run resumes at the next prompt. Prompt i of the given order is
-sampled with the seed ``seed + i`` (common random numbers across models)."""
+A prompt's samples are generated in one batch (top-k 0, top-p 1, as in RLPF), with the next
+prompts' when ``prompts_per_batch`` > 1, each row cut at its closing fence, and appended one row per
+sample (``ROW_KEYS``, with its text) to ``samples.jsonl`` as they are labelled: a killed run resumes
+at the next batch. The batches are fixed on the given order, batch b seeded ``seed + b·P`` (prompt i
+gets ``seed + i`` with P = 1): common random numbers across models."""
 from __future__ import annotations
 
 import json
@@ -62,15 +63,17 @@ class FenceStop:
         return torch.tensor([t.count("```") >= 2 for t in texts], device=input_ids.device)
 
 
-def generate(model, tokenizer, prompt: str, n: int, temperature: float, max_new_tokens: int,
+def generate(model, tokenizer, prompts: str | list[str], n: int, temperature: float, max_new_tokens: int,
              seed: int) -> tuple[list[str], list[int]]:
-    """``n`` samples of one prompt in one batch (top-k 0, top-p 1), each cut at its closing fence;
-    their texts and new-token counts."""
+    """``n`` samples of each prompt in one batch (top-k 0, top-p 1; left-padded, so several prompts
+    share the batch), each cut at its closing fence; their texts and new-token counts, prompt by
+    prompt."""
     import torch
     from transformers import StoppingCriteriaList
 
+    prompts = [prompts] if isinstance(prompts, str) else list(prompts)
     torch.manual_seed(seed)
-    enc = tokenizer([prompt] * n, return_tensors="pt")
+    enc = tokenizer([p for p in prompts for _ in range(n)], return_tensors="pt", padding=True)
     plen = enc["input_ids"].shape[1]
     with torch.no_grad():
         out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
@@ -106,7 +109,7 @@ def read_samples(path: Path) -> list[dict]:
 
 def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instances: list[Instance],
                      samples_per_prompt: int, temperature: float, max_new_tokens: int, seed: int = 0, sandbox=None,
-                     threads: int = 1) -> list[dict]:
+                     threads: int = 1, prompts_per_batch: int = 1) -> list[dict]:
     """Sample and label every instance's prompt not yet in ``out/samples.jsonl``; all its rows."""
     by_id = {inst.problem_id: inst for inst in instances}
 
@@ -114,38 +117,52 @@ def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instan
         return [_row({**r, **m}) for r, m in zip(labelled_rows(task, by_id[pid], texts, sandbox), meta)]
 
     return sample_resumable(model_name, out, [(i.problem_id, i.prompt) for i in instances], samples_per_prompt,
-                            temperature, max_new_tokens, seed, rows_of, threads)
+                            temperature, max_new_tokens, seed, rows_of, threads, prompts_per_batch)
 
 
 def sample_resumable(model_name: str, out: Path, prompts: list[tuple[str, str]], samples_per_prompt: int,
-                     temperature: float, max_new_tokens: int, seed: int, rows_of, threads: int = 1) -> list[dict]:
-    """k samples per (problem id, prompt text) not yet in ``out/samples.jsonl``, in one batch cut at
-    the closing fence; prompt i gets the seed ``seed + i``. ``rows_of(problem_id, texts, meta)`` turns
-    a prompt's texts (and per sample its seed, temperature, token count and the batch's generation
-    cost, ``meta``) into rows, appended per prompt so a killed run resumes at the next. All the rows."""
+                     temperature: float, max_new_tokens: int, seed: int, rows_of, threads: int = 1,
+                     prompts_per_batch: int = 1) -> list[dict]:
+    """k samples per (problem id, prompt text) not yet in ``out/samples.jsonl``, ``prompts_per_batch``
+    prompts sharing one batch cut at the closing fence. The batches are fixed on the whole list
+    (prompts b·P .. b·P+P-1, seeded ``seed + b·P``: with P = 1, prompt i gets ``seed + i``), so every
+    model, and a resumed run, draws the same random numbers for the same prompts. ``rows_of(problem_id,
+    texts, meta)`` turns a prompt's texts (and per sample its seed, temperature, token count and its
+    prompt's share of the batch's generation cost, ``meta``) into rows, appended per batch so a killed
+    run resumes at the next. All the rows."""
     import torch
 
     from .models import load_causal_lm, load_tokenizer
     from .prompting import model_prompt
 
+    if prompts_per_batch < 1:
+        raise ValueError(f"prompts_per_batch must be >= 1, not {prompts_per_batch}")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "samples.jsonl"
     done = {r["problem_id"] for r in read_samples(path)}
-    todo = [(i, pid, prompt) for i, (pid, prompt) in enumerate(prompts) if pid not in done]
+    batches = [list(enumerate(prompts))[b:b + prompts_per_batch] for b in range(0, len(prompts), prompts_per_batch)]
+    todo = [batch for batch in batches if any(pid not in done for _, (pid, _) in batch)]
     if todo:
         torch.set_num_threads(threads)
         tok = load_tokenizer(model_name, padding_side="left")
         model = load_causal_lm(model_name, tokenizer=tok).eval()
-    for i, pid, prompt in todo:
+    for batch in todo:
+        first, k = batch[0][0], samples_per_prompt
         w0, c0 = time.time(), time.process_time()
-        texts, lengths = generate(model, tok, model_prompt(tok, prompt), samples_per_prompt, temperature,
-                                  max_new_tokens, seed + i)
-        gen = {"wall_s": time.time() - w0, "cpu_s": time.process_time() - c0, "new_tokens": sum(lengths),
-               "batch_steps": max(lengths)}
-        rows = rows_of(pid, texts, [{"seed": seed + i, "temperature": temperature, "new_tokens": n,
-                                     "prompt_generation": gen} for n in lengths])
+        texts, lengths = generate(model, tok, [model_prompt(tok, prompt) for _, (_, prompt) in batch], k,
+                                  temperature, max_new_tokens, seed + first)
+        wall, cpu = time.time() - w0, time.process_time() - c0
+        rows = []
+        for j, (_, (pid, _)) in enumerate(batch):
+            if pid in done:  # the same draw as before; only the prompts not yet written
+                continue
+            mine = lengths[j * k:(j + 1) * k]
+            gen = {"wall_s": wall / len(batch), "cpu_s": cpu / len(batch), "new_tokens": sum(mine),
+                   "batch_steps": max(lengths), "batch_prompts": len(batch)}
+            rows += rows_of(pid, texts[j * k:(j + 1) * k], [{"seed": seed + first, "temperature": temperature,
+                                                             "new_tokens": n, "prompt_generation": gen} for n in mine])
         with path.open("a") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-        print(f"{pid}: {Counter(r.get('label', r.get('verdict')) for r in rows)} generated {gen['new_tokens']} "
-              f"tokens in {gen['wall_s']:.0f} s wall, {gen['cpu_s']:.0f} CPU-s", flush=True)
+        print(f"{', '.join(pid for _, (pid, _) in batch)}: {Counter(r.get('label', r.get('verdict')) for r in rows)} "
+              f"generated {sum(lengths)} tokens in {wall:.0f} s wall, {cpu:.0f} CPU-s", flush=True)
     return read_samples(path)

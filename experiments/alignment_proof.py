@@ -181,6 +181,9 @@ class ProofConfig:
     # 2 v / (41 k)): relative to k 2, k 1 costs 1.17 / 1.04 / 0.93 at s 0.05 / 0.07 / 0.10, k 4 1.08 /
     # 1.21 / 1.32. k 2 is the least or near it across the seed SDs we may meet.
     humaneval_samples_per_problem: int = 2
+    # rows (samples) per generate() batch: prompts share it (k samples each) when k is smaller; one
+    # torch thread samples ~2x more per CPU-second at 16 rows than at 2 (benchmarks/sampling_batch.py)
+    batch_rows: int = 16
     humaneval_max_new_tokens: int = 384  # the base model's greedy answers: 62-321 tokens (docs/results.md)
 
 
@@ -309,12 +312,18 @@ def sample_model(task: ControlledDataset, model_dir: str | Path, out: Path, inst
                  cfg: ProofConfig, sandbox) -> list[dict]:
     """k samples per prompt at the arms' temperature, each executed and classified in the sandbox
     (the pilot's path: rows cut at the closing fence, one row per sample in ``out/samples.jsonl``
-    with its text, label and CPU time; resumable per prompt). Prompt i gets the seed 1000 x seed + i
-    for every model (common random numbers)."""
+    with its text, label and CPU time; resumable per batch). ``prompts_per_batch`` prompts share a
+    batch, batch b seeded 1000 x seed + b·P for every model (common random numbers)."""
     from perfalign.alignment.proof import interleaved, sample_and_label
 
     return sample_and_label(task, str(model_dir), out, interleaved(instances), k, cfg.temperature,
-                            cfg.pilot_max_new_tokens, seed=1000 * seed, sandbox=sandbox)
+                            cfg.pilot_max_new_tokens, seed=1000 * seed, sandbox=sandbox,
+                            prompts_per_batch=prompts_per_batch(cfg, k))
+
+
+def prompts_per_batch(cfg: ProofConfig, k: int) -> int:
+    """Prompts sharing a generate() batch of about ``cfg.batch_rows`` rows at k samples each."""
+    return max(1, cfg.batch_rows // k)
 
 
 def humaneval_ids(cfg: ProofConfig) -> list[str]:
@@ -383,10 +392,12 @@ def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
 def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, seed: int, cfg: ProofConfig,
                      sandbox) -> list[dict]:
     """k samples per HumanEval problem at the arms' temperature by the one sampler
-    (``alignment.proof.sample_resumable``: one batch, rows cut at the closing fence, appended per
-    problem), each scored by ``score_humaneval``; one row per sample in ``out/samples.jsonl`` (text,
-    verdict, speedup, CPU time). Problem i gets the seed ``HUMANEVAL_SEED_BASE + 1000 x seed + i`` for
-    every model (common random numbers). The rows of ``ids``."""
+    (``alignment.proof.sample_resumable``: ``prompts_per_batch`` problems to a batch, in the order
+    of their canonical solutions' lengths so that a batch's rows end close together, rows cut at
+    the closing fence, appended per batch), each scored by ``score_humaneval``; one row per sample in
+    ``out/samples.jsonl`` (text, verdict, speedup, CPU time). Batch b gets the seed
+    ``HUMANEVAL_SEED_BASE + 1000 x seed + b·P`` for every model (common random numbers). The rows of
+    ``ids``."""
     from perfalign.alignment.proof import sample_resumable
     from perfalign.evaluation.tasks import humaneval as he
 
@@ -396,8 +407,10 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
         return [{"problem_id": pid, "sample": j, **m, **score_humaneval(sandbox, pid, text, probe), "text": text}
                 for j, (text, m) in enumerate(zip(texts, meta))]
 
-    rows = sample_resumable(str(model_dir), out, [(pid, he.model_prompt(he.problem(pid))) for pid in ids], k,
-                            cfg.temperature, cfg.humaneval_max_new_tokens, HUMANEVAL_SEED_BASE + 1000 * seed, rows_of)
+    by_length = sorted(ids, key=lambda pid: (len(he.problem(pid).canonical_solution), pid))
+    rows = sample_resumable(str(model_dir), out, [(pid, he.model_prompt(he.problem(pid))) for pid in by_length], k,
+                            cfg.temperature, cfg.humaneval_max_new_tokens, HUMANEVAL_SEED_BASE + 1000 * seed, rows_of,
+                            prompts_per_batch=prompts_per_batch(cfg, k))
     return [r for r in rows if r["problem_id"] in ids]
 
 

@@ -157,12 +157,17 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
     shutil.copytree(run["sft"].run_dir, w / "seed0" / "sft")
     real_generate = sampling.generate
 
-    def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
-        inst = next((i for i in task.train if i.statement in prompt), None)
-        if inst is None:  # held-out prompts: the tiny model's own samples
-            return real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
-        refs = [format_response(inst.program(k), "python3") for k in ("slow", "fast", "medium")]
-        return [refs[j % 3] for j in range(n)], [10] * n
+    def generate(model, tok, prompts, n, temperature, max_new_tokens, seed):
+        texts, lengths = [], []
+        for prompt in prompts:  # a batch's prompts, each k texts
+            inst = next((i for i in task.train if i.statement in prompt), None)
+            if inst is None:  # held-out prompts: the tiny model's own samples
+                t, n_new = real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
+            else:
+                refs = [format_response(inst.program(k), "python3") for k in ("slow", "fast", "medium")]
+                t, n_new = [refs[j % 3] for j in range(n)], [10] * n
+            texts, lengths = texts + t, lengths + n_new
+        return texts, lengths
 
     monkeypatch.setattr(sampling, "generate", generate)
     cfg = proof.ProofConfig(workdir=str(w), families=("evens", "squares"), arms=("rft", "nll"), samples_per_prompt=2,
@@ -290,3 +295,29 @@ def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
     r = arms.humaneval_report([{"problem_id": pid, **canon}, {"problem_id": pid, **none}])
     assert (r["samples"], r["correct"], r["fast_correct"]) == (2, 1, int(canon["speedup"] >= arms.HUMANEVAL_FAST))
     assert r["mean_speedup"] == pytest.approx(canon["speedup"] / 2, abs=1e-4)
+
+
+def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_path):
+    """``sample_resumable`` with 2 prompts to a batch: the batches are fixed on the whole list
+    (seeds ``seed + b·P``), each prompt's rows carry its share of the batch's cost, and a run killed
+    after any prompt resumes to exactly the texts an uninterrupted run drew."""
+    prompts = [("a", "def f():"), ("b", "def g(xs):\n    return"), ("c", "x =")]
+
+    def rows_of(pid, texts, meta):
+        return [{"problem_id": pid, "sample": j, **m, "text": t} for j, (t, m) in enumerate(zip(texts, meta))]
+
+    def run(out):
+        return sampling.sample_resumable("embedded", out, prompts, 2, 1.0, 6, 40, rows_of, prompts_per_batch=2)
+
+    full = run(tmp_path / "full")
+    assert [r["problem_id"] for r in full] == ["a", "a", "b", "b", "c", "c"]
+    assert [r["seed"] for r in full] == [40] * 4 + [42] * 2
+    assert [r["prompt_generation"]["batch_prompts"] for r in full] == [2] * 4 + [1] * 2
+    for keep in (2, 4):  # killed after prompt a (mid-batch), after the first batch
+        out = tmp_path / f"cut{keep}"
+        out.mkdir()
+        (out / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in full[:keep]))
+        again = run(out)
+        assert [(r["problem_id"], r["text"]) for r in again] == [(r["problem_id"], r["text"]) for r in full]
+    with pytest.raises(ValueError, match="prompts_per_batch"):
+        sampling.sample_resumable("embedded", tmp_path / "x", prompts, 2, 1.0, 6, 40, rows_of, prompts_per_batch=0)

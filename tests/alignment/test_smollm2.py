@@ -129,6 +129,24 @@ def test_batched_greedy_generation_equals_one_by_one(smol):
         generate_batched(model, tok, texts, 1, 2, 4, do_sample=False)
 
 
+def test_prompts_sharing_a_sampling_batch_draw_what_they_would_alone(smol):
+    """The experiment's sampler (``alignment.proof.generate``) with two prompts of different lengths
+    in one left-padded batch: k texts per prompt, prompt by prompt, and (near-greedy) each prompt's
+    texts are those it draws alone: the shorter prompt's padding changes nothing."""
+    from perfalign.alignment.proof import generate
+
+    _, model = smol
+    left = models.load_tokenizer(SMOL, padding_side="left")
+    texts = [model_prompt(left, instruction_prompt("Read n from stdin and print n * 2.", "python3")),
+             model_prompt(left, instruction_prompt("Read a line of integers from standard input and print their "
+                                                   "sum, their maximum and their minimum, one per line.", "python3"))]
+    assert prompt_tokens(left, texts[0]) != prompt_tokens(left, texts[1])  # the shorter one is padded
+    both, lengths = generate(model, left, texts, 2, 1e-4, 16, seed=5)
+    alone = [generate(model, left, t, 2, 1e-4, 16, seed=5)[0] for t in texts]
+    assert len(both) == len(lengths) == 4 and both == alone[0] + alone[1] and all(t.strip() for t in both)
+    assert both[0] != both[2]  # the prompts' own answers, not one shared
+
+
 # --------------------------------------------------------------------------- a few steps of each stage
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
