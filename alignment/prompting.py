@@ -78,3 +78,17 @@ def fit_rows(tokenizer, rows: list[dict], max_length: int | None,
         except PromptTooLong:
             dropped += 1
     return out, dropped
+
+
+def closed_fence(tokenizer, prompt_width: int):
+    """generate()'s stopping criterion: a row is done once its new text (after ``prompt_width``
+    tokens) holds a complete ``` block, what ``extract_code`` reads; the one rule of every sampler."""
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class ClosedFence(StoppingCriteria):
+        def __call__(self, input_ids, scores, **kwargs):
+            texts = tokenizer.batch_decode(input_ids[:, prompt_width:], skip_special_tokens=True)
+            return torch.tensor([t.count("```") >= 2 for t in texts], dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([ClosedFence()])

@@ -18,6 +18,8 @@ from pathlib import Path
 from perfalign.perfdata.controlled import ControlledDataset, Instance, execute_samples
 from perfalign.perfdata.perf import BuildSettings
 
+from .prompting import closed_fence
+
 LABELS = ("fast_correct", "slow_correct", "incorrect", "no_code")
 # a sample's row in samples.jsonl; the files already recorded are read by these keys
 ROW_KEYS = ("problem_id", "family", "sample", "seed", "temperature", "label", "verdict", "cpu_time_s", "threshold_s",
@@ -50,27 +52,12 @@ def labelled_rows(task: ControlledDataset, inst: Instance, texts: list[str], san
             for j, (text, (_, res)) in enumerate(zip(texts, executed[pid]))]
 
 
-class FenceStop:
-    """A row is done once its new text holds a closing code fence (two ``` in all)."""
-
-    def __init__(self, tokenizer, prompt_len: int):
-        self.tokenizer, self.prompt_len = tokenizer, prompt_len
-
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-
-        texts = self.tokenizer.batch_decode(input_ids[:, self.prompt_len:], skip_special_tokens=True)
-        return torch.tensor([t.count("```") >= 2 for t in texts], device=input_ids.device)
-
-
 def generate(model, tokenizer, prompts: str | list[str], n: int, temperature: float, max_new_tokens: int,
              seed: int) -> tuple[list[str], list[int]]:
     """``n`` samples of each prompt in one batch (top-k 0, top-p 1; left-padded, so several prompts
     share the batch), each cut at its closing fence; their texts and new-token counts, prompt by
     prompt."""
     import torch
-    from transformers import StoppingCriteriaList
-
     prompts = [prompts] if isinstance(prompts, str) else list(prompts)
     torch.manual_seed(seed)
     enc = tokenizer([p for p in prompts for _ in range(n)], return_tensors="pt", padding=True)
@@ -79,7 +66,7 @@ def generate(model, tokenizer, prompts: str | list[str], n: int, temperature: fl
         out = model.generate(**enc, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
                              max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id,
                              eos_token_id=tokenizer.eos_token_id,
-                             stopping_criteria=StoppingCriteriaList([FenceStop(tokenizer, plen)]))
+                             stopping_criteria=closed_fence(tokenizer, plen))
     new = out[:, plen:]
     lengths = [int((row != tokenizer.pad_token_id).sum()) for row in new]
     texts = tokenizer.batch_decode(new, skip_special_tokens=True)

@@ -120,6 +120,8 @@ def generate_batched(model, tok, texts: list[str], n: int, batch_size: int, max_
 
     import torch
 
+    from perfalign.alignment.prompting import closed_fence
+
     if tok.padding_side != "left":
         raise ValueError("batched generation needs a left-padding tokenizer (load_tokenizer(..., padding_side='left'))")
     # longest first, equal prompts adjacent: batches pad little
@@ -133,7 +135,7 @@ def generate_batched(model, tok, texts: list[str], n: int, batch_size: int, max_
         width = enc["input_ids"].shape[1]
         with torch.no_grad():
             out = model.generate(**enc, **sampling, max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
-                                 eos_token_id=tok.eos_token_id, stopping_criteria=_closed_fence(tok, width))
+                                 eos_token_id=tok.eos_token_id, stopping_criteria=closed_fence(tok, width))
         gen = out[:, width:]
         # tokens each sequence produced: up to and including its EOS (the rest is padding)
         ended = (gen == tok.eos_token_id).long().cumsum(1)
@@ -144,19 +146,6 @@ def generate_batched(model, tok, texts: list[str], n: int, batch_size: int, max_
     stats = {"prompts": len(texts), "sequences": len(flat), "new_tokens": new_tokens, "seconds": round(seconds, 3),
              "tokens_per_s": round(new_tokens / seconds, 2) if seconds > 0 else 0.0, "batch_size": batch_size}
     return [results[i] for i in range(len(texts))], stats
-
-
-def _closed_fence(tokenizer, prompt_width: int):
-    """Stop a sequence once its response holds a complete ``` block (what extract_code reads)."""
-    import torch
-    from transformers import StoppingCriteria, StoppingCriteriaList
-
-    class ClosedFence(StoppingCriteria):
-        def __call__(self, input_ids, scores, **kwargs):
-            texts = tokenizer.batch_decode(input_ids[:, prompt_width:], skip_special_tokens=True)
-            return torch.tensor([t.count("```") >= 2 for t in texts], dtype=torch.bool, device=input_ids.device)
-
-    return StoppingCriteriaList([ClosedFence()])
 
 
 def make_generator(spec: ModelSpec, config: EvalConfig) -> Generator:
