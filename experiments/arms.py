@@ -31,12 +31,14 @@ NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not
 # steps x 2 pairs (seed 0, the second schedule; the first: 5,923 for 192 x 2, 15.4 per pair).
 # Estimated: a reward-model pair ~ 2 SFT rows, an RLPF episode ~ 20 (the profile's ~80 CPU-s per PPO
 # step of 4: generation, four models' forwards, two backwards).
-# A HumanEval held-out sample, both parts measured: generation 246 CPU-s for 8 greedy samples of
-# 62-321 new tokens (docs/results.md; batch 1, an upper bound per sample for a batch of k) plus
-# scoring, 6.3 CPU-s for a correct sample (the canonical; 2.5 for a wrong one), this process and the
-# sandbox's slots, the first 12 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
+# A HumanEval held-out sample, both parts measured: generation in batches of 16 rows (8 problems x
+# 2 samples, the base model, T 1.0), 134.4 and 228.2 CPU-s for two draws of 16 samples
+# (benchmarks/sampling_batch.py, 2026-11-29; 17.6-19.4 per sample at the former 2 rows; an idiom
+# sample's unit above is still the 8-row one, an upper bound) plus scoring, 6.3 CPU-s for a correct
+# sample (the canonical; 2.5 for a wrong one), this process and the sandbox's slots, the first 12
+# held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
 UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 1281 / 96, "rm_pair": 2 * 1103 / 288,
-              "rlpf_episode": 20.0, "humaneval_sample": 246 / 8 + 6.3}
+              "rlpf_episode": 20.0, "humaneval_sample": (134.4 + 228.2) / 32 + 6.3}
 UNIT_MEASURED = ("sft_row", "sample", "pair", "humaneval_sample")
 
 
