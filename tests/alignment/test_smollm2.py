@@ -110,16 +110,22 @@ def test_a_long_statement_is_cut_never_the_request_or_the_generation_prompt(smol
 
 
 # --------------------------------------------------------------------------- generation
+def _two_prompts():
+    """A left-padding tokenizer and two rendered prompts of different lengths (the shorter is padded)."""
+    left = models.load_tokenizer(SMOL, padding_side="left")
+    texts = [model_prompt(left, instruction_prompt("Read n from stdin and print n * 2.", "python3")),
+             model_prompt(left, instruction_prompt("Read a line of integers from standard input and print their "
+                                                   "sum, their maximum and their minimum, one per line.", "python3"))]
+    assert prompt_tokens(left, texts[0]) != prompt_tokens(left, texts[1])
+    return left, texts
+
+
 def test_batched_greedy_generation_equals_one_by_one(smol):
     """Left padding does not change what the model writes: batched == one by one (greedy)."""
     from perfalign.evaluation.generation import generate_batched
 
     tok, model = smol
-    left = models.load_tokenizer(SMOL, padding_side="left")
-    texts = [model_prompt(left, instruction_prompt("Read n from stdin and print n * 2.", "python3")),
-             model_prompt(left, instruction_prompt("Read a line of integers from standard input and print their "
-                                                   "sum, their maximum and their minimum, one per line.", "python3"))]
-    assert prompt_tokens(left, texts[0]) != prompt_tokens(left, texts[1])  # the shorter one is padded
+    left, texts = _two_prompts()
     batched, stats = generate_batched(model, left, texts, 1, 2, 24, do_sample=False)
     single, _ = generate_batched(model, left, texts, 1, 1, 24, do_sample=False)
     assert batched == single and all(r[0].strip() for r in batched)
@@ -136,11 +142,7 @@ def test_prompts_sharing_a_sampling_batch_draw_what_they_would_alone(smol):
     from perfalign.alignment.proof import generate
 
     _, model = smol
-    left = models.load_tokenizer(SMOL, padding_side="left")
-    texts = [model_prompt(left, instruction_prompt("Read n from stdin and print n * 2.", "python3")),
-             model_prompt(left, instruction_prompt("Read a line of integers from standard input and print their "
-                                                   "sum, their maximum and their minimum, one per line.", "python3"))]
-    assert prompt_tokens(left, texts[0]) != prompt_tokens(left, texts[1])  # the shorter one is padded
+    left, texts = _two_prompts()
     both, lengths = generate(model, left, texts, 2, 1e-4, 16, seed=5)
     alone = [generate(model, left, t, 2, 1e-4, 16, seed=5)[0] for t in texts]
     assert len(both) == len(lengths) == 4 and both == alone[0] + alone[1] and all(t.strip() for t in both)
