@@ -29,8 +29,9 @@ NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not
 # measured: SFT 1,103 CPU-s for 72 steps x 4 rows; sampling 41 CPU-s per prompt of 8 at T 1.0, rows
 # cut at the closing fence; a DPA pair read, its reference log-probs included, 1,281 CPU-s for 48
 # steps x 2 pairs (seed 0, the second schedule; the first: 5,923 for 192 x 2, 15.4 per pair).
-# Estimated: a reward-model pair ~ 2 SFT rows, an RLPF episode ~ 20 (the profile's ~80 CPU-s per PPO
-# step of 4: generation, four models' forwards, two backwards).
+# An RLPF episode, measured on seed 0 (2026-11-29): 3,944 CPU-s for the 46 PPO steps x 4 episodes after
+# a resume at step 2 (this process's CPU, its final KL evaluation included; the sandbox's 209 reward
+# runs apart), against the ~20 estimated. Estimated: a reward-model pair ~ 2 SFT rows.
 # A HumanEval held-out sample, both parts measured: generation in batches of 16 rows (8 problems x
 # 2 samples, the base model, T 1.0), 134.4 and 228.2 CPU-s for two draws of 16 samples
 # (benchmarks/sampling_batch.py, 2026-11-29; 17.6-19.4 per sample at the former 2 rows; an idiom
@@ -38,8 +39,8 @@ NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not
 # sample (the canonical; 2.5 for a wrong one), this process and the sandbox's slots, the first 12
 # held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
 UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 1281 / 96, "rm_pair": 2 * 1103 / 288,
-              "rlpf_episode": 20.0, "humaneval_sample": (134.4 + 228.2) / 32 + 6.3}
-UNIT_MEASURED = ("sft_row", "sample", "pair", "humaneval_sample")
+              "rlpf_episode": 3944.3 / 184, "humaneval_sample": (134.4 + 228.2) / 32 + 6.3}
+UNIT_MEASURED = ("sft_row", "sample", "pair", "rlpf_episode", "humaneval_sample")
 
 
 def by_prompt(rows: list[dict]) -> dict[str, list[dict]]:
