@@ -247,9 +247,9 @@ def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, t
         shutil.copytree(run[m].run_dir, w / "seed0" / m)
     calls, real_generate = [], sampling.generate
 
-    def generate(model, tok, prompt, n, temperature, max_new_tokens, seed):
-        calls.append((prompt, seed, max_new_tokens))
-        return real_generate(model, tok, prompt, n, temperature, max_new_tokens, seed)
+    def generate(model, tok, prompts, n, temperature, max_new_tokens, seed):
+        calls.append((prompts, seed, max_new_tokens))  # a batch's rendered prompts
+        return real_generate(model, tok, prompts, n, temperature, max_new_tokens, seed)
 
     monkeypatch.setattr(sampling, "generate", generate)
     cfg = proof.ProofConfig(workdir=str(w), arms=("dpa",), samples_per_prompt=1, pilot_max_new_tokens=16,

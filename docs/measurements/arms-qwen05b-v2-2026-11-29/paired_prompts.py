@@ -18,7 +18,8 @@ for path in HERE.glob("eval_*_heldout.jsonl"):
         p[1] += r["label"] == "fast_correct"
         p[2] += r["label"] in ("fast_correct", "slow_correct")
     share[path.stem.split("_")[1]] = {pid: (fc / n, c / n) for pid, (n, fc, c) in per.items()}
-PAIRS = (("dpa", "sft"), ("dpo", "sft"), ("rft", "sft"), ("dpa", "rft"), ("dpa", "dpo"), ("nll", "sft"), ("dpa", "nll"))
+PAIRS = (("dpa", "sft"), ("dpo", "sft"), ("rft", "sft"), ("dpa", "rft"), ("dpa", "dpo"), ("nll", "sft"), ("dpa", "nll"),
+         ("rlpf", "sft"), ("rlpf", "rft"), ("rlpf", "dpa"))
 for a, b in PAIRS:
     if a not in share or b not in share:
         continue
