@@ -182,7 +182,8 @@ class ProofConfig:
     # 1.21 / 1.32. k 2 is the least or near it across the seed SDs we may meet.
     humaneval_samples_per_problem: int = 2
     # rows (samples) per generate() batch: prompts share it (k samples each) when k is smaller; one
-    # torch thread samples ~2x more per CPU-second at 16 rows than at 2 (benchmarks/sampling_batch.py)
+    # torch thread samples 1.3-2.1x more per CPU-second at 16 rows than at 2, none more at 8
+    # (benchmarks/sampling_batch.py, docs/measurements/sampling-batch-2026-11-29)
     batch_rows: int = 16
     humaneval_max_new_tokens: int = 384  # the base model's greedy answers: 62-321 tokens (docs/results.md)
 
