@@ -127,7 +127,8 @@ def sample_resumable(model_name: str, out: Path, prompts: list[tuple[str, str]],
     out.mkdir(parents=True, exist_ok=True)
     path = out / "samples.jsonl"
     done = {r["problem_id"] for r in read_samples(path)}
-    batches = [list(enumerate(prompts))[b:b + prompts_per_batch] for b in range(0, len(prompts), prompts_per_batch)]
+    indexed = list(enumerate(prompts))
+    batches = [indexed[b:b + prompts_per_batch] for b in range(0, len(indexed), prompts_per_batch)]
     todo = [batch for batch in batches if any(pid not in done for _, (pid, _) in batch)]
     if todo:
         torch.set_num_threads(threads)
