@@ -89,6 +89,7 @@ from arms import (  # noqa: E402
     NO_RESULT,
     best_of_k,
     by_prompt,
+    detectable_effect,
     fastest_correct,
     fmt_plan,
     holm,
@@ -614,7 +615,12 @@ def contrasts(results: list[dict], split: str) -> dict:
             rs = [r for r in results if counted(r, a) and counted(r, b)
                   and split in r["samples"][a] and split in r["samples"][b]]
             d = [r["samples"][a][split][key] - r["samples"][b][split][key] for r in rs]
-            rows[f"{a}-{b}"] = {**_stat(d), "seeds": [r["seed"] for r in rs], "p": paired_p(d)}
+            sd = statistics.stdev(d) if len(d) > 1 else None
+            rows[f"{a}-{b}"] = {**_stat(d), "seeds": [r["seed"] for r in rs], "p": paired_p(d),
+                                # what a null rules out: the effect this many seeds detect with 80 % power at
+                                # the seeds' own SD, at α 0.05 and at Holm's first step (α 0.05 / 4)
+                                "detectable_80": [detectable_effect(sd, len(d), alpha)
+                                                  for alpha in (0.05, 0.05 / len(CONTRASTS))]}
         for name, p in holm({k: v["p"] for k, v in rows.items()}).items():
             rows[name]["p_holm"] = p
         out[key] = rows
@@ -710,11 +716,12 @@ def format_summary(s: dict) -> str:
         tasks.append(("HumanEval held-out", h["contrasts"], h["noninferiority"]))
     for task, cs, ni in tasks:
         lines += [f"pre-registered contrast ({task}) | endpoint | seeds counted | mean ± 95 % | p (paired t) | "
-                  "p (Holm, 4)", "--- | --- | --- | --- | --- | ---"]
+                  "p (Holm, 4) | detectable at 80 % power (α 0.05 / Holm's first)", "--- | --- | --- | --- | --- | --- | ---"]
         for key, rows in cs.items():
             for name, row in rows.items():
                 lines.append(f"{name} | {key} | {row['seeds']} | {_fmt(row['mean_ci'])} | {_p(row['p'])} | "
-                             f"{_p(row['p_holm'])}")
+                             f"{_p(row['p_holm'])} | " + " / ".join("n/a" if e is None else f"{e:.3f}"
+                                                                 for e in row.get("detectable_80", [None, None])))
         lines += ["", f"correctness non-inferiority ({task}: arm - SFT correct share) | mean ± 95 % | lower bound | "
                       "margin | non-inferior", "--- | --- | --- | --- | ---"]
         for name, row in ni.items():
@@ -771,6 +778,27 @@ def pilot_gate(task: ControlledDataset, cfg: ProofConfig, model: str | None, out
     return 0
 
 
+def finished_seed(w: Path, seed: int, cfg: ProofConfig) -> dict | None:
+    """A seed's result when it ran every arm of ``cfg`` and HumanEval's problems, else None."""
+    path = w / f"seed{seed}" / "result.json"
+    done = json.loads(path.read_text()) if path.exists() else None
+    if done and set(cfg.arms) <= set(done.get("arms", ())) and done.get("humaneval_problems", 0) == len(
+            humaneval_ids(cfg)):
+        return done
+    return None
+
+
+def report_only(w: Path, seeds: list[int], cfg: ProofConfig) -> int:
+    """The analysis of the seeds that finished, while the others are still running or owed."""
+    results = [r for seed in seeds if (r := finished_seed(w, seed, cfg))]
+    owed = [seed for seed in seeds if seed not in {r["seed"] for r in results}]
+    if not results:
+        raise SystemExit(f"no seed of {seeds} has finished in {w} (for arms {list(cfg.arms)})")
+    print(format_summary(summarize(results, cfg)))
+    print(f"\nseeds finished {[r['seed'] for r in results]}; still owed {owed}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", default=ProofConfig.profile, choices=("embedded", "small", "qwen-0.5b"),
@@ -801,6 +829,9 @@ def main() -> int:
                       help="the same selection given by name (default: every family of the task)")
     ap.add_argument("--plan-only", action="store_true",
                     help="print each seed's planned CPU-hours per stage (what is left of it) and exit")
+    ap.add_argument("--report-only", action="store_true",
+                    help="only the analysis of the listed seeds that finished (WORKDIR/seedN/result.json for these "
+                         "arms): print it, name the seeds still owed, train and sample nothing, write nothing")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -841,6 +872,8 @@ def main() -> int:
         raise SystemExit("--humaneval-samples must be >= 1 and --humaneval-problems >= 0")
     w = Path(cfg.workdir)
     t0 = time.time()
+    if args.report_only:
+        return report_only(w, args.seeds, cfg)
     pin_profile(w, cfg.profile)
     with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
         share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None
@@ -863,9 +896,7 @@ def main() -> int:
         results = []
         for seed in args.seeds:
             path = w / f"seed{seed}" / "result.json"
-            done = json.loads(path.read_text()) if path.exists() else None
-            if done and set(cfg.arms) <= set(done.get("arms", ())) and done.get("humaneval_problems", 0) == len(
-                    humaneval_ids(cfg)):
+            if done := finished_seed(w, seed, cfg):
                 results.append(done)  # a finished seed is not run again (delete it to re-run)
                 continue
             r = run_seed(task, seed, cfg, sb)

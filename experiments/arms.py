@@ -8,6 +8,7 @@ sandbox on the instance's tests) and computes; nothing samples or trains:
 - ``rft_rows``: RFT's SFT rows, the fastest correct sample per training prompt;
 - ``best_of_k``: per held-out prompt the fastest correct of the k samples (an oracle selection);
 - ``holm``, ``paired_p``: the pre-registered contrasts' p-values;
+- ``detectable_effect``: the paired test's minimum detectable effect (the power table; a null's reading);
 - ``moved``: whether a stage moved enough to count as an arm;
 - ``planned_cpu_s``: a seed's planned CPU cost per stage from measured unit costs.
 """
@@ -148,6 +149,27 @@ def paired_p(diffs: list[float]) -> float | None:
     if len(diffs) < 2 or max(diffs) - min(diffs) < 1e-12:  # float noise is no spread
         return None
     return float(ttest_1samp(diffs, 0.0).pvalue)
+
+
+def detectable_effect(sd: float, seeds: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """The smallest true mean paired difference a two-sided paired t-test over ``seeds`` seeds detects
+    with probability ``power`` at level ``alpha``, given the seed-level SD of the differences: the
+    docs' power table (docs/alignment.md, "Power"), and, with a run's own SD, what its null rules out.
+    Under the effect d the statistic is noncentral t (df n - 1, noncentrality d sqrt(n) / sd); solved
+    for d. None with fewer than 2 seeds or no SD."""
+    from scipy.optimize import brentq
+    from scipy.stats import nct, t
+
+    if seeds < 2 or sd is None or not sd > 0:
+        return None
+    df, crit = seeds - 1, t.ppf(1 - alpha / 2, seeds - 1)
+
+    def shortfall(d: float) -> float:
+        nc = d * math.sqrt(seeds) / sd
+        lower = nct.cdf(-crit, df, nc)  # the wrong-sign tail: NaN far out in scipy, where it is 0
+        return nct.sf(crit, df, nc) + (0.0 if math.isnan(lower) else lower) - power
+
+    return float(brentq(shortfall, 1e-9 * sd, 100 * sd))
 
 
 def holm(pvalues: dict[str, float | None]) -> dict[str, float | None]:

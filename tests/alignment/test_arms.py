@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import statistics
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -75,6 +76,25 @@ def test_paired_p_is_the_paired_t_test_and_na_with_one_seed():
     assert arms.paired_p([0.1]) is None and arms.paired_p([0.1, 0.1]) is None
 
 
+def test_detectable_effect_is_the_power_table_and_na_without_spread():
+    # docs/alignment.md "Power": seed SD x seeds at α 0.05, and at Holm's first step (α 0.0125)
+    table = {(0.05, 3): 0.163, (0.10, 5): 0.168, (0.10, 8): 0.116, (0.15, 8): 0.173}
+    for (sd, n), mde in table.items():
+        assert arms.detectable_effect(sd, n) == pytest.approx(mde, abs=5e-4)
+    assert arms.detectable_effect(0.10, 5, 0.0125) == pytest.approx(0.248, abs=5e-4)
+    assert arms.detectable_effect(0.10, 8, 0.0125) == pytest.approx(0.153, abs=5e-4)
+    # by simulation: at the detectable effect the paired t-test rejects ~80 % of the time
+    import numpy as np
+    from scipy.stats import ttest_1samp
+
+    rng = np.random.default_rng(0)
+    d = arms.detectable_effect(0.1, 5)
+    hits = ttest_1samp(rng.normal(d, 0.1, size=(20000, 5)), 0.0, axis=1).pvalue < 0.05
+    assert hits.mean() == pytest.approx(0.8, abs=0.015)
+    assert arms.detectable_effect(0.1, 1) is None and arms.detectable_effect(0.0, 5) is None
+    assert arms.detectable_effect(None, 5) is None
+
+
 def test_a_stage_that_did_not_move_is_marked():
     assert arms.moved("rlpf", {"eval_kl": 0.011}, 1.0, 2.0) == {"value": 0.011, "threshold": 1.0, "moved": False}
     assert arms.moved("rlpf", {"eval_kl": 1.0}, 1.0, 2.0)["moved"]
@@ -118,6 +138,27 @@ def test_summary_contrasts_holm_noninferiority_and_movement():
     assert ni["rlpf"]["per_seed"] == [pytest.approx(-0.1), pytest.approx(-0.05)] and not ni["rlpf"]["non_inferior"]
     assert [x["moved"] for x in s["movement"]["rlpf"]] == [True, False, True]
     assert "NO (not counted)" in proof.format_summary(s)
+    # what a null rules out: the effect these seeds detect at their own SD, at α 0.05 and Holm's first
+    sd = statistics.stdev([0.2, 0.25, 0.2])
+    assert c["dpa-sft"]["detectable_80"] == pytest.approx([arms.detectable_effect(sd, 3, a) for a in (0.05, 0.0125)])
+    assert one["contrasts"]["fast_correct_share"]["dpa-sft"]["detectable_80"] == [None, None]
+    assert f"| {c['dpa-sft']['detectable_80'][0]:.3f} / {c['dpa-sft']['detectable_80'][1]:.3f}" in proof.format_summary(s)
+
+
+def test_report_only_reads_the_finished_seeds_and_names_the_owed(tmp_path, capsys):
+    cfg = proof.ProofConfig(workdir=str(tmp_path), arms=("dpa", "rlpf", "rft"), humaneval_problems=0)
+    for seed, shares in ((1, {"sft": (0.1, 0.8), "dpa": (0.3, 0.8), "rlpf": (0.2, 0.7), "rft": (0.15, 0.8)}),
+                         (2, {"sft": (0.2, 0.8), "dpa": (0.35, 0.8), "rlpf": (0.2, 0.7), "rft": (0.2, 0.8)})):
+        (tmp_path / f"seed{seed}").mkdir()
+        r = {**_seed(seed, shares), "arms": list(cfg.arms), "humaneval_problems": 0}
+        (tmp_path / f"seed{seed}" / "result.json").write_text(json.dumps(r))
+    (tmp_path / "seed3").mkdir()  # a seed that ran only some of the arms is not finished
+    (tmp_path / "seed3" / "result.json").write_text(json.dumps({**_seed(3, {"sft": (0.1, 0.8)}), "arms": ["dpa"]}))
+    assert proof.report_only(tmp_path, [1, 2, 3, 4], cfg) == 0
+    out = capsys.readouterr().out
+    assert "seeds finished [1, 2]; still owed [3, 4]" in out and "dpa-sft | fast_correct_share | [1, 2] |" in out
+    with pytest.raises(SystemExit, match="no seed of \\[4\\] has finished"):
+        proof.report_only(tmp_path, [4], cfg)
 
 
 def _he(pid, j, verdict, speedup=0.0):
