@@ -7,10 +7,10 @@ sandbox on the instance's tests) and computes; nothing samples or trains:
 - ``humaneval_report``: the same on its HumanEval held-out rows (fast: ``HUMANEVAL_FAST``);
 - ``rft_rows``: RFT's SFT rows, the fastest correct sample per training prompt;
 - ``best_of_k``: per held-out prompt the fastest correct of the k samples (an oracle selection);
-- ``holm``, ``paired_p``: the pre-registered contrasts' p-values;
-- ``detectable_effect``: the paired test's minimum detectable effect (the power table; a null's reading);
 - ``moved``: whether a stage moved enough to count as an arm;
 - ``planned_cpu_s``: a seed's planned CPU cost per stage from measured unit costs.
+
+The analysis over seeds is experiments/analysis.py.
 """
 from __future__ import annotations
 
@@ -19,6 +19,11 @@ import math
 CORRECT = ("fast_correct", "slow_correct")
 CONTRASTS = (("rlpf", "sft"), ("dpa", "sft"), ("rlpf", "rft"), ("dpa", "rft"))  # pre-registered, Holm over the four
 ENDPOINTS = ("fast_correct_share", "mean_speedup")
+MODELS = ("sft", "dpo", "dpa", "rlpf", "rft", "nll")  # the models sampled and evaluated
+COMPARISONS = (("dpa", "sft"), ("dpo", "sft"), ("dpa", "dpo"), ("rlpf", "sft"), ("rft", "sft"),
+               ("nll", "sft"), ("dpa", "nll"))  # descriptive
+SHARES = ("correct_share", "fast_correct_share", "mean_speedup")
+SPLITS = ("heldout", "train", "humaneval")  # the idiom task's held-out and training prompts, HumanEval held-out
 # "Fast" on HumanEval: a correct sample at least this much faster than the canonical solution, in
 # the same scoring run. The canonical against itself reads 0.90-1.01 and the base model's correct
 # greedy answers 0.77-1.21 but one algorithmic change (9.46, HumanEval/20; docs/results.md): 1.5 is
@@ -139,48 +144,6 @@ def best_of_k(task, rows: list[dict]) -> dict:
             "correct_share": round(sum(c is not None for c in chosen) / m, 4),
             "fast_correct_share": round(sum(c is not None and c["label"] == "fast_correct" for c in chosen) / m, 4),
             "mean_speedup": round(sum(_speedup(task, c) for c in chosen) / m, 4)}
-
-
-def paired_p(diffs: list[float]) -> float | None:
-    """Two-sided p of the paired t-test over seeds (the per-seed differences against 0); None with
-    fewer than 2 seeds or no spread."""
-    from scipy.stats import ttest_1samp
-
-    if len(diffs) < 2 or max(diffs) - min(diffs) < 1e-12:  # float noise is no spread
-        return None
-    return float(ttest_1samp(diffs, 0.0).pvalue)
-
-
-def detectable_effect(sd: float, seeds: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
-    """The smallest true mean paired difference a two-sided paired t-test over ``seeds`` seeds detects
-    with probability ``power`` at level ``alpha``, given the seed-level SD of the differences: the
-    docs' power table (docs/alignment.md, "Power"), and, with a run's own SD, what its null rules out.
-    Under the effect d the statistic is noncentral t (df n - 1, noncentrality d sqrt(n) / sd); solved
-    for d. None with fewer than 2 seeds or no SD."""
-    from scipy.optimize import brentq
-    from scipy.stats import nct, t
-
-    if seeds < 2 or sd is None or not sd > 0:
-        return None
-    df, crit = seeds - 1, t.ppf(1 - alpha / 2, seeds - 1)
-
-    def shortfall(d: float) -> float:
-        nc = d * math.sqrt(seeds) / sd
-        lower = nct.cdf(-crit, df, nc)  # the wrong-sign tail: NaN far out in scipy, where it is 0
-        return nct.sf(crit, df, nc) + (0.0 if math.isnan(lower) else lower) - power
-
-    return float(brentq(shortfall, 1e-9 * sd, 100 * sd))
-
-
-def holm(pvalues: dict[str, float | None]) -> dict[str, float | None]:
-    """Holm's step-down adjusted p-values over the contrasts that have one (None stays None): the
-    i-th smallest of m times (m - i + 1), made monotone, capped at 1."""
-    known = sorted((p, k) for k, p in pvalues.items() if p is not None)
-    m, out, running = len(known), dict.fromkeys(pvalues), 0.0
-    for i, (p, k) in enumerate(known):
-        running = max(running, min(1.0, (m - i) * p))
-        out[k] = running
-    return out
 
 
 def moved(arm: str, metrics: dict, min_rlpf_kl: float, min_dpa_gap: float) -> dict:

@@ -16,10 +16,13 @@ _spec = importlib.util.spec_from_file_location("alignment_proof",
                                                Path(__file__).parents[2] / "experiments" / "alignment_proof.py")
 proof = sys.modules["alignment_proof"] = importlib.util.module_from_spec(_spec)  # dataclasses look it up
 _spec.loader.exec_module(proof)
-import arms  # noqa: E402  (experiments/, put on the path by alignment_proof)
+import analysis  # noqa: E402  (experiments/, put on the path by alignment_proof)
+import arms  # noqa: E402
 import pilot  # noqa: E402
 
 from perfalign.perfdata import idioms  # noqa: E402
+
+MARGIN = proof.ProofConfig.noninferiority_margin
 
 TRAIN = idioms.instances()[0]
 
@@ -60,39 +63,39 @@ def test_best_of_k_is_the_fastest_correct_per_prompt_scored_per_prompt():
 
 def test_holm_against_a_hand_computation():
     # sorted: d 0.005 x 4 = 0.02; a 0.01 x 3 = 0.03; c 0.03 x 2 = 0.06; b 0.04 x 1 = 0.04 -> 0.06 (monotone)
-    adj = arms.holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005})
+    adj = analysis.holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.005})
     assert adj == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": 0.02})
-    assert arms.holm({"a": 0.3, "b": 0.6})["b"] == 0.6 and arms.holm({"a": 0.4, "b": 0.45})["a"] == 0.8
+    assert analysis.holm({"a": 0.3, "b": 0.6})["b"] == 0.6 and analysis.holm({"a": 0.4, "b": 0.45})["a"] == 0.8
     # a contrast without a p (one seed) is n/a and not counted among the m
-    assert arms.holm({"a": 0.02, "b": None, "c": 0.04}) == pytest.approx({"a": 0.04, "b": None, "c": 0.04})
-    assert arms.holm({"a": None}) == {"a": None}
+    assert analysis.holm({"a": 0.02, "b": None, "c": 0.04}) == pytest.approx({"a": 0.04, "b": None, "c": 0.04})
+    assert analysis.holm({"a": None}) == {"a": None}
 
 
 def test_paired_p_is_the_paired_t_test_and_na_with_one_seed():
     from scipy.stats import ttest_rel
 
     a, b = [0.4, 0.5, 0.45], [0.3, 0.35, 0.4]
-    assert arms.paired_p([x - y for x, y in zip(a, b)]) == pytest.approx(ttest_rel(a, b).pvalue)
-    assert arms.paired_p([0.1]) is None and arms.paired_p([0.1, 0.1]) is None
+    assert analysis.paired_p([x - y for x, y in zip(a, b)]) == pytest.approx(ttest_rel(a, b).pvalue)
+    assert analysis.paired_p([0.1]) is None and analysis.paired_p([0.1, 0.1]) is None
 
 
 def test_detectable_effect_is_the_power_table_and_na_without_spread():
     # docs/alignment.md "Power": seed SD x seeds at α 0.05, and at Holm's first step (α 0.0125)
     table = {(0.05, 3): 0.163, (0.10, 5): 0.168, (0.10, 8): 0.116, (0.15, 8): 0.173}
     for (sd, n), mde in table.items():
-        assert arms.detectable_effect(sd, n) == pytest.approx(mde, abs=5e-4)
-    assert arms.detectable_effect(0.10, 5, 0.0125) == pytest.approx(0.248, abs=5e-4)
-    assert arms.detectable_effect(0.10, 8, 0.0125) == pytest.approx(0.153, abs=5e-4)
+        assert analysis.detectable_effect(sd, n) == pytest.approx(mde, abs=5e-4)
+    assert analysis.detectable_effect(0.10, 5, 0.0125) == pytest.approx(0.248, abs=5e-4)
+    assert analysis.detectable_effect(0.10, 8, 0.0125) == pytest.approx(0.153, abs=5e-4)
     # by simulation: at the detectable effect the paired t-test rejects ~80 % of the time
     import numpy as np
     from scipy.stats import ttest_1samp
 
     rng = np.random.default_rng(0)
-    d = arms.detectable_effect(0.1, 5)
+    d = analysis.detectable_effect(0.1, 5)
     hits = ttest_1samp(rng.normal(d, 0.1, size=(20000, 5)), 0.0, axis=1).pvalue < 0.05
     assert hits.mean() == pytest.approx(0.8, abs=0.015)
-    assert arms.detectable_effect(0.1, 1) is None and arms.detectable_effect(0.0, 5) is None
-    assert arms.detectable_effect(None, 5) is None
+    assert analysis.detectable_effect(0.1, 1) is None and analysis.detectable_effect(0.0, 5) is None
+    assert analysis.detectable_effect(None, 5) is None
 
 
 def test_a_stage_that_did_not_move_is_marked():
@@ -115,34 +118,35 @@ def _seed(seed, shares, moved_rlpf=True):
 
 def test_summary_contrasts_holm_noninferiority_and_movement():
     base = {"sft": (0.1, 0.8), "dpa": (0.3, 0.8), "rlpf": (0.2, 0.7), "rft": (0.15, 0.8)}
-    one = proof.summarize([_seed(0, base)])
+    one = analysis.summarize([_seed(0, base)], MARGIN)
     c = one["contrasts"]["fast_correct_share"]
     assert list(c) == ["rlpf-sft", "dpa-sft", "rlpf-rft", "dpa-rft"]
     assert c["dpa-sft"]["per_seed"] == [pytest.approx(0.2)] and c["dpa-sft"]["p"] is None
     assert c["dpa-sft"]["p_holm"] is None and one["noninferiority"]["dpa"]["non_inferior"] is None
-    text = proof.format_summary(one)
+    text = analysis.format_summary(one)
     assert "dpa-sft | fast_correct_share | [0] | 0.200 | n/a | n/a" in text and "best-of-k (k [4]" in text
 
     seeds = [_seed(0, base), _seed(1, {"sft": (0.1, 0.8), "dpa": (0.35, 0.82), "rlpf": (0.1, 0.5), "rft": (0.2, 0.8)},
                                   moved_rlpf=False),
              _seed(2, {"sft": (0.2, 0.85), "dpa": (0.4, 0.84), "rlpf": (0.3, 0.8), "rft": (0.2, 0.85)})]
-    s = proof.summarize(seeds)
+    s = analysis.summarize(seeds, MARGIN)
     c = s["contrasts"]["fast_correct_share"]
     assert c["rlpf-sft"]["seeds"] == [0, 2] and c["dpa-sft"]["seeds"] == [0, 1, 2]  # seed 1's RLPF did not move
     ps = {k: v["p"] for k, v in c.items()}
-    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(arms.holm(ps))
-    assert c["dpa-sft"]["p"] == pytest.approx(arms.paired_p([0.2, 0.25, 0.2]))
+    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(analysis.holm(ps))
+    assert c["dpa-sft"]["p"] == pytest.approx(analysis.paired_p([0.2, 0.25, 0.2]))
     ni = s["noninferiority"]
-    m, h = proof.t_interval([0.0, 0.02, -0.01])
+    m, h = analysis.t_interval([0.0, 0.02, -0.01])
     assert ni["dpa"]["lower_95"] == pytest.approx(m - h) and ni["dpa"]["non_inferior"] == (m - h > -0.05)
     assert ni["rlpf"]["per_seed"] == [pytest.approx(-0.1), pytest.approx(-0.05)] and not ni["rlpf"]["non_inferior"]
     assert [x["moved"] for x in s["movement"]["rlpf"]] == [True, False, True]
-    assert "NO (not counted)" in proof.format_summary(s)
+    assert "NO (not counted)" in analysis.format_summary(s)
     # what a null rules out: the effect these seeds detect at their own SD, at α 0.05 and Holm's first
     sd = statistics.stdev([0.2, 0.25, 0.2])
-    assert c["dpa-sft"]["detectable_80"] == pytest.approx([arms.detectable_effect(sd, 3, a) for a in (0.05, 0.0125)])
+    want = [analysis.detectable_effect(sd, 3, a) for a in (0.05, 0.0125)]
+    assert c["dpa-sft"]["detectable_80"] == pytest.approx(want)
     assert one["contrasts"]["fast_correct_share"]["dpa-sft"]["detectable_80"] == [None, None]
-    assert f"| {c['dpa-sft']['detectable_80'][0]:.3f} / {c['dpa-sft']['detectable_80'][1]:.3f}" in proof.format_summary(s)
+    assert f"| {want[0]:.3f} / {want[1]:.3f}" in analysis.format_summary(s)
 
 
 def test_report_only_reads_the_finished_seeds_and_names_the_owed(tmp_path, capsys):
@@ -192,19 +196,19 @@ def test_the_summary_carries_humaneval_contrasts_as_a_family_of_their_own():
                       {"sft": (0.04, 0.5), "dpa": (0.12, 0.5), "rlpf": (0.3, 0.6), "rft": (0.05, 0.5)}),
              he_split(_seed(2, {"sft": (0.2, 0.85), "dpa": (0.4, 0.84), "rlpf": (0.3, 0.8), "rft": (0.2, 0.85)}),
                       {"sft": (0.06, 0.52), "dpa": (0.09, 0.4), "rlpf": (0.07, 0.5), "rft": (0.05, 0.5)})]
-    s = proof.summarize(seeds)
+    s = analysis.summarize(seeds, MARGIN)
     c = s["humaneval"]["contrasts"]["fast_correct_share"]
     assert c["dpa-sft"]["per_seed"] == pytest.approx([0.05, 0.08, 0.03]) and c["rlpf-sft"]["seeds"] == [0, 2]
-    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(arms.holm({k: v["p"] for k, v in c.items()}))
+    assert {k: v["p_holm"] for k, v in c.items()} == pytest.approx(analysis.holm({k: v["p"] for k, v in c.items()}))
     assert s["contrasts"]["fast_correct_share"]["dpa-sft"]["per_seed"] == pytest.approx([0.2, 0.25, 0.2])  # idiom's
     ni = s["humaneval"]["noninferiority"]["dpa"]
     assert ni["per_seed"] == pytest.approx([-0.05, 0.0, -0.12]) and not ni["non_inferior"]
     assert s["models"]["humaneval"]["sft"]["fast_correct_share"]["per_seed"] == [0.05, 0.04, 0.06]
-    text = proof.format_summary(s)
+    text = analysis.format_summary(s)
     assert f"HumanEval held-out (fast: >= {arms.HUMANEVAL_FAST}x the canonical)" in text
     assert "pre-registered contrast (HumanEval held-out)" in text and "pre-registered contrast (held-out)" in text
     assert "; HumanEval [82, 82, 82]" in text
-    assert "humaneval" not in proof.summarize([_seed(0, {"sft": (0.1, 0.8)})])  # off: no table
+    assert "humaneval" not in analysis.summarize([_seed(0, {"sft": (0.1, 0.8)})], MARGIN)  # off: no table
 
 
 def test_the_plan_counts_humaneval_samples_left(tmp_path):

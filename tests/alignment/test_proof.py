@@ -211,7 +211,9 @@ def test_a_seed_of_the_arms_on_the_kept_families_resumes(run, tmp_path, monkeypa
         proof.arms_task(task, dataclasses.replace(cfg, families=("evens",)))
     with pytest.raises(ValueError, match="unknown families"):
         restrict_task(task, ("nope",), tmp_path / "x")
-    text = proof.format_summary(proof.summarize([again], cfg))
+    import analysis  # experiments/, on the path once alignment_proof is loaded
+
+    text = analysis.format_summary(analysis.summarize([again], cfg.noninferiority_margin))
     assert "rft | " in text and "rlpf-sft | fast_correct_share | [] | n/a" in text
 
 
@@ -272,7 +274,9 @@ def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, t
     (w / "seed0" / "samples_dpa.json").unlink()  # the shares lost: rebuilt from the rows
     third = proof.run_seed(run["task"], 0, cfg, sandbox)
     assert calls == [] and again["samples"] == out["samples"] == third["samples"]
-    text = proof.format_summary(proof.summarize([again], cfg))
+    import analysis  # experiments/, on the path once alignment_proof is loaded
+
+    text = analysis.format_summary(analysis.summarize([again], cfg.noninferiority_margin))
     assert "pre-registered contrast (HumanEval held-out)" in text and "HumanEval held-out (fast: >= " in text
 
 
