@@ -615,13 +615,48 @@ def finished_seed(w: Path, seed: int, cfg: ProofConfig) -> dict | None:
     return None
 
 
+def seed_cpu(w: Path) -> dict[str, float]:
+    """A seed's measured CPU-s per stage (``w`` = WORKDIR/seedN). Training: timings.json's ``NAME_cpu``,
+    the CPU of the process that finished the stage (a resumed stage's earlier processes are not in
+    it). Sampling: every sample file's generation CPU, each prompt's share of its batch counted once
+    (resumes included). The sandbox's scoring of the samples is not in these."""
+    from perfalign.alignment.proof import read_samples
+
+    timings = {}
+    for name in ("result.json", "timings.json"):  # both: two processes on one seed could each drop the other's
+        if (w / name).is_file():
+            timings.update(json.loads((w / name).read_text()).get("timings", {}) if name == "result.json"
+                           else json.loads((w / name).read_text()))
+    out = {f"train {k.removesuffix('_cpu')}": v for k, v in timings.items() if k.endswith("_cpu")}
+    for d in sorted(p for p in w.iterdir() if (p / "samples.jsonl").is_file()):
+        per_prompt = {r["problem_id"]: (r.get("prompt_generation") or {}).get("cpu_s", 0.0)
+                      for r in read_samples(d / "samples.jsonl")}
+        name = d.name.removeprefix("eval_").replace("_", " ")
+        name = "sft, RFT's training prompts" if d.name == "rft_samples" else name
+        out["sample " + name] = round(sum(per_prompt.values()), 1)
+    return out
+
+
+def format_cpu(per_seed: dict[int, dict[str, float]]) -> str:
+    """CPU-hours per stage (rows) and seed (columns), with each seed's total."""
+    stages = sorted({k for v in per_seed.values() for k in v}, key=lambda k: (not k.startswith("train"), k))
+    lines = ["CPU-hours (this process; scoring apart) | " + " | ".join(f"seed {s}" for s in per_seed),
+             "---" + " | ---" * len(per_seed)]
+    for k in stages:
+        lines.append(f"{k} | " + " | ".join("" if k not in v else f"{v[k] / 3600:.2f}" for v in per_seed.values()))
+    lines.append("total | " + " | ".join(f"{sum(v.values()) / 3600:.2f}" for v in per_seed.values()))
+    return "\n".join(lines)
+
+
 def report_only(w: Path, seeds: list[int], cfg: ProofConfig) -> int:
-    """The analysis of the seeds that finished, while the others are still running or owed."""
+    """The analysis of the seeds that finished, while the others are still running or owed, and the
+    measured CPU per seed and stage of every listed seed begun so far."""
     results = [r for seed in seeds if (r := finished_seed(w, seed, cfg))]
     owed = [seed for seed in seeds if seed not in {r["seed"] for r in results}]
     if not results:
         raise SystemExit(f"no seed of {seeds} has finished in {w} (for arms {list(cfg.arms)})")
     print(format_summary(summarize(results, cfg.noninferiority_margin)))
+    print("\n" + format_cpu({s: seed_cpu(w / f"seed{s}") for s in seeds if (w / f"seed{s}").is_dir()}))
     print(f"\nseeds finished {[r['seed'] for r in results]}; still owed {owed}")
     return 0
 
@@ -658,7 +693,8 @@ def main() -> int:
                     help="print each seed's planned CPU-hours per stage (what is left of it) and exit")
     ap.add_argument("--report-only", action="store_true",
                     help="only the analysis of the listed seeds that finished (WORKDIR/seedN/result.json for these "
-                         "arms): print it, name the seeds still owed, train and sample nothing, write nothing")
+                         "arms) and the measured CPU per seed and stage: print them, name the seeds still owed, "
+                         "train and sample nothing, write nothing")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",

@@ -165,6 +165,28 @@ def test_report_only_reads_the_finished_seeds_and_names_the_owed(tmp_path, capsy
         proof.report_only(tmp_path, [4], cfg)
 
 
+def test_a_seeds_cpu_per_stage_counts_each_prompts_generation_once(tmp_path):
+    w = tmp_path / "seed1"
+    (w / "eval_dpa_heldout").mkdir(parents=True)
+    (w / "rft_samples").mkdir()
+    # a stage's CPU that only the result kept (another process on the seed rewrote timings.json)
+    (w / "result.json").write_text(json.dumps({"timings": {"rlpf": 900.0, "rlpf_cpu": 720.0}}))
+    (w / "timings.json").write_text(json.dumps({"sft": 1800.0, "sft_cpu": 1080.0, "sample_dpa": 50.0}))
+
+    def rows(pid, k, cpu):  # k samples of one prompt share its generation record
+        return [json.dumps({"problem_id": pid, "sample": j, "prompt_generation": {"cpu_s": cpu, "wall_s": 9.0}})
+                for j in range(k)]
+
+    (w / "eval_dpa_heldout" / "samples.jsonl").write_text("\n".join(rows("a", 4, 30.0) + rows("b", 4, 6.0)) + "\n")
+    (w / "rft_samples" / "samples.jsonl").write_text("\n".join(rows("c", 4, 360.0)) + "\n")
+    cpu = proof.seed_cpu(w)
+    assert cpu == {"train rlpf": 720.0, "train sft": 1080.0, "sample dpa heldout": 36.0,
+                   "sample sft, RFT's training prompts": 360.0}
+    text = proof.format_cpu({1: cpu, 2: {"train sft": 3600.0}})
+    assert "train sft | 0.30 | 1.00" in text and "sample dpa heldout | 0.01 | " in text
+    assert text.splitlines()[-1] == "total | 0.61 | 1.00"
+
+
 def _he(pid, j, verdict, speedup=0.0):
     return {"problem_id": pid, "sample": j, "seed": 10**6 + j, "verdict": verdict, "correct": verdict == "OK",
             "speedup": speedup, "cpu_time_s": 0.01, "text": "```python\ndef f(): ...\n```"}
