@@ -407,6 +407,18 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
     return [r for r in rows if r["problem_id"] in ids]
 
 
+def record_timings(path: Path, **new: float) -> dict:
+    """The seed's timings file with ``new`` merged in, read just before it is replaced (atomically), so
+    that two processes on one seed (e.g. ``--arms rlpf`` beside ``--arms dpa``) keep each other's."""
+    timings = json.loads(path.read_text()) if path.exists() else {}
+    if new:
+        timings.update(new)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(timings))
+        tmp.replace(path)
+    return timings
+
+
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
     """Every stage of one seed in ``cfg.arms``, its samples and reports; ``sft_only``: the SFT stage
     alone, its metrics. Each stage and each model's samples resume where they stopped."""
@@ -421,7 +433,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     # the tiny model's proof settings; a real-model profile keeps its file's own (max_steps, rates)
     tiny = cfg.profile == "embedded"
     timings_file = w / "timings.json"
-    timings = json.loads(timings_file.read_text()) if timings_file.exists() else {}
+    timings = record_timings(timings_file)
     metrics, runs = {}, {}
 
     def stage(table, name, data_path=str(task.data_dir), **kw):
@@ -433,9 +445,9 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         t, cpu = time.time(), time.process_time()
         res = fn(stage_config(cfg, table, output_dir=str(run_dir), data_path=data_path, seed=seed,
                         overwrite=True, **kw))
-        timings[name] = round(time.time() - t, 1)
-        timings[f"{name}_cpu"] = round(time.process_time() - cpu, 1)  # this process's, all its threads
-        timings_file.write_text(json.dumps(timings))
+        # this process's CPU, all its threads
+        timings.update(record_timings(timings_file, **{name: round(time.time() - t, 1),
+                                                       f"{name}_cpu": round(time.process_time() - cpu, 1)}))
         metrics[name], runs[name] = res.metrics, res.run_dir
         print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
 
@@ -480,16 +492,14 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
                                                          ("train", train_subset, cfg.train_samples_per_prompt))
                              if instances}
             path.write_text(json.dumps(samples[name]))
-            timings[f"sample_{name}"] = round(time.time() - t, 1)
-            timings_file.write_text(json.dumps(timings))
+            timings.update(record_timings(timings_file, **{f"sample_{name}": round(time.time() - t, 1)}))
         if he_ids and samples[name].get("humaneval", {}).get("problems") != len(he_ids):
             t = time.time()
             samples[name]["humaneval"] = humaneval_report(sample_humaneval(
                 runs[name], w / f"eval_{name}_humaneval", he_ids, cfg.humaneval_samples_per_problem, seed, cfg,
                 sandbox))
             path.write_text(json.dumps(samples[name]))
-            timings[f"humaneval_{name}"] = round(time.time() - t, 1)
-            timings_file.write_text(json.dumps(timings))
+            timings.update(record_timings(timings_file, **{f"humaneval_{name}": round(time.time() - t, 1)}))
     if "sft" in samples:  # the SFT model's own evaluation samples, no extra sampling
         from perfalign.alignment.proof import read_samples
 
@@ -623,7 +633,7 @@ def seed_cpu(w: Path) -> dict[str, float]:
     from perfalign.alignment.proof import read_samples
 
     timings = {}
-    for name in ("result.json", "timings.json"):  # both: two processes on one seed could each drop the other's
+    for name in ("result.json", "timings.json"):  # both: before record_timings, one process could drop another's
         if (w / name).is_file():
             timings.update(json.loads((w / name).read_text()).get("timings", {}) if name == "result.json"
                            else json.loads((w / name).read_text()))

@@ -320,3 +320,13 @@ def test_a_run_keeps_one_profile(tmp_path):
     proof.pin_profile(w, "embedded")  # the same text: resumes
     with pytest.raises(SystemExit, match="differs from the one"):
         proof.pin_profile(w, "embedded", text="[dpa]\nmax_steps = 2\n")
+
+
+def test_two_processes_on_one_seed_keep_each_others_timings(tmp_path):
+    path = tmp_path / "timings.json"
+    first, second = proof.record_timings(path), proof.record_timings(path)  # both read an empty file
+    assert first == second == {} and not path.exists()
+    first.update(proof.record_timings(path, rlpf=10.0, rlpf_cpu=8.0))
+    second.update(proof.record_timings(path, dpa=5.0))
+    assert json.loads(path.read_text()) == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0}
+    assert second == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0} and not list(tmp_path.glob("*.tmp"))
