@@ -94,6 +94,32 @@ def read_samples(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
+def written_prompts(path: Path, k: int) -> set[str]:
+    """The problem ids with rows in ``path``. A file that does not end at a line's end was cut by a
+    kill in the middle of an append: its last line, and the rows of the prompts left with fewer than
+    ``k`` (the batch being written), are dropped in place, so those prompts are drawn again, from the
+    same seed. A file that ends cleanly is read as it is (a prompt written with another k stays)."""
+    if not path.exists():
+        return set()
+    text = path.read_text()
+    if not text or text.endswith("\n"):
+        return {r["problem_id"] for r in read_samples(path)}
+    lines = text.splitlines()
+    try:
+        json.loads(lines[-1])
+    except json.JSONDecodeError:
+        lines.pop()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    count = Counter(r["problem_id"] for r in rows)
+    kept = [r for r in rows if count[r["problem_id"]] >= k]
+    print(f"{path}: cut by a kill; dropped its last line and {len(rows) - len(kept)} rows of prompts left "
+          f"incomplete", flush=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    tmp.replace(path)
+    return {r["problem_id"] for r in kept}
+
+
 def sample_and_label(task: ControlledDataset, model_name: str, out: Path, instances: list[Instance],
                      samples_per_prompt: int, temperature: float, max_new_tokens: int, seed: int = 0, sandbox=None,
                      threads: int = 1, prompts_per_batch: int = 1) -> list[dict]:
@@ -126,7 +152,7 @@ def sample_resumable(model_name: str, out: Path, prompts: list[tuple[str, str]],
         raise ValueError(f"prompts_per_batch must be >= 1, not {prompts_per_batch}")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "samples.jsonl"
-    done = {r["problem_id"] for r in read_samples(path)}
+    done = written_prompts(path, samples_per_prompt)
     indexed = list(enumerate(prompts))
     batches = [indexed[b:b + prompts_per_batch] for b in range(0, len(indexed), prompts_per_batch)]
     todo = [batch for batch in batches if any(pid not in done for _, (pid, _) in batch)]
@@ -150,7 +176,7 @@ def sample_resumable(model_name: str, out: Path, prompts: list[tuple[str, str]],
             rows += rows_of(pid, texts[j * k:(j + 1) * k], [{"seed": seed + first, "temperature": temperature,
                                                              "new_tokens": n, "prompt_generation": gen} for n in mine])
         with path.open("a") as f:
-            f.writelines(json.dumps(r) + "\n" for r in rows)
+            f.write("".join(json.dumps(r) + "\n" for r in rows))  # one write: a kill cuts at most this batch
         print(f"{', '.join(pid for _, (pid, _) in batch)}: {Counter(r.get('label', r.get('verdict')) for r in rows)} "
               f"generated {sum(lengths)} tokens in {wall:.0f} s wall, {cpu:.0f} CPU-s", flush=True)
     return read_samples(path)

@@ -304,7 +304,8 @@ def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
 def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_path):
     """``sample_resumable`` with 2 prompts to a batch: the batches are fixed on the whole list
     (seeds ``seed + b·P``), each prompt's rows carry its share of the batch's cost, and a run killed
-    after any prompt resumes to exactly the texts an uninterrupted run drew."""
+    after any prompt, or in the middle of writing a row, resumes to exactly the texts an uninterrupted
+    run drew."""
     prompts = [("a", "def f():"), ("b", "def g(xs):\n    return"), ("c", "x =")]
 
     def rows_of(pid, texts, meta):
@@ -323,5 +324,15 @@ def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_pa
         (out / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in full[:keep]))
         again = run(out)
         assert [(r["problem_id"], r["text"]) for r in again] == [(r["problem_id"], r["text"]) for r in full]
+    # killed in the middle of an append: a line cut short, or cut right after a row of a prompt
+    # whose other row was not written; the incomplete prompt is drawn again, nothing else is lost
+    lines = [json.dumps(r) + "\n" for r in full]
+    for name, text in (("half_line", "".join(lines[:3]) + lines[3][:25]), ("no_newline", "".join(lines[:3])[:-1])):
+        out = tmp_path / name
+        out.mkdir()
+        (out / "samples.jsonl").write_text(text)
+        again = run(out)
+        assert [(r["problem_id"], r["text"]) for r in again] == [(r["problem_id"], r["text"]) for r in full]
+        assert (out / "samples.jsonl").read_text().endswith("\n") and not list(out.glob("*.tmp"))
     with pytest.raises(ValueError, match="prompts_per_batch"):
         sampling.sample_resumable("embedded", tmp_path / "x", prompts, 2, 1.0, 6, 40, rows_of, prompts_per_batch=0)
