@@ -270,10 +270,8 @@ def _resume_config(cfg: StageConfig) -> dict:
 
 
 def resume_point(cfg: StageConfig) -> str | None:
-    """The latest checkpoint of an earlier, unfinished run of this very config (None: start at
-    step 0). Checkpoints of another config are deleted; this config is recorded beside them."""
-    from transformers.trainer_utils import get_last_checkpoint
-
+    """The latest complete checkpoint of an earlier, unfinished run of this very config (None: start
+    at step 0). Checkpoints of another config are deleted; this config is recorded beside them."""
     from perfalign.common.fileio import atomic_write_json
 
     folder = Path(cfg.output_dir) / TRAINER_DIR
@@ -282,13 +280,30 @@ def resume_point(cfg: StageConfig) -> str | None:
         same = json.loads(marker.read_text()) == _resume_config(cfg)
     except (OSError, ValueError):
         same = False
-    last = get_last_checkpoint(str(folder)) if same and folder.is_dir() else None
+    last = last_complete_checkpoint(folder) if same and folder.is_dir() else None
     if last is None:
         drop_checkpoints(cfg)
         atomic_write_json(marker, _resume_config(cfg))
     else:
         log.info("%s: resuming from %s", type(cfg).__name__, last)
     return last
+
+
+def last_complete_checkpoint(folder: Path) -> str | None:
+    """The highest-step ``checkpoint-N`` in ``folder`` that holds its trainer state, which transformers
+    (and the RLPF trainer) write last: a save cut by a kill lacks it, and is deleted (the previous
+    checkpoint is rotated away only after a save completes, so it is still there)."""
+    steps = sorted((int(d.name.rsplit("-", 1)[1]), d) for d in folder.glob("checkpoint-*")
+                   if d.is_dir() and d.name.rsplit("-", 1)[1].isdigit())
+    for _, d in reversed(steps):
+        try:
+            json.loads((d / "trainer_state.json").read_text())
+            return str(d)
+        except (OSError, ValueError):
+            pass
+        log.warning("%s: a checkpoint cut short (no whole trainer_state.json), deleted", d)
+        shutil.rmtree(d, ignore_errors=True)
+    return None
 
 
 def finished_run(cfg: StageConfig) -> StageResult | None:

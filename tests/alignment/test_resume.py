@@ -113,3 +113,40 @@ def test_an_unfinished_align_stage_keeps_its_finished_trainers(toy, tmp_path):
     kept = _finished({"sft": cfg.__class__(**{**cfg.__dict__, "checkpoint_every_s": 5.0})}, ["sft"])
     assert kept["sft"]["metrics"] == res.metrics and kept["sft"]["kept"]  # the interval is not the config
     assert _finished({"sft": cfg.__class__(**{**cfg.__dict__, "seed": 7})}, ["sft"]) == {}
+
+
+def test_a_checkpoint_cut_by_a_kill_is_skipped_for_the_last_whole_one(toy, tmp_path, monkeypatch):
+    """A session that ends in the middle of a save leaves ``checkpoint-N`` without its trainer state
+    (written last): the rerun resumes from the one before, and deletes the cut one."""
+    import shutil
+
+    base = str(models.embedded_base_model())
+    cfg = preset("sft", model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"),
+                 max_steps=4, per_device_train_batch_size=1, gradient_accumulation_steps=1, checkpoint_every_s=1e-6)
+    with monkeypatch.context() as m:
+        _interrupt_at(m, sft, 3)
+        with pytest.raises(_Interrupt):
+            sft.run_sft(cfg)
+    trainer_dir = tmp_path / "sft" / TRAINER_DIR
+    cut = trainer_dir / "checkpoint-3"
+    shutil.copytree(trainer_dir / "checkpoint-2", cut)
+    (cut / "trainer_state.json").unlink()
+    for f in cut.glob("*.safetensors"):
+        f.write_bytes(f.read_bytes()[:100])  # the weights cut short as well
+    res = sft.run_sft(cfg)
+    assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_steps"] == 4
+    assert not cut.exists()
+
+
+def test_the_last_complete_checkpoint_reads_its_trainer_state(tmp_path):
+    from perfalign.alignment.stage_config import last_complete_checkpoint
+
+    assert last_complete_checkpoint(tmp_path) is None
+    for step, state in ((2, "{}"), (10, '{"global_step": 10}'), (12, '{"glob'), (14, None)):
+        d = tmp_path / f"checkpoint-{step}"
+        d.mkdir()
+        if state is not None:
+            (d / "trainer_state.json").write_text(state)
+    (tmp_path / "checkpoint-x").mkdir()  # not a step: ignored, kept
+    assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-10")  # 10 < 12 numerically
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-10", "checkpoint-2", "checkpoint-x"]
