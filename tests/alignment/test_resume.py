@@ -85,14 +85,21 @@ def test_ppo_resumes_its_updates_and_kl_coefficient(toy, tmp_path, monkeypatch):
     assert res.metrics["train_whitening"]["calls"] == 2  # only the two remaining updates ran
 
 
-def test_a_checkpoint_of_another_config_is_not_resumed(toy, tmp_path, monkeypatch):
+def _interrupted_sft(toy, tmp_path, monkeypatch, steps: int, at: int):
+    """An SFT config of ``steps`` with a checkpoint after every step, run until Ctrl-C at step ``at``."""
     base = str(models.embedded_base_model())
     cfg = preset("sft", model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"),
-                 max_steps=3, per_device_train_batch_size=1, gradient_accumulation_steps=1, checkpoint_every_s=1e-6)
+                 max_steps=steps, per_device_train_batch_size=1, gradient_accumulation_steps=1,
+                 checkpoint_every_s=1e-6)
     with monkeypatch.context() as m:
-        _interrupt_at(m, sft, 2)
+        _interrupt_at(m, sft, at)
         with pytest.raises(_Interrupt):
             sft.run_sft(cfg)
+    return cfg
+
+
+def test_a_checkpoint_of_another_config_is_not_resumed(toy, tmp_path, monkeypatch):
+    cfg = _interrupted_sft(toy, tmp_path, monkeypatch, 3, 2)
     assert list((tmp_path / "sft" / TRAINER_DIR).glob("checkpoint-1"))
     changed = cfg.__class__(**{**cfg.__dict__, "learning_rate": cfg.learning_rate * 2, "checkpoint_every_s": 0.0})
     res = sft.run_sft(changed)
@@ -120,13 +127,7 @@ def test_a_checkpoint_cut_by_a_kill_is_skipped_for_the_last_whole_one(toy, tmp_p
     (written last): the rerun resumes from the one before, and deletes the cut one."""
     import shutil
 
-    base = str(models.embedded_base_model())
-    cfg = preset("sft", model_name_or_path=base, data_path=str(toy.data_dir), output_dir=str(tmp_path / "sft"),
-                 max_steps=4, per_device_train_batch_size=1, gradient_accumulation_steps=1, checkpoint_every_s=1e-6)
-    with monkeypatch.context() as m:
-        _interrupt_at(m, sft, 3)
-        with pytest.raises(_Interrupt):
-            sft.run_sft(cfg)
+    cfg = _interrupted_sft(toy, tmp_path, monkeypatch, 4, 3)
     trainer_dir = tmp_path / "sft" / TRAINER_DIR
     cut = trainer_dir / "checkpoint-3"
     shutil.copytree(trainer_dir / "checkpoint-2", cut)
