@@ -405,7 +405,7 @@ def test_reward_adapter_through_trl_get_reward(toy, tiny):
         adapter.split(tok("unknown prompt")["input_ids"])
 
 
-@pytest.mark.timing  # fast > median > slow is measured (one run each, as the labels were)
+@pytest.mark.timing  # fast < slow in the same run (one run each, as the labels were)
 def test_performance_reward_in_the_real_sandbox(toy):
     from perfalign.alignment.data import load_contest_problems
 
@@ -420,8 +420,12 @@ def test_performance_reward_in_the_real_sandbox(toy):
     fast, slow, wrong = reward([info] * 3,
                                [format_response(inst.program(k), "python3") for k in ("fast", "slow", "wrong")])
     assert fast.verdict == "OK" and slow.verdict == "OK" and wrong.verdict == "WRONG_ANSWER"
-    assert fast.reward == pytest.approx(p.median_runtime_s["python3"] / fast.runtime_s - 1)
-    assert fast.reward > 0 > slow.reward > -1 == wrong.reward
+    for r in (fast, slow):  # Eq. 4 against the fixture's median
+        assert r.reward == pytest.approx(p.median_runtime_s["python3"] / r.runtime_s - 1)
+    # Ordered as measured in this one run, 2-3x apart; the sign against the median measured when the
+    # fixture was built is not asserted: the machine's load between the two moves it (a slow program
+    # read 1.36x the median beside two training runs).
+    assert fast.runtime_s < slow.runtime_s and fast.reward > slow.reward > -1 == wrong.reward
 
 
 def test_stage_runs_under_accelerate_launch(toy, tmp_path):
