@@ -134,6 +134,10 @@ class ProofConfig:
     train_prompts: int = 0           # training prompts also sampled (in-distribution reference; not an endpoint)
     train_samples_per_prompt: int = 8
     sft_epochs: float = 8.0
+    # SFT's steps on a real model's profile (None: the profile's [sft] max_steps). The idiom task on
+    # Qwen: the profile's 72 x 4 rows; SmolLM2's small profile has 20 (the whole recipe's), so its gate
+    # runs with 72 here, the same rows as Qwen's.
+    sft_max_steps: int | None = None
     dpa_epochs: float = 1.0
     dpa_learning_rate: float = 1e-4
     rm_epochs: float = 1.0
@@ -259,6 +263,8 @@ def seed_plan(cfg: ProofConfig, task: ControlledDataset, seed: int) -> dict[str,
     kept = [[i for i in group if not cfg.families or i.family.name in cfg.families] for group in (task.train,
                                                                                               task.heldout)]
     reads = {t: stage_config(cfg, t) for t in ("sft", "dpa", "reward")}
+    if cfg.sft_max_steps:
+        reads["sft"] = replace(reads["sft"], max_steps=cfg.sft_max_steps)
     rows = {t: max(0, c.max_steps) * c.per_device_train_batch_size * c.gradient_accumulation_steps
             for t, c in reads.items()}  # the embedded profile trains by epochs: not planned
     n_train, n_held = map(len, kept)
@@ -453,7 +459,8 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
 
     if not sft_only:
         print(plan_line(cfg, task, seed), flush=True)
-    stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}))
+    stage("sft", "sft", **(dict(num_train_epochs=cfg.sft_epochs) if tiny else {}),
+          **({"max_steps": cfg.sft_max_steps} if cfg.sft_max_steps else {}))
     if sft_only:
         return {"seed": seed, "sft": metrics["sft"], "timings": timings}
     kept = arms_task(task, cfg)
@@ -689,6 +696,8 @@ def main() -> int:
     ap.add_argument("--humaneval-samples", type=int, default=ProofConfig.humaneval_samples_per_problem, metavar="K",
                     help="samples per HumanEval problem and model, at the arms' temperature")
     ap.add_argument("--sft-epochs", type=float, default=ProofConfig.sft_epochs)
+    ap.add_argument("--sft-max-steps", type=int, default=None, metavar="N",
+                    help="SFT's steps on a real model's profile (default: the profile's [sft] max_steps)")
     ap.add_argument("--rlpf-episodes", type=int, default=ProofConfig.rlpf_episodes)
     ap.add_argument("--arms", nargs="+", default=list(ProofConfig.arms), choices=ARMS,
                     help="the stages after SFT to run and evaluate (each resumable; rm: the two reward models, not "
@@ -736,7 +745,7 @@ def main() -> int:
     families = gate_families(args.gate) if args.gate else tuple(args.families_kept or ())
     cfg = ProofConfig(workdir=workdir, profile=args.profile, family_set=args.families, families=families,
                       arms=tuple(args.arms), samples_per_prompt=args.samples_per_prompt,
-                      sft_epochs=args.sft_epochs, rlpf_episodes=args.rlpf_episodes,
+                      sft_epochs=args.sft_epochs, sft_max_steps=args.sft_max_steps, rlpf_episodes=args.rlpf_episodes,
                       humaneval_problems=args.humaneval_problems, humaneval_samples_per_problem=args.humaneval_samples,
                       pilot_samples_per_prompt=args.pilot_samples, pilot_temperature=args.pilot_temperature)
     if args.pilot_temperature <= 0 or args.pilot_samples < 1:
