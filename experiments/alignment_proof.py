@@ -67,6 +67,7 @@ RLPF, RFT and best-of-k have anything to reinforce. Use it at the arms' temperat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import math
@@ -74,6 +75,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -413,6 +415,27 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
     return [r for r in rows if r["problem_id"] in ids]
 
 
+RLPF_LOCK = Path(tempfile.gettempdir()) / "perfalign-rlpf.lock"  # one real-model RLPF per machine
+
+
+@contextlib.contextmanager
+def machine_lock(path: Path):
+    """True while this process holds the lock file ``path`` (``flock``, not waited for; released
+    with the process, however it ends), False when another process holds it."""
+    import fcntl
+
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def record_timings(path: Path, **new: float) -> dict:
     """The seed's timings file with ``new`` merged in, read just before it is replaced (atomically), so
     that two processes on one seed (e.g. ``--arms rlpf`` beside ``--arms dpa``) keep each other's."""
@@ -473,11 +496,23 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         for name, use_margin in (("rm_margin", True), ("rm_no_margin", False)):
             stage("reward", name, data_path=arm_data, use_margin=use_margin, **pairs,
                   **(dict(num_train_epochs=cfg.rm_epochs) if tiny else {}))
+    deferred = []
     if "rlpf" in cfg.arms:
-        stage("rlpf", "rlpf", data_path=arm_data, model_name_or_path=sft_dir,
-              codecontests_dir=str(task.codecontests_dir), eval_before=False, eval_samples_per_prompt=2,
-              **(dict(per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
-                      learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens) if tiny else {}))
+        # a real model's RLPF holds ~13-15 GB (policy, reference, a fully trained value model and its
+        # optimizer): two at once were killed for memory on a 24 GB host. One per machine; a process
+        # that finds it taken does the seed's other stages and leaves RLPF to a later pass.
+        done = tiny or (w / "rlpf" / METRICS_FILE).is_file()
+        with contextlib.nullcontext(True) if done else machine_lock(RLPF_LOCK) as mine:
+            if mine:
+                stage("rlpf", "rlpf", data_path=arm_data, model_name_or_path=sft_dir,
+                      codecontests_dir=str(task.codecontests_dir), eval_before=False, eval_samples_per_prompt=2,
+                      **(dict(per_device_train_batch_size=8, num_mini_batches=2, total_episodes=cfg.rlpf_episodes,
+                              learning_rate=cfg.rlpf_learning_rate, response_length=cfg.max_new_tokens)
+                         if tiny else {}))
+            else:
+                deferred.append("rlpf")
+                print(f"seed {seed}: RLPF deferred, another process holds {RLPF_LOCK}; rerun to finish it",
+                      flush=True)
     rft = {}
     if "rft" in cfg.arms:
         rft = run_rft(kept, seed, cfg, w, sandbox, stage)
@@ -511,7 +546,8 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
         from perfalign.alignment.proof import read_samples
 
         best = best_of_k(kept, read_samples(w / "eval_sft_heldout" / "samples.jsonl"))
-    out = {"seed": seed, "arms": list(cfg.arms), "families": sorted({i.family.name for i in kept.heldout}),
+    out = {"seed": seed, "arms": [a for a in cfg.arms if a not in deferred],  # a deferred arm: not finished
+           "families": sorted({i.family.name for i in kept.heldout}),
            "humaneval_problems": len(he_ids),
            "samples": samples, "best_of_k": best, "rft": rft, "stage_metrics": metrics, "timings": timings,
            "movement": {m: moved(m, metrics[m], cfg.min_rlpf_kl, cfg.min_dpa_gap) for m in metrics if m != "sft"}}

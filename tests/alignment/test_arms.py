@@ -330,3 +330,20 @@ def test_two_processes_on_one_seed_keep_each_others_timings(tmp_path):
     second.update(proof.record_timings(path, dpa=5.0))
     assert json.loads(path.read_text()) == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0}
     assert second == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0} and not list(tmp_path.glob("*.tmp"))
+
+
+def test_one_rlpf_per_machine_and_a_deferred_arm_leaves_the_seed_unfinished(tmp_path):
+    lock = tmp_path / "rlpf.lock"
+    with proof.machine_lock(lock) as first:
+        with proof.machine_lock(lock) as second:  # another open file: as another process would
+            assert first and not second
+    with proof.machine_lock(lock) as again:  # released at the end of the first
+        assert again
+    # RLPF deferred: the seed's result lists the arms that ran; the seed is not finished for rlpf
+    cfg = proof.ProofConfig(workdir=str(tmp_path), arms=("dpa", "rlpf", "rft"), humaneval_problems=0)
+    (tmp_path / "seed1").mkdir()
+    r = {**_seed(1, {"sft": (0.1, 0.8), "dpa": (0.3, 0.8), "rft": (0.2, 0.8)}), "arms": ["dpa", "rft"],
+         "humaneval_problems": 0}
+    (tmp_path / "seed1" / "result.json").write_text(json.dumps(r))
+    assert proof.finished_seed(tmp_path, 1, cfg) is None
+    assert proof.finished_seed(tmp_path, 1, proof.ProofConfig(arms=("dpa", "rft"), humaneval_problems=0)) == r
