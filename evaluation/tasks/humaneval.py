@@ -179,26 +179,46 @@ def encode_calls(calls: list[tuple], reps: int = 1) -> str:
 
 
 # ------------------------------------------------------------------ performance inputs
-def _grow(values: list[Any], k: int, rng: random.Random) -> Any:
-    """One argument drawn from the recorded ``values`` of its position, containers ``k`` times longer."""
+class _Pool:
+    """The recorded values of one argument position (or every element of its containers), with what
+    a draw from them needs (a number's range, a string's characters or words, the containers'
+    elements) computed once: a grown argument draws up to 10^5 elements from the same pool."""
+
+    __slots__ = ("values", "_memo")
+
+    def __init__(self, values: list[Any]):
+        self.values, self._memo = values, {}
+
+    def memo(self, key: Any, make):
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+
+def _range(values: list[Any], kind: type) -> tuple[Any, Any]:
+    nums = [x for x in values if isinstance(x, kind) and not isinstance(x, bool)]
+    return min(nums), max(nums)
+
+
+def _grow(pool: _Pool, k: int, rng: random.Random) -> Any:
+    """One argument drawn from the recorded values of its position, containers ``k`` times longer."""
+    values = pool.values
     v = rng.choice(values)
     if isinstance(v, bool) or v is None:
         return v
     if isinstance(v, (int, float)):
-        nums = [x for x in values if isinstance(x, type(v)) and not isinstance(x, bool)]
-        lo, hi = min(nums), max(nums)
+        lo, hi = pool.memo(type(v), lambda: _range(values, type(v)))
         return rng.randint(lo, hi) if isinstance(v, int) else rng.uniform(lo, hi)
     if isinstance(v, str):
-        pool = [x for x in values if isinstance(x, str)]
         n = max(len(v), 1) * k
         if " " in v:
-            words = [w for x in pool for w in x.split()] or [""]
-            return " ".join(rng.choice(words) for _ in range(max(1, n // (1 + max(map(len, words)))))).strip()
-        chars = "".join(pool) or "a"
+            words, longest = pool.memo("words", lambda: _words(values))
+            return " ".join(rng.choice(words) for _ in range(max(1, n // (1 + longest)))).strip()
+        chars = pool.memo("chars", lambda: "".join(x for x in values if isinstance(x, str)) or "a")
         return "".join(rng.choice(chars) for _ in range(n))
     if isinstance(v, (list, tuple)):
-        elems = [e for x in values if isinstance(x, (list, tuple)) for e in x]
-        if not elems:
+        elems = pool.memo("elems", lambda: _Pool([e for x in values if isinstance(x, (list, tuple)) for e in x]))
+        if not elems.values:
             return v
         n = max(len(v), 1) * k
         out = [_grow(elems, 1, rng) for _ in range(n)]
@@ -206,13 +226,18 @@ def _grow(values: list[Any], k: int, rng: random.Random) -> Any:
     return v
 
 
+def _words(values: list[Any]) -> tuple[list[str], int]:
+    words = [w for x in values if isinstance(x, str) for w in x.split()] or [""]
+    return words, max(map(len, words))
+
+
 def perf_calls(recorded: list[tuple], k: int, n: int, rng: random.Random) -> list[tuple]:
     """``n`` calls whose arguments grow the recorded ones ``k`` times (per argument position)."""
     arity = {len(c) for c in recorded}
     if len(arity) != 1:
         return [rng.choice(recorded) for _ in range(n)]
-    columns = list(zip(*recorded))
-    return [tuple(_grow(list(col), k, rng) for col in columns) for _ in range(n)]
+    pools = [_Pool(list(col)) for col in zip(*recorded)]
+    return [tuple(_grow(pool, k, rng) for pool in pools) for _ in range(n)]
 
 
 _RECORDED: dict[str, list[tuple]] = {}

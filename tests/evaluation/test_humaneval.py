@@ -49,6 +49,43 @@ def test_performance_inputs_grow_and_cannot_be_predicted():
     assert he.encode_calls([((1, 2),)], reps=3).startswith("repr 3\n")  # a tuple does not survive JSON
 
 
+def _grow_by_scan(values, k, rng):
+    """The draw as first written: each element scans the recorded values again (quadratic in a grown
+    list); ``he.perf_calls`` must draw exactly this, from pools summarized once."""
+    v = rng.choice(values)
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        nums = [x for x in values if isinstance(x, type(v)) and not isinstance(x, bool)]
+        return rng.randint(min(nums), max(nums)) if isinstance(v, int) else rng.uniform(min(nums), max(nums))
+    if isinstance(v, str):
+        pool, n = [x for x in values if isinstance(x, str)], max(len(v), 1) * k
+        if " " in v:
+            words = [w for x in pool for w in x.split()] or [""]
+            return " ".join(rng.choice(words) for _ in range(max(1, n // (1 + max(map(len, words)))))).strip()
+        chars = "".join(pool) or "a"
+        return "".join(rng.choice(chars) for _ in range(n))
+    if isinstance(v, (list, tuple)):
+        elems = [e for x in values if isinstance(x, (list, tuple)) for e in x]
+        if not elems:
+            return v
+        out = [_grow_by_scan(elems, 1, rng) for _ in range(max(len(v), 1) * k)]
+        return tuple(out) if isinstance(v, tuple) else out
+    return v
+
+
+def test_performance_inputs_are_the_per_element_draws_made_once_per_pool():
+    recorded = [([1, 2.5, [3, 4]], "a b c", "xy", 3, None, (1, 2), True, [[]]),
+                ([7, -1.0, [9]], "dd e", "", -4, 2, (5,), False, [[1, "s"]]),
+                ([], "f", "zz", 10, None, (), True, [])]
+    for seed in range(20):
+        for k in (1, 4, 64):
+            r1, r2 = random.Random(seed), random.Random(seed)
+            drawn = he.perf_calls(recorded, k, 6, r1)
+            by_scan = [tuple(_grow_by_scan(list(col), k, r2) for col in zip(*recorded)) for _ in range(6)]
+            assert repr(drawn) == repr(by_scan) and r1.random() == r2.random()  # the same draws, the same stream
+
+
 @pytest.fixture(scope="module")
 def sandbox():
     with Sandbox(backend="auto", workers=1) as sb:
