@@ -701,6 +701,40 @@ def format_cpu(per_seed: dict[int, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def evaluated(w: Path, name: str, humaneval_problems: int) -> bool:
+    """Whether model ``name`` of the seed dir ``w`` has its held-out samples and, when HumanEval is
+    on, every problem's (``samples_NAME.json``): nothing left that needs its weights."""
+    path = w / f"samples_{name}.json"
+    if not path.is_file():
+        return False
+    s = json.loads(path.read_text())
+    return "heldout" in s and (not humaneval_problems or s.get("humaneval", {}).get("problems") == humaneval_problems)
+
+
+def prune_weights(w: Path, arms: tuple[str, ...], humaneval_problems: int) -> list[str]:
+    """Delete the weight files of the seed's models that are trained and evaluated (a real model's
+    stage is ~2.4 GB; eight seeds of six models do not fit this host's disk), keeping their metrics,
+    configs and samples; SFT's only once every arm of ``arms``, which train from it, is trained and
+    evaluated. A ``PRUNED`` file says what went. The names pruned."""
+    from perfalign.alignment.stage_config import METRICS_FILE
+
+    def done(name: str) -> bool:
+        return (w / name / METRICS_FILE).is_file() and evaluated(w, name, humaneval_problems)
+
+    pruned = []
+    for name in (*[a for a in arms if a in MODELS], "sft"):
+        if not done(name) or name == "sft" and not all(done(a) for a in arms if a in MODELS):
+            continue
+        files = [f for pattern in ("*.safetensors", "*.bin") for f in (w / name).glob(pattern)]
+        for f in files:
+            f.unlink()
+        if files:
+            (w / name / "PRUNED").write_text("weights deleted once trained and evaluated: "
+                                             + ", ".join(f.name for f in files) + "\n")
+            pruned.append(name)
+    return pruned
+
+
 def report_only(w: Path, seeds: list[int], cfg: ProofConfig) -> int:
     """The analysis of the seeds that finished, while the others are still running or owed, and the
     measured CPU per seed and stage of every listed seed begun so far."""
@@ -750,6 +784,9 @@ def main() -> int:
                     help="only the analysis of the listed seeds that finished (WORKDIR/seedN/result.json for these "
                          "arms) and the measured CPU per seed and stage: print them, name the seeds still owed, "
                          "train and sample nothing, write nothing")
+    ap.add_argument("--prune-weights", action="store_true",
+                    help="only delete the weights of the listed seeds' models that are trained and evaluated "
+                         "(HumanEval's problems included; SFT's once every arm is), keeping metrics and samples")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -792,6 +829,10 @@ def main() -> int:
     t0 = time.time()
     if args.report_only:
         return report_only(w, args.seeds, cfg)
+    if args.prune_weights:
+        for seed in args.seeds:
+            print(f"seed {seed}: pruned {prune_weights(w / f'seed{seed}', cfg.arms, len(humaneval_ids(cfg)))}")
+        return 0
     pin_profile(w, cfg.profile)
     with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
         share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None

@@ -347,3 +347,31 @@ def test_one_rlpf_per_machine_and_a_deferred_arm_leaves_the_seed_unfinished(tmp_
     (tmp_path / "seed1" / "result.json").write_text(json.dumps(r))
     assert proof.finished_seed(tmp_path, 1, cfg) is None
     assert proof.finished_seed(tmp_path, 1, proof.ProofConfig(arms=("dpa", "rft"), humaneval_problems=0)) == r
+
+
+def test_weights_go_once_a_model_is_trained_and_evaluated_and_sfts_last(tmp_path):
+    w = tmp_path / "seed1"
+
+    def model(name, trained=True, heldout=True, humaneval=2):
+        (w / name).mkdir(parents=True)
+        (w / name / "model.safetensors").write_bytes(b"w")
+        (w / name / "config.json").write_text("{}")
+        if trained:
+            (w / name / "metrics.json").write_text("{}")
+        s = ({"heldout": {}} if heldout else {}) | ({"humaneval": {"problems": humaneval}} if humaneval else {})
+        (w / f"samples_{name}.json").write_text(json.dumps(s))
+
+    model("sft")
+    model("dpa")
+    model("rft", humaneval=1)  # HumanEval not finished: its weights are still needed
+    model("rlpf", trained=False)  # deferred
+    assert proof.prune_weights(w, ("dpa", "rlpf", "rft"), 2) == ["dpa"]
+    assert not (w / "dpa" / "model.safetensors").exists() and (w / "dpa" / "config.json").exists()
+    assert "model.safetensors" in (w / "dpa" / "PRUNED").read_text()
+    assert (w / "sft" / "model.safetensors").exists() and (w / "rft" / "model.safetensors").exists()
+    (w / "samples_rft.json").write_text(json.dumps({"heldout": {}, "humaneval": {"problems": 2}}))
+    (w / "rlpf" / "metrics.json").write_text("{}")
+    (w / "samples_rlpf.json").write_text(json.dumps({"heldout": {}, "humaneval": {"problems": 2}}))
+    assert proof.prune_weights(w, ("dpa", "rlpf", "rft"), 2) == ["rlpf", "rft", "sft"]  # SFT once every arm is
+    assert not list(w.glob("*/model.safetensors"))
+    assert proof.prune_weights(w, ("dpa", "rlpf", "rft"), 2) == []  # nothing left: a no-op
