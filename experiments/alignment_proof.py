@@ -57,6 +57,13 @@ seed's planned CPU-hours per stage:
     nice -n 19 .venv/bin/python experiments/alignment_proof.py --profile qwen-0.5b --families idioms \
         --gate docs/measurements/pilot-qwen05b-2026-11-29/gate.json --arms dpa rft --seeds 0 --workdir W
 
+``--report-only`` prints the analysis of the listed seeds that finished (``analysis.py``: the four
+contrasts with Holm's correction, non-inferiority, each contrast's detectable effect at 80 % power)
+and the measured CPU per seed and stage, and names the seeds still owed; ``--prune-weights`` deletes
+the weights of the listed seeds' models that are trained and evaluated (SFT's once every arm is).
+A real model's RLPF runs one per machine (``machine_lock``): a process that finds it taken runs the
+seed's other stages and leaves RLPF to a later run of the same command.
+
 ``--pilot-split train`` samples training prompts instead (the first ``--pilot-prompts`` of them, one
 per family in turn) with the same sampling and classification, and reports the table without the
 gate's verdict (``table.json``): per family the shares of fast & correct, slow & correct and
