@@ -37,15 +37,16 @@ def _prompt_shares(report: dict, key: str) -> list[float]:
 
 
 def bars(per_seed: dict[int, dict[str, dict]]) -> dict:
-    """{task: {model: {share: (mean, half-width)}}} over the seeds (one seed: over its prompts)."""
+    """{task: {model: {share: (mean, half-width)}}} over the seeds (a model of one seed among several:
+    no interval, NaN); with one seed in all, over its prompts."""
     out: dict = {}
     for task in TASKS:
         for model in ORDER:
             reports = [s[model][task] for s in per_seed.values() if task in s.get(model, {})]
             if not reports:
                 continue
-            for key in SHOWN:  # one seed: its share as reported, the spread of its prompts
-                mc = (t_interval([r[key] for r in reports]) if len(reports) > 1
+            for key in SHOWN:  # one seed in all: its share as reported, the spread of its prompts
+                mc = (t_interval([r[key] for r in reports]) if len(per_seed) > 1
                       else (reports[0][key], t_interval(_prompt_shares(reports[0], key))[1]))
                 out.setdefault(task, {}).setdefault(model, {})[key] = mc
     return out

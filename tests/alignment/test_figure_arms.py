@@ -42,7 +42,8 @@ def test_one_seed_is_read_over_its_prompts_and_several_over_seeds(tmp_path):
                        1: {"sft": {"heldout": _heldout([(4, 0, 0)] * 3)}}})
     assert two["heldout"]["sft"]["fast_correct_share"] == analysis.t_interval([1 / 12, 1.0])
     assert list(two["heldout"]) == ["sft", "rft"] and "humaneval" not in two
-    assert two["heldout"]["rft"]["correct_share"] == (7 / 12, pytest.approx(analysis.t_interval([1.0, 0.75, 0.0])[1]))
+    m, h = two["heldout"]["rft"]["correct_share"]  # one seed of two: no interval, not a within-seed one
+    assert m == pytest.approx(7 / 12) and h != h
 
     for seed, model in ((0, "sft"), (0, "dpa"), (3, "sft")):
         (tmp_path / f"seed{seed}").mkdir(exist_ok=True)
