@@ -747,10 +747,12 @@ def report_only(w: Path, seeds: list[int], cfg: ProofConfig) -> int:
     measured CPU per seed and stage of every listed seed begun so far."""
     results = [r for seed in seeds if (r := finished_seed(w, seed, cfg))]
     owed = [seed for seed in seeds if seed not in {r["seed"] for r in results}]
+    cpu = format_cpu({s: seed_cpu(w / f"seed{s}") for s in seeds if (w / f"seed{s}").is_dir()})
     if not results:
+        print(cpu)  # the progress so far
         raise SystemExit(f"no seed of {seeds} has finished in {w} (for arms {list(cfg.arms)})")
     print(format_summary(summarize(results, cfg.noninferiority_margin)))
-    print("\n" + format_cpu({s: seed_cpu(w / f"seed{s}") for s in seeds if (w / f"seed{s}").is_dir()}))
+    print("\n" + cpu)
     print(f"\nseeds finished {[r['seed'] for r in results]}; still owed {owed}")
     return 0
 
