@@ -99,12 +99,10 @@ def written_prompts(path: Path, k: int) -> set[str]:
     kill in the middle of an append: its last line, and the rows of the prompts left with fewer than
     ``k`` (the batch being written), are dropped in place, so those prompts are drawn again, from the
     same seed. A file that ends cleanly is read as it is (a prompt written with another k stays)."""
-    if not path.exists():
-        return set()
-    text = path.read_text()
-    if not text or text.endswith("\n"):
-        return {r["problem_id"] for r in read_samples(path)}
+    text = path.read_text() if path.exists() else ""
     lines = text.splitlines()
+    if not text or text.endswith("\n"):
+        return {json.loads(line)["problem_id"] for line in lines if line.strip()}
     try:
         json.loads(lines[-1])
     except json.JSONDecodeError:
