@@ -76,10 +76,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import hashlib
 import json
 import math
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -194,10 +196,22 @@ class ProofConfig:
 
 
 def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldout_only: bool = False,
-             sft_fast_share: float | None = None) -> ControlledDataset:
+             sft_fast_share: float | None = None, records: Path | None = None) -> ControlledDataset:
     """Measured once and reused by every seed (and later runs); ``heldout_only``: only the held-out
     instances' references (all the pilot gate needs), in a folder of their own unless the whole
-    task is built already (then its held-out references, the ones the seeds' evaluation uses)."""
+    task is built already (then its held-out references, the ones the seeds' evaluation uses).
+    ``records`` (``--records``): the task's measurements are kept in ``records/task`` and a new
+    machine builds the task from them (the same thresholds and baselines for every seed)."""
+    task = _get_task(workdir, sandbox, family_set, heldout_only, sft_fast_share,
+                     records / "task" / "controlled_task.json" if records is not None else None)
+    if records is not None and not heldout_only and not (records / "task" / "controlled_task.json").is_file():
+        (records / "task").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(task.root / "controlled_task.json", records / "task" / "controlled_task.json")
+    return task
+
+
+def _get_task(workdir: Path, sandbox, family_set: str, heldout_only: bool, sft_fast_share: float | None,
+              measured: Path | None) -> ControlledDataset:
     root = workdir / "task"
     if heldout_only and not (root / "controlled_task.json").exists():
         root = workdir / "pilot_task"
@@ -210,6 +224,10 @@ def get_task(workdir: Path, sandbox, family_set: str = DEFAULT_FAMILY_SET, heldo
             raise SystemExit(f"{root} was built with sft_fast_share {meta.get('sft_fast_share')}, not "
                              f"{sft_fast_share}: give another --workdir")
         return load_controlled_task(root)
+    if measured is not None and measured.is_file() and not heldout_only:
+        print(f"building the task from the measurements in {measured}", flush=True)
+        return build_controlled_task(root, copies=1, repeats=3, family_set=family_set, sft_fast_share=sft_fast_share,
+                                     measured=json.loads(measured.read_text()))
     return build_controlled_task(root, sandbox=sandbox, copies=1, repeats=3, family_set=family_set,
                                  sft_fast_share=sft_fast_share, **(dict(train=[]) if heldout_only else {}))
 
@@ -455,9 +473,118 @@ def record_timings(path: Path, **new: float) -> dict:
     return timings
 
 
-def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False) -> dict:
+@contextlib.contextmanager
+def file_lock(path: Path):
+    """Holds the lock file ``path`` (``flock``), waiting while another process holds it."""
+    import fcntl
+
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+WEIGHTS_DIGEST_FILE = "weights.sha256"  # a trained model's weights' SHA-256 (and, trained again, whether equal)
+TRAINED_FROM_SFT = ("dpa", "dpo", "rlpf", "rft", "nll", "rm_margin", "rm_no_margin")
+
+
+def weight_files(run_dir: Path) -> list[Path]:
+    """A run directory's weight files (``save_pretrained``'s safetensors or pytorch_model bins; not
+    training_args.bin, which holds the run's paths)."""
+    return sorted(f for pattern in ("*.safetensors", "pytorch_model*.bin") for f in run_dir.glob(pattern))
+
+
+def weights_digest(run_dir: Path) -> str:
+    """SHA-256 over the run directory's weight files, names and bytes in order."""
+    h = hashlib.sha256()
+    for f in weight_files(run_dir):
+        h.update(f.name.encode() + b"\0")
+        with f.open("rb") as fh:
+            while chunk := fh.read(1 << 24):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def weights_needed(w: Path, name: str, cfg: ProofConfig) -> bool:
+    """Whether model ``name`` of the seed dir ``w`` is still needed as weights: it is not yet
+    evaluated, or (SFT) an arm of ``cfg`` still trains or samples from it."""
+    from perfalign.alignment.stage_config import METRICS_FILE
+
+    if name in MODELS and not evaluated(w, name, len(humaneval_ids(cfg))):
+        return True
+    if name != "sft":
+        return False
+    arms = {"rm": ("rm_margin", "rm_no_margin")}
+    pending = [a for arm in cfg.arms for a in arms.get(arm, (arm,))
+               if a in TRAINED_FROM_SFT and not (w / a / METRICS_FILE).is_file()]
+    return bool(pending) or ("rft" in cfg.arms and not (w / "rft_samples" / "chosen.json").is_file())
+
+
+def record_files(w: Path, humaneval_problems: int) -> list[Path]:
+    """The records of the seed dir ``w`` that a new machine needs to resume, relative to ``w``, and
+    only finished units: the seed's timings, reports and result; each trained model's metrics, stage
+    config and weights' digest (not its weights, tokenizer or checkpoints); each model's evaluation
+    samples once its report is written (a unit cut short is redone, never continued by a model
+    trained again); RFT's samples once its chosen rows are."""
+    from perfalign.alignment.stage_config import METRICS_FILE
+
+    out = [Path(n) for n in ("result.json", "timings.json") if (w / n).is_file()]
+    out += [p.relative_to(w) for p in sorted(w.glob("samples_*.json"))]
+    for run in sorted(p for p in w.iterdir() if (p / METRICS_FILE).is_file()):
+        out += [p.relative_to(w) for n in (METRICS_FILE, "stage_config.json", WEIGHTS_DIGEST_FILE)
+                if (p := run / n).is_file()]
+    for d in sorted(w.glob("eval_*_*")):
+        name, split = d.name.removeprefix("eval_").rsplit("_", 1)
+        report = read_json(w / f"samples_{name}.json")
+        done = split in report and (split != "humaneval" or report[split].get("problems") == humaneval_problems)
+        if done and (d / "samples.jsonl").is_file():
+            out.append((d / "samples.jsonl").relative_to(w))
+    if (w / "rft_samples" / "chosen.json").is_file():
+        out += [Path("rft_samples") / n for n in ("samples.jsonl", "chosen.json")]
+    return out
+
+
+def save_records(w: Path, dest: Path, humaneval_problems: int) -> list[Path]:
+    """Copy the seed dir's records (``record_files``) to ``dest`` (e.g. a folder of the repository:
+    a machine's disk may not outlive its session), each file replaced atomically. The files copied."""
+    files = record_files(w, humaneval_problems)
+    for rel in files:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        tmp = (dest / rel).with_name(f".{rel.name}.{os.getpid()}.tmp")
+        shutil.copyfile(w / rel, tmp)
+        tmp.replace(dest / rel)
+    return files
+
+
+def restore_records(src: Path, w: Path) -> list[Path]:
+    """Copy the records saved in ``src`` into the seed dir ``w`` where it lacks them (what this
+    machine has is never replaced). The files copied."""
+    if not src.is_dir():
+        return []
+    copied = []
+    for f in sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        target = w / f.relative_to(src)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, target)
+            copied.append(f.relative_to(src))
+    return copied
+
+
+def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False,
+             records: Path | None = None) -> dict:
     """Every stage of one seed in ``cfg.arms``, its samples and reports; ``sft_only``: the SFT stage
-    alone, its metrics. Each stage and each model's samples resume where they stopped."""
+    alone, its metrics. Each stage and each model's samples resume where they stopped. ``records``:
+    a folder kept across machines (``save_records``): the seed's records are restored from
+    ``records/seedN`` first and saved there after each stage and each model's evaluation, so a new
+    machine resumes at the last finished unit (a stage whose weights are gone is trained again
+    only while they are still needed)."""
     from perfalign.alignment.dpa import run_dpa
     from perfalign.alignment.reward_model import train_reward_model
     from perfalign.alignment.rlpf import run_rlpf
@@ -465,27 +592,47 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     from perfalign.alignment.stage_config import METRICS_FILE
 
     w = Path(cfg.workdir) / f"seed{seed}"
+    w.mkdir(parents=True, exist_ok=True)
     pairs = dict(train_splits=("reward_train",), eval_splits=("reward_eval",))
     # the tiny model's proof settings; a real-model profile keeps its file's own (max_steps, rates)
     tiny = cfg.profile == "embedded"
     timings_file = w / "timings.json"
+    if records is not None:
+        restore_records(records / f"seed{seed}", w)
     timings = record_timings(timings_file)
     metrics, runs = {}, {}
 
+    def save():
+        if records is not None:
+            save_records(w, records / f"seed{seed}", humaneval_ids(cfg))
+
     def stage(table, name, data_path=str(task.data_dir), **kw):
         run_dir = w / name
-        if (run_dir / METRICS_FILE).is_file():  # finished earlier: resume after it
-            metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
-            return
-        fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
-        t, cpu = time.time(), time.process_time()
-        res = fn(stage_config(cfg, table, output_dir=str(run_dir), data_path=data_path, seed=seed,
-                        overwrite=True, **kw))
-        # this process's CPU, all its threads
-        timings.update(record_timings(timings_file, **{name: round(time.time() - t, 1),
-                                                       f"{name}_cpu": round(time.process_time() - cpu, 1)}))
-        metrics[name], runs[name] = res.metrics, res.run_dir
+        # another process training the same stage (e.g. SFT, which every arm trains from): wait for it
+        with file_lock(w / f".{name}.lock"):
+            if (run_dir / METRICS_FILE).is_file() and (weight_files(run_dir) or not weights_needed(w, name, cfg)):
+                metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
+                return  # finished earlier: resume after it
+            # trained on a machine that kept only its records (its weights are gone) and still needed:
+            # trained again, and whether the weights came out the same is recorded
+            before = read_json(run_dir / WEIGHTS_DIGEST_FILE) if (run_dir / METRICS_FILE).is_file() else None
+            fn = {"sft": run_sft, "dpa": run_dpa, "reward": train_reward_model, "rlpf": run_rlpf}[table]
+            t, cpu = time.time(), time.process_time()
+            res = fn(stage_config(cfg, table, output_dir=str(run_dir), data_path=data_path, seed=seed,
+                            overwrite=True, **kw))
+            # this process's CPU, all its threads
+            timings.update(record_timings(timings_file, **{name: round(time.time() - t, 1),
+                                                           f"{name}_cpu": round(time.process_time() - cpu, 1)}))
+            digest = {"sha256": weights_digest(run_dir)}
+            if before is not None:
+                digest["rederived_from"] = before.get("sha256")
+                digest["identical"] = before.get("sha256") == digest["sha256"]
+                print(f"seed {seed}: {name} trained again (its weights were not on this machine): weights "
+                      f"{'identical' if digest['identical'] else 'DIFFERENT'} to the first training's", flush=True)
+            (run_dir / WEIGHTS_DIGEST_FILE).write_text(json.dumps(digest))
+            metrics[name], runs[name] = res.metrics, res.run_dir
         print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
+        save()
 
     if not sft_only:
         print(plan_line(cfg, task, seed), flush=True)
@@ -529,7 +676,9 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
 
     train_subset = random.Random(seed).sample(kept.train, min(cfg.train_prompts, len(kept.train)))
     samples, best, he_ids = {}, None, humaneval_ids(cfg)
-    for name in (m for m in MODELS if m in runs):
+
+    def evaluate_model(name: str) -> dict:
+        """The model's samples on the held-out prompts (and HumanEval's), resumed where they stopped."""
         path = w / f"samples_{name}.json"
         if path.exists():
             samples[name] = json.loads(path.read_text())
@@ -549,6 +698,20 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
                 sandbox))
             path.write_text(json.dumps(samples[name]))
             timings.update(record_timings(timings_file, **{f"humaneval_{name}": round(time.time() - t, 1)}))
+        return samples[name]
+
+    for name in (m for m in MODELS if m in runs):
+        path = w / f"samples_{name}.json"
+        if not evaluated(w, name, len(he_ids)):
+            # another process evaluating the same model (e.g. SFT's, by each arm's process): leave it to it
+            with machine_lock(w / f".eval_{name}.lock") as mine:
+                if not mine:
+                    deferred.append(name)
+                    print(f"seed {seed}: {name}'s evaluation deferred, another process runs it", flush=True)
+                    continue
+                samples[name] = evaluate_model(name)
+            save()
+        samples[name] = json.loads(path.read_text())
     if "sft" in samples:  # the SFT model's own evaluation samples, no extra sampling
         from perfalign.alignment.proof import read_samples
 
@@ -669,8 +832,9 @@ def finished_seed(w: Path, seed: int, cfg: ProofConfig) -> dict | None:
     """A seed's result when it ran every arm of ``cfg`` and HumanEval's problems, else None."""
     path = w / f"seed{seed}" / "result.json"
     done = json.loads(path.read_text()) if path.exists() else None
+    models = ("sft", *(a for a in cfg.arms if a in MODELS))
     if done and set(cfg.arms) <= set(done.get("arms", ())) and done.get("humaneval_problems", 0) == len(
-            humaneval_ids(cfg)):
+            humaneval_ids(cfg)) and all(m in done.get("samples", {}) for m in models):
         return done
     return None
 
@@ -732,7 +896,7 @@ def prune_weights(w: Path, arms: tuple[str, ...], humaneval_problems: int) -> li
     for name in (*[a for a in arms if a in MODELS], "sft"):
         if not done(name) or name == "sft" and not all(done(a) for a in arms if a in MODELS):
             continue
-        files = [f for pattern in ("*.safetensors", "*.bin") for f in (w / name).glob(pattern)]
+        files = weight_files(w / name)
         for f in files:
             f.unlink()
         if files:
@@ -796,6 +960,10 @@ def main() -> int:
     ap.add_argument("--prune-weights", action="store_true",
                     help="only delete the weights of the listed seeds' models that are trained and evaluated "
                          "(HumanEval's problems included; SFT's once every arm is), keeping metrics and samples")
+    ap.add_argument("--records", default=None, metavar="DIR",
+                    help="a folder that outlives this machine (e.g. docs/measurements/...): each seed's records are "
+                         "restored from DIR/seedN first and saved there after each stage and each model's evaluation "
+                         "(metrics, samples, digests; no weights), so a new machine resumes at the last finished unit")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -842,11 +1010,16 @@ def main() -> int:
         for seed in args.seeds:
             print(f"seed {seed}: pruned {prune_weights(w / f'seed{seed}', cfg.arms, len(humaneval_ids(cfg)))}")
         return 0
+    records = Path(args.records) if args.records else None
     pin_profile(w, cfg.profile)
+    for seed in args.seeds if records is not None else ():
+        (w / f"seed{seed}").mkdir(parents=True, exist_ok=True)
+        if copied := restore_records(records / f"seed{seed}", w / f"seed{seed}"):
+            print(f"seed {seed}: {len(copied)} records restored from {records / f'seed{seed}'}", flush=True)
     with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
         share = cfg.idiom_sft_fast_share if cfg.family_set == "idioms" else None
         task = get_task(w, sb, cfg.family_set, heldout_only=args.pilot and args.pilot_split == "heldout",
-                        sft_fast_share=share)
+                        sft_fast_share=share, records=records)
         if args.pilot:
             return pilot_gate(task, cfg, args.pilot_model, Path(args.pilot_out or w / "pilot"), args.pilot_prompts, sb,
                               args.pilot_split)
@@ -859,7 +1032,8 @@ def main() -> int:
             return 0
         if args.sft_only:
             for seed in args.seeds:
-                print(json.dumps(run_seed(task, seed, cfg, sb, sft_only=True), default=str), flush=True)
+                print(json.dumps(run_seed(task, seed, cfg, sb, sft_only=True, records=records), default=str),
+                      flush=True)
             return 0
         results = []
         for seed in args.seeds:
@@ -867,8 +1041,10 @@ def main() -> int:
             if done := finished_seed(w, seed, cfg):
                 results.append(done)  # a finished seed is not run again (delete it to re-run)
                 continue
-            r = run_seed(task, seed, cfg, sb)
+            r = run_seed(task, seed, cfg, sb, records=records)
             path.write_text(json.dumps(r, indent=2, default=str))
+            if records is not None:
+                save_records(w / f"seed{seed}", records / f"seed{seed}", len(humaneval_ids(cfg)))
             results.append(r)
             shares = {m: v["heldout"]["fast_correct_share"] for m, v in r["samples"].items()}
             print(f"seed {seed}: " + json.dumps(shares) + f" timings {r['timings']}", flush=True)

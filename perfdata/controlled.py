@@ -347,22 +347,29 @@ def sft_row(inst, program: str, tag: str, split: str = "train") -> dict:
 def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repeats: int = BuildSettings.repeats,
                           train: list[Instance] | None = None, heldout: list[Instance] | None = None,
                           family_set: str = DEFAULT_FAMILY_SET,
-                          sft_fast_share: float | None = None) -> ControlledDataset:
+                          sft_fast_share: float | None = None, measured: dict | None = None) -> ControlledDataset:
     """Measure the references and write the stage inputs. SFT: every training instance's correct
     programs, ``copies`` times each (an even mix: the SFT model writes them all), or with
     ``sft_fast_share`` that share of fast rows (``sft_rows_per_kind``); held-out rows once each.
     Triplets: training pairs in ``reward_train``, one (fast, slow) row per training instance in
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
-    in ``rl_eval``, so every stage's eval metric is measured on unseen instances."""
+    in ``rl_eval``, so every stage's eval metric is measured on unseen instances. ``measured``: an
+    earlier build's ``controlled_task.json`` (its runtimes and host calibration) instead of measuring
+    again, so that a task rebuilt on another machine keeps its thresholds and baselines."""
     root = Path(root)
     default_train, default_held = all_instances(family_set)
     train = default_train if train is None else train
     heldout = default_held if heldout is None else heldout
     mix = {k: sft_rows_per_kind(k, copies, sft_fast_share) for k in {i.kinds for i in train}}
-    sb = sandbox or _default_sandbox()
-    runtimes = measure_references(train + heldout, sb, repeats)
+    if measured is not None:
+        runtimes, calibration = measured["runtimes"], measured.get("calibration")
+        if missing := sorted({i.problem_id for i in train + heldout} - set(runtimes)):
+            raise ValueError(f"the measured runtimes lack {len(missing)} instances, e.g. {missing[0]}")
+    else:
+        sb = sandbox or _default_sandbox()
+        runtimes, calibration = measure_references(train + heldout, sb, repeats), sb.calibration()
     cc = write_codecontests(root / "codecontests", train + heldout, runtimes, {i.problem_id for i in heldout}, repeats,
-                            sb.calibration())
+                            calibration)
     sft, triplets = [], []
     for split, group in (("train", train), ("eval", heldout)):
         for inst in group:
@@ -382,7 +389,7 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     task = ControlledDataset(root, cc, data, train, heldout, runtimes)
     (root / "controlled_task.json").write_text(json.dumps(
         {"family_set": family_set, "sft_fast_share": sft_fast_share, "train": [i.problem_id for i in train],
-         "heldout": [i.problem_id for i in heldout], "runtimes": runtimes}, indent=2))
+         "heldout": [i.problem_id for i in heldout], "runtimes": runtimes, "calibration": calibration}, indent=2))
     return task
 
 

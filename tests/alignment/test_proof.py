@@ -336,3 +336,76 @@ def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_pa
         assert (out / "samples.jsonl").read_text().endswith("\n") and not list(out.glob("*.tmp"))
     with pytest.raises(ValueError, match="prompts_per_batch"):
         sampling.sample_resumable("embedded", tmp_path / "x", prompts, 2, 1.0, 6, 40, rows_of, prompts_per_batch=0)
+
+
+def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox):
+    """run_seed with ``records`` (a folder that outlives the machine): the records hold metrics,
+    digests and finished evaluations but no weights; a new machine that lost the seed mid-way
+    trains SFT again only because an arm still needs it (the weights come out identical, and
+    that is recorded), keeps SFT's evaluation, and one that has every record trains and samples
+    nothing. An evaluation another process holds is left to it and keeps the seed unfinished."""
+    import shutil
+
+    proof = _proof()
+    records, w1 = tmp_path / "records", tmp_path / "w1"
+    cfg = proof.ProofConfig(workdir=str(w1), arms=("nll",), samples_per_prompt=1, pilot_max_new_tokens=16,
+                            humaneval_problems=0)
+    first = proof.run_seed(run["task"], 0, cfg, sandbox, records=records)
+    saved = {p.relative_to(records / "seed0").as_posix() for p in (records / "seed0").rglob("*") if p.is_file()}
+    assert {"sft/metrics.json", "sft/weights.sha256", "nll/metrics.json", "samples_sft.json", "samples_nll.json",
+            "eval_sft_heldout/samples.jsonl", "eval_nll_heldout/samples.jsonl", "timings.json"} <= saved
+    assert not [p for p in saved if p.endswith((".safetensors", ".bin")) or "checkpoint" in p or "tokenizer" in p]
+
+    # the machine ended after SFT's evaluation: NLL's records never came back
+    cut = tmp_path / "cut"
+    shutil.copytree(records, cut)
+    for p in ("nll", "eval_nll_heldout", "samples_nll.json"):
+        shutil.rmtree(cut / "seed0" / p) if (cut / "seed0" / p).is_dir() else (cut / "seed0" / p).unlink()
+    w2 = tmp_path / "w2"
+    second = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(w2)), sandbox, records=cut)
+    digest = json.loads((w2 / "seed0" / "sft" / "weights.sha256").read_text())
+    assert digest["identical"] and digest["sha256"] == digest["rederived_from"]  # CPU training is deterministic
+    assert second["samples"]["sft"] == first["samples"]["sft"] and "nll" in second["samples"]
+    assert json.loads((cut / "seed0" / "sft" / "weights.sha256").read_text())["identical"]  # saved back
+
+    # every record kept: nothing trained or sampled again, no weights on the new machine
+    w3 = tmp_path / "w3"
+    third = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(w3)), sandbox, records=records)
+    assert third["samples"] == first["samples"] and not proof.weight_files(w3 / "seed0" / "sft")
+    assert not proof.weight_files(w3 / "seed0" / "nll")
+
+    # another process evaluating NLL on a fourth machine: deferred, the seed not finished
+    w4 = tmp_path / "w4"
+    shutil.copytree(cut / "seed0", w4 / "seed0")
+    shutil.rmtree(w4 / "seed0" / "eval_nll_heldout")
+    (w4 / "seed0" / "samples_nll.json").unlink()
+    shutil.copytree(w2 / "seed0" / "nll", w4 / "seed0" / "nll", dirs_exist_ok=True)
+    with proof.machine_lock(w4 / "seed0" / ".eval_nll.lock") as mine:
+        assert mine
+        fourth = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(w4)), sandbox)
+    assert "nll" not in fourth["arms"] and "nll" not in fourth["samples"]
+    (w4 / "seed0" / "result.json").write_text(json.dumps(fourth))
+    assert proof.finished_seed(w4, 0, proof.replace(cfg, workdir=str(w4))) is None
+
+
+def test_records_hold_only_finished_units(tmp_path):
+    """A model's evaluation samples are records only once its report is written (a unit cut
+    short is redone, not continued by a model trained again); HumanEval's only once complete."""
+    proof = _proof()
+    w = tmp_path / "seed1"
+    for rel, text in {"sft/metrics.json": "{}", "sft/model.safetensors": "x", "sft/tokenizer.json": "{}",
+                      "sft/checkpoint-3/trainer_state.json": "{}", "eval_sft_heldout/samples.jsonl": "{}\n",
+                      "eval_sft_humaneval/samples.jsonl": "{}\n", "eval_dpa_heldout/samples.jsonl": "{}\n",
+                      "samples_sft.json": json.dumps({"heldout": {}, "humaneval": {"problems": 2}}),
+                      "rft_samples/samples.jsonl": "{}\n"}.items():
+        (w / rel).parent.mkdir(parents=True, exist_ok=True)
+        (w / rel).write_text(text)
+    names = {p.as_posix() for p in proof.record_files(w, humaneval_problems=41)}
+    assert names == {"sft/metrics.json", "samples_sft.json", "eval_sft_heldout/samples.jsonl"}
+    assert "eval_sft_humaneval/samples.jsonl" in {p.as_posix() for p in proof.record_files(w, humaneval_problems=2)}
+    copied = proof.save_records(w, tmp_path / "r", 41)
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "samples_sft.json").write_text("mine")
+    restored = proof.restore_records(tmp_path / "r", tmp_path / "new")
+    assert set(restored) == {p for p in copied if p.name != "samples_sft.json"}
+    assert (tmp_path / "new" / "samples_sft.json").read_text() == "mine"

@@ -182,3 +182,25 @@ def test_controlled_folders_have_cards_and_never_mix_tables(task):
             _assert_one_table(folder, table, shards.read_schema(f), len(load_table(folder, table)))
         _assert_default(folder, tables[0])
         assert shards.card_written(folder)
+
+
+def test_a_task_rebuilt_from_its_measurements_is_the_same_task(task, tmp_path, monkeypatch):
+    """A new machine builds the task from an earlier build's controlled_task.json (runtimes and host
+    calibration; alignment_proof.py --records) without measuring: the same stage inputs, thresholds
+    and contest baselines. Runtimes that lack an instance are refused."""
+    import perfalign.perfdata.controlled as controlled
+
+    meta = json.loads((task.root / "controlled_task.json").read_text())
+    assert "calibration" in meta
+    monkeypatch.setattr(controlled, "measure_references", lambda *a, **k: pytest.fail("measured again"))
+    again = build_controlled_task(tmp_path / "again", copies=1, repeats=1, train=task.train, heldout=task.heldout,
+                                  measured=meta)
+    assert again.runtimes == task.runtimes
+    assert all(again.threshold_s(i.problem_id) == task.threshold_s(i.problem_id) for i in task.heldout)
+    for table in ("triplets", "sft_prompts"):
+        assert load_table(again.data_dir, table).to_pylist() == load_table(task.data_dir, table).to_pylist()
+    assert load_table(again.codecontests_dir, "problems").to_pylist() == \
+        load_table(task.codecontests_dir, "problems").to_pylist()
+    with pytest.raises(ValueError, match="lack 1 instances"):
+        build_controlled_task(tmp_path / "short", copies=1, repeats=1, train=task.train, heldout=task.heldout,
+                              measured={**meta, "runtimes": dict(list(meta["runtimes"].items())[1:])})
