@@ -64,6 +64,11 @@ the weights of the listed seeds' models that are trained and evaluated (SFT's on
 A real model's RLPF runs one per machine (``machine_lock``): a process that finds it taken runs the
 seed's other stages and leaves RLPF to a later run of the same command.
 
+``--records DIR`` keeps a seed's progress where a session's work outlives its machine (a folder of the
+repository): the task's measurements and, after every finished unit, the seed's metrics, weights'
+digests and evaluation samples, never weights; a new machine restores them and trains again only what
+a unit still needs (``experiments/confirmatory.sh`` runs a session's share of the confirmatory seeds).
+
 ``--pilot-split train`` samples training prompts instead (the first ``--pilot-prompts`` of them, one
 per family in turn) with the same sampling and classification, and reports the table without the
 gate's verdict (``table.json``): per family the shares of fast & correct, slow & correct and
@@ -444,14 +449,14 @@ RLPF_LOCK = Path(tempfile.gettempdir()) / "perfalign-rlpf.lock"  # one real-mode
 
 
 @contextlib.contextmanager
-def machine_lock(path: Path):
-    """True while this process holds the lock file ``path`` (``flock``, not waited for; released
-    with the process, however it ends), False when another process holds it."""
+def machine_lock(path: Path, wait: bool = False):
+    """True while this process holds the lock file ``path`` (``flock``; released with the process,
+    however it ends); unless ``wait``, False at once when another process holds it."""
     import fcntl
 
     with open(path, "a") as f:
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             yield False
             return
@@ -471,19 +476,6 @@ def record_timings(path: Path, **new: float) -> dict:
         tmp.write_text(json.dumps(timings))
         tmp.replace(path)
     return timings
-
-
-@contextlib.contextmanager
-def file_lock(path: Path):
-    """Holds the lock file ``path`` (``flock``), waiting while another process holds it."""
-    import fcntl
-
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 WEIGHTS_DIGEST_FILE = "weights.sha256"  # a trained model's weights' SHA-256 (and, trained again, whether equal)
@@ -609,8 +601,9 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
     def stage(table, name, data_path=str(task.data_dir), **kw):
         run_dir = w / name
         # another process training the same stage (e.g. SFT, which every arm trains from): wait for it
-        with file_lock(w / f".{name}.lock"):
-            if (run_dir / METRICS_FILE).is_file() and (weight_files(run_dir) or not weights_needed(w, name, cfg)):
+        with machine_lock(w / f".{name}.lock", wait=True):
+            if (run_dir / METRICS_FILE).is_file() and (weight_files(run_dir) or sft_only
+                                                        or not weights_needed(w, name, cfg)):
                 metrics[name], runs[name] = json.loads((run_dir / METRICS_FILE).read_text()), run_dir
                 return  # finished earlier: resume after it
             # trained on a machine that kept only its records (its weights are gone) and still needed:
@@ -621,8 +614,9 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
             res = fn(stage_config(cfg, table, output_dir=str(run_dir), data_path=data_path, seed=seed,
                             overwrite=True, **kw))
             # this process's CPU, all its threads
-            timings.update(record_timings(timings_file, **{name: round(time.time() - t, 1),
-                                                           f"{name}_cpu": round(time.process_time() - cpu, 1)}))
+            key = name if before is None else f"{name}_again"  # the CPU of training again, beside the first's
+            timings.update(record_timings(timings_file, **{key: round(time.time() - t, 1),
+                                                           f"{key}_cpu": round(time.process_time() - cpu, 1)}))
             digest = {"sha256": weights_digest(run_dir)}
             if before is not None:
                 digest["rederived_from"] = before.get("sha256")
@@ -631,7 +625,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
                       f"{'identical' if digest['identical'] else 'DIFFERENT'} to the first training's", flush=True)
             (run_dir / WEIGHTS_DIGEST_FILE).write_text(json.dumps(digest))
             metrics[name], runs[name] = res.metrics, res.run_dir
-        print(f"seed {seed}: {name} done in {timings[name]} s", flush=True)
+        print(f"seed {seed}: {name} done in {timings[key]} s", flush=True)
         save()
 
     if not sft_only:

@@ -17,10 +17,16 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the installed package's folder (perfalign/)
 ENTRY = "main"  # the module of a shipped package whose main() the file runs
+# CPython 3.11 keeps the AST converter's recursion depth per interpreter, not per thread: two threads
+# parsing at once (a build's first batches, each bundling its runner) can fail spuriously with
+# "SystemError: AST constructor recursion depth mismatch" (CPython gh-106905; seen here once in
+# tests/perfdata/test_source_errors.py). Our parses take turns.
+_PARSE_LOCK = threading.Lock()
 
 # The file's loader: stdlib ``sys`` only (the runner's start-up is counted in milliseconds).
 _LOADER = '''
@@ -87,7 +93,9 @@ def _ordered(sources: dict[str, str]) -> list[str]:
     deps = {}
     for name, source in sources.items():
         is_package = module_file(name).name == "__init__.py"
-        wanted = _imports(name, is_package, ast.parse(source, name))
+        with _PARSE_LOCK:
+            tree = ast.parse(source, name)
+        wanted = _imports(name, is_package, tree)
         packages = {p for p in wanted if module_file(p).name == "__init__.py"}  # `from pkg import mod`
         missing = sorted(m for m in wanted - packages if m not in sources)
         if missing:

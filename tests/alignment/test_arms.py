@@ -278,7 +278,7 @@ def test_the_gates_families_and_the_options(tmp_path, monkeypatch):
         def __exit__(self, *exc):
             return False
 
-    def fake_seed(task, seed, cfg, sb, sft_only=False):
+    def fake_seed(task, seed, cfg, sb, sft_only=False, records=None):
         seen.update(families=cfg.families, arms=cfg.arms, samples=cfg.samples_per_prompt,
                     humaneval=(cfg.humaneval_problems, cfg.humaneval_samples_per_problem))
         raise SystemExit(0)

@@ -83,7 +83,8 @@ def test_sft_only_stops_after_the_sft_stage(tmp_path):
     cfg = proof.ProofConfig(workdir=str(tmp_path), profile="qwen-0.5b", family_set="idioms")
     out = proof.run_seed(task, 0, cfg, sandbox=None, sft_only=True)
     assert out["seed"] == 0 and out["sft"] == {"train_loss": 0.5, "train_steps": 72}
-    assert [p.name for p in (tmp_path / "seed0").iterdir()] == ["sft"]  # no DPA, DPO, RM or RLPF folder
+    # no DPA, DPO, RM or RLPF folder (beside SFT's, only its lock file)
+    assert sorted(p.name for p in (tmp_path / "seed0").iterdir()) == [".sft.lock", "sft"]
 
 
 def test_sft_only_is_documented_in_help(capsys, monkeypatch):
@@ -145,7 +146,7 @@ def _main(monkeypatch, *argv) -> dict:
 
     seen = {}
     monkeypatch.setattr(perfalign.sandbox.Sandbox, "from_settings", classmethod(lambda cls, *a, **k: _NoSandbox()))
-    monkeypatch.setattr(proof, "get_task", lambda w, sb, fams, heldout_only, sft_fast_share: seen.update(
+    monkeypatch.setattr(proof, "get_task", lambda w, sb, fams, heldout_only, sft_fast_share, records=None: seen.update(
         heldout_only=heldout_only) or "task")
     monkeypatch.setattr(proof, "pilot_gate", lambda task, cfg, model, out, prompts, sb, split: seen.update(
         temperature=cfg.pilot_temperature, split=split, prompts=prompts) or 0)

@@ -367,6 +367,8 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox):
     assert digest["identical"] and digest["sha256"] == digest["rederived_from"]  # CPU training is deterministic
     assert second["samples"]["sft"] == first["samples"]["sft"] and "nll" in second["samples"]
     assert json.loads((cut / "seed0" / "sft" / "weights.sha256").read_text())["identical"]  # saved back
+    timings = json.loads((w2 / "seed0" / "timings.json").read_text())
+    assert {"sft_cpu", "sft_again_cpu", "nll_cpu"} <= set(timings)  # training again is counted apart
 
     # every record kept: nothing trained or sampled again, no weights on the new machine
     w3 = tmp_path / "w3"
