@@ -685,6 +685,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
                              if instances}
             path.write_text(json.dumps(samples[name]))
             timings.update(record_timings(timings_file, **{f"sample_{name}": round(time.time() - t, 1)}))
+            save()  # the idiom task's evaluation is a unit of its own, before HumanEval's
         if he_ids and samples[name].get("humaneval", {}).get("problems") != len(he_ids):
             t = time.time()
             samples[name]["humaneval"] = humaneval_report(sample_humaneval(
@@ -958,6 +959,9 @@ def main() -> int:
                     help="a folder that outlives this machine (e.g. docs/measurements/...): each seed's records are "
                          "restored from DIR/seedN first and saved there after each stage and each model's evaluation "
                          "(metrics, samples, digests; no weights), so a new machine resumes at the last finished unit")
+    ap.add_argument("--save-records", action="store_true",
+                    help="only copy the listed seeds' finished units from WORKDIR to --records DIR (a session's last "
+                         "step before committing them: units finished by a process still running are kept too)")
     ap.add_argument("--reward-noise", type=int, default=0, metavar="N",
                     help="only measure the Eq. 4 reward of one program N times (1 vs 3 repeats) and exit")
     ap.add_argument("--sft-only", action="store_true",
@@ -1005,6 +1009,14 @@ def main() -> int:
             print(f"seed {seed}: pruned {prune_weights(w / f'seed{seed}', cfg.arms, len(humaneval_ids(cfg)))}")
         return 0
     records = Path(args.records) if args.records else None
+    if args.save_records:
+        if records is None:
+            raise SystemExit("--save-records needs --records DIR")
+        for seed in args.seeds:
+            if (w / f"seed{seed}").is_dir():
+                files = save_records(w / f"seed{seed}", records / f"seed{seed}", len(humaneval_ids(cfg)))
+                print(f"seed {seed}: {len(files)} records in {records / f'seed{seed}'}")
+        return 0
     pin_profile(w, cfg.profile)
     for seed in args.seeds if records is not None else ():
         (w / f"seed{seed}").mkdir(parents=True, exist_ok=True)

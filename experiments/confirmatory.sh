@@ -8,7 +8,8 @@
 # machine), B DPA then RFT; each evaluates the models it trained, SFT's by whichever process reaches it
 # first (the other defers it); a last pass per seed writes its result.json once every unit is done. The
 # records (metrics, weights' digests, every evaluation's samples; no weights) are saved after every
-# finished unit in RECORDS, a folder of the repository to commit before the session ends: the next
+# finished unit in RECORDS, a folder of the repository to commit before the session ends (after
+# `alignment_proof.py ... --save-records`, which copies what finished since the last save): the next
 # machine restores them, rebuilds the task from its recorded measurements and trains again only what a
 # unit still needs (SFT, with the weights' digest compared to the first training's).
 # Env: WORKDIR (default /work/runs/confirmatory), RECORDS (default docs/measurements/confirmatory-qwen05b),

@@ -411,3 +411,23 @@ def test_records_hold_only_finished_units(tmp_path):
     restored = proof.restore_records(tmp_path / "r", tmp_path / "new")
     assert set(restored) == {p for p in copied if p.name != "samples_sft.json"}
     assert (tmp_path / "new" / "samples_sft.json").read_text() == "mine"
+
+
+def test_save_records_copies_the_finished_units_and_needs_a_folder(tmp_path, monkeypatch, capsys):
+    """--save-records (a session's last step): the listed seeds' finished units to --records, nothing
+    trained; without --records it stops with one line."""
+    import sys
+
+    proof = _proof()
+    (tmp_path / "w" / "seed1" / "sft").mkdir(parents=True)
+    (tmp_path / "w" / "seed1" / "sft" / "metrics.json").write_text("{}")
+    (tmp_path / "w" / "seed1" / "sft" / "model.safetensors").write_text("x")
+    argv = ["alignment_proof.py", "--workdir", str(tmp_path / "w"), "--seeds", "1", "2", "--save-records"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--records", str(tmp_path / "r")])
+    assert proof.main() == 0
+    assert [p.relative_to(tmp_path / "r").as_posix() for p in (tmp_path / "r").rglob("*") if p.is_file()] == \
+        ["seed1/sft/metrics.json"]
+    assert "seed 1: 1 records in" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit, match="--save-records needs --records DIR"):
+        proof.main()
