@@ -596,7 +596,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
 
     def save():
         if records is not None:
-            save_records(w, records / f"seed{seed}", humaneval_ids(cfg))
+            save_records(w, records / f"seed{seed}", len(humaneval_ids(cfg)))
 
     def stage(table, name, data_path=str(task.data_dir), **kw):
         run_dir = w / name

@@ -256,8 +256,10 @@ def test_humaneval_rows_per_problem_same_seeds_for_every_model_and_resume(run, t
     monkeypatch.setattr(sampling, "generate", generate)
     cfg = proof.ProofConfig(workdir=str(w), arms=("dpa",), samples_per_prompt=1, pilot_max_new_tokens=16,
                             humaneval_problems=1, humaneval_samples_per_problem=2, humaneval_max_new_tokens=24)
-    out = proof.run_seed(run["task"], 0, cfg, sandbox)
+    out = proof.run_seed(run["task"], 0, cfg, sandbox, records=tmp_path / "records")
     he_calls = [(s, n) for p, s, n in calls if he.model_prompt(he.problem("HumanEval/0")) in p]
+    for m in ("sft", "dpa"):  # each model's HumanEval samples are a unit of the records once complete
+        assert (tmp_path / "records" / "seed0" / f"eval_{m}_humaneval" / "samples.jsonl").is_file()
     assert he_calls == [(10**6, 24), (10**6, 24)]  # one batch per model, the same seed
     assert all(s < 10**6 for p, s, n in calls if n == 16) and len(calls) > 2  # the idiom task's own seeds
     assert out["humaneval_problems"] == 1
