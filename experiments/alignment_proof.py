@@ -505,7 +505,7 @@ def read_json(path: Path) -> dict:
 
 def weights_needed(w: Path, name: str, cfg: ProofConfig) -> bool:
     """Whether model ``name`` of the seed dir ``w`` is still needed as weights: it is not yet
-    evaluated, or (SFT) an arm of ``cfg`` still trains or samples from it."""
+    evaluated, or (SFT) an arm of ``cfg`` still trains (or trains again) or samples from it."""
     from perfalign.alignment.stage_config import METRICS_FILE
 
     if name in MODELS and not evaluated(w, name, len(humaneval_ids(cfg))):
@@ -513,17 +513,19 @@ def weights_needed(w: Path, name: str, cfg: ProofConfig) -> bool:
     if name != "sft":
         return False
     arms = {"rm": ("rm_margin", "rm_no_margin")}
-    pending = [a for arm in cfg.arms for a in arms.get(arm, (arm,))
-               if a in TRAINED_FROM_SFT and not (w / a / METRICS_FILE).is_file()]
+    # an arm still to train, or to train again (its weights gone before its evaluation was done)
+    pending = [a for arm in cfg.arms for a in arms.get(arm, (arm,)) if a in TRAINED_FROM_SFT and (
+        not (w / a / METRICS_FILE).is_file() or not weight_files(w / a) and weights_needed(w, a, cfg))]
     return bool(pending) or ("rft" in cfg.arms and not (w / "rft_samples" / "chosen.json").is_file())
 
 
 def record_files(w: Path, humaneval_problems: int) -> list[Path]:
-    """The records of the seed dir ``w`` that a new machine needs to resume, relative to ``w``, and
-    only finished units: the seed's timings, reports and result; each trained model's metrics, stage
-    config and weights' digest (not its weights, tokenizer or checkpoints); each model's evaluation
-    samples once its report is written (a unit cut short is redone, never continued by a model
-    trained again); RFT's samples once its chosen rows are."""
+    """The records of the seed dir ``w`` that a new machine needs to resume, relative to ``w``: the
+    seed's timings, reports and result; each trained model's metrics, stage config and weights'
+    digest (not its weights, tokenizer or checkpoints); each model's evaluation samples and RFT's
+    once finished (its report, its chosen rows written), and a sample file cut short only with the
+    digest of the weights that drew it (``bind_samples``): a new machine continues it only with the
+    same weights, and draws it again otherwise."""
     from perfalign.alignment.stage_config import METRICS_FILE
 
     out = [Path(n) for n in ("result.json", "timings.json") if (w / n).is_file()]
@@ -531,15 +533,37 @@ def record_files(w: Path, humaneval_problems: int) -> list[Path]:
     for run in sorted(p for p in w.iterdir() if (p / METRICS_FILE).is_file()):
         out += [p.relative_to(w) for n in (METRICS_FILE, "stage_config.json", WEIGHTS_DIGEST_FILE)
                 if (p := run / n).is_file()]
-    for d in sorted(w.glob("eval_*_*")):
-        name, split = d.name.removeprefix("eval_").rsplit("_", 1)
-        report = read_json(w / f"samples_{name}.json")
-        done = split in report and (split != "humaneval" or report[split].get("problems") == humaneval_problems)
-        if done and (d / "samples.jsonl").is_file():
-            out.append((d / "samples.jsonl").relative_to(w))
-    if (w / "rft_samples" / "chosen.json").is_file():
-        out += [Path("rft_samples") / n for n in ("samples.jsonl", "chosen.json")]
+    for d in sorted([*w.glob("eval_*_*"), w / "rft_samples"]):
+        if not (d / "samples.jsonl").is_file():
+            continue
+        if d.name == "rft_samples":
+            done = (d / "chosen.json").is_file()
+        else:
+            name, split = d.name.removeprefix("eval_").rsplit("_", 1)
+            report = read_json(w / f"samples_{name}.json")
+            done = split in report and (split != "humaneval" or report[split].get("problems") == humaneval_problems)
+        if done or (d / SAMPLES_DIGEST_FILE).is_file():
+            out += [p.relative_to(w) for n in ("samples.jsonl", "chosen.json", SAMPLES_DIGEST_FILE)
+                    if (p := d / n).is_file()]
     return out
+
+
+SAMPLES_DIGEST_FILE = "model.sha256"  # a samples folder's: the digest of the weights that drew its samples
+
+
+def bind_samples(out: Path, model_dir: Path) -> None:
+    """Before sampling into ``out``: tie it to the weights of ``model_dir`` (their digest, when
+    known). Samples drawn by other weights (a model trained again on a new machine that did not come
+    out identical) are deleted, to be drawn again: a unit is never continued by other weights."""
+    digest = read_json(model_dir / WEIGHTS_DIGEST_FILE).get("sha256")
+    if digest is None:  # weights of unknown digest: only this machine's own resume
+        return
+    mine, samples = out / SAMPLES_DIGEST_FILE, out / "samples.jsonl"
+    if mine.is_file() and mine.read_text().strip() != digest and samples.is_file():
+        print(f"{out}: its samples were drawn by other weights than {model_dir}'s: drawn again", flush=True)
+        samples.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    mine.write_text(digest)
 
 
 def save_records(w: Path, dest: Path, humaneval_problems: int) -> list[Path]:
@@ -678,6 +702,8 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
             samples[name] = json.loads(path.read_text())
         else:
             t = time.time()
+            for split in ("heldout", "train") if train_subset else ("heldout",):
+                bind_samples(w / f"eval_{name}_{split}", Path(runs[name]))
             samples[name] = {split: rows_report(kept, sample_model(kept, runs[name], w / f"eval_{name}_{split}",
                                                                    instances, n, seed, cfg, sandbox))
                              for split, instances, n in (("heldout", kept.heldout, cfg.samples_per_prompt),
@@ -688,6 +714,7 @@ def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_
             save()  # the idiom task's evaluation is a unit of its own, before HumanEval's
         if he_ids and samples[name].get("humaneval", {}).get("problems") != len(he_ids):
             t = time.time()
+            bind_samples(w / f"eval_{name}_humaneval", Path(runs[name]))
             samples[name]["humaneval"] = humaneval_report(sample_humaneval(
                 runs[name], w / f"eval_{name}_humaneval", he_ids, cfg.humaneval_samples_per_problem, seed, cfg,
                 sandbox))
@@ -732,6 +759,8 @@ def run_rft(kept: ControlledDataset, seed: int, cfg: ProofConfig, w: Path, sandb
     (the profile's LoRA, ``cfg.rft_epochs``). No correct sample anywhere: no training."""
     k = rft_k(cfg, len(kept.train))
     out = w / "rft_samples"
+    if not (out / "chosen.json").is_file():
+        bind_samples(out, w / "sft")
     rows = sample_model(kept, w / "sft", out, kept.train, k, seed, cfg, sandbox)
     chosen = rft_rows(rows, kept.train)
     (out / "chosen.json").write_text(json.dumps(chosen, indent=1))

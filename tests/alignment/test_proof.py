@@ -340,7 +340,7 @@ def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_pa
         sampling.sample_resumable("embedded", tmp_path / "x", prompts, 2, 1.0, 6, 40, rows_of, prompts_per_batch=0)
 
 
-def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox):
+def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox, capsys):
     """run_seed with ``records`` (a folder that outlives the machine): the records hold metrics,
     digests and finished evaluations but no weights; a new machine that lost the seed mid-way
     trains SFT again only because an arm still needs it (the weights come out identical, and
@@ -378,6 +378,25 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox):
     assert third["samples"] == first["samples"] and not proof.weight_files(w3 / "seed0" / "sft")
     assert not proof.weight_files(w3 / "seed0" / "nll")
 
+    # the machine ended in NLL's evaluation: its samples cut after the first prompt, kept with the digest of
+    # the weights that drew them; NLL trained again comes out identical, so the samples continue to the same
+    # rows as the uncut run's; with another digest they are drawn again whole
+    for name, digest in (("w5", None), ("w6", "0" * 64)):
+        part = tmp_path / f"part-{name}"
+        shutil.copytree(records, part)
+        (part / "seed0" / "samples_nll.json").unlink()
+        cut_file = part / "seed0" / "eval_nll_heldout" / "samples.jsonl"
+        cut_file.write_text(cut_file.read_text().splitlines(keepends=True)[0])
+        if digest:
+            (part / "seed0" / "eval_nll_heldout" / "model.sha256").write_text(digest)
+        capsys.readouterr()
+        again = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(tmp_path / name)), sandbox, records=part)
+        assert again["samples"]["nll"] == first["samples"]["nll"]
+        drawn = [[(r["problem_id"], r["sample"], r["seed"], r["text"], r["label"]) for r in sampling.read_samples(
+            d / "seed0" / "eval_nll_heldout" / "samples.jsonl")] for d in (tmp_path / name, w1)]
+        assert drawn[0] == drawn[1]
+        assert ("drawn again" in capsys.readouterr().out) == bool(digest)
+
     # another process evaluating NLL on a fourth machine: deferred, the seed not finished
     w4 = tmp_path / "w4"
     shutil.copytree(cut / "seed0", w4 / "seed0")
@@ -393,19 +412,21 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox):
 
 
 def test_records_hold_only_finished_units(tmp_path):
-    """A model's evaluation samples are records only once its report is written (a unit cut
-    short is redone, not continued by a model trained again); HumanEval's only once complete."""
+    """A model's evaluation samples are records once its report is written (HumanEval's once
+    complete), or cut short only with the digest of the weights that drew them."""
     proof = _proof()
     w = tmp_path / "seed1"
     for rel, text in {"sft/metrics.json": "{}", "sft/model.safetensors": "x", "sft/tokenizer.json": "{}",
                       "sft/checkpoint-3/trainer_state.json": "{}", "eval_sft_heldout/samples.jsonl": "{}\n",
                       "eval_sft_humaneval/samples.jsonl": "{}\n", "eval_dpa_heldout/samples.jsonl": "{}\n",
                       "samples_sft.json": json.dumps({"heldout": {}, "humaneval": {"problems": 2}}),
-                      "rft_samples/samples.jsonl": "{}\n"}.items():
+                      "rft_samples/samples.jsonl": "{}\n", "eval_rlpf_heldout/samples.jsonl": "{}\n",
+                      "eval_rlpf_heldout/model.sha256": "ab"}.items():
         (w / rel).parent.mkdir(parents=True, exist_ok=True)
         (w / rel).write_text(text)
     names = {p.as_posix() for p in proof.record_files(w, humaneval_problems=41)}
-    assert names == {"sft/metrics.json", "samples_sft.json", "eval_sft_heldout/samples.jsonl"}
+    assert names == {"sft/metrics.json", "samples_sft.json", "eval_sft_heldout/samples.jsonl",
+                     "eval_rlpf_heldout/samples.jsonl", "eval_rlpf_heldout/model.sha256"}  # cut, with its digest
     assert "eval_sft_humaneval/samples.jsonl" in {p.as_posix() for p in proof.record_files(w, humaneval_problems=2)}
     copied = proof.save_records(w, tmp_path / "r", 41)
     (tmp_path / "new").mkdir()
