@@ -114,6 +114,7 @@ from arms import (  # noqa: E402
     rows_report,
 )
 
+from perfalign.common.fileio import atomic_write, atomic_write_json  # noqa: E402
 from perfalign.config.fields import PROFILES_DIR  # noqa: E402
 from perfalign.config.tables import load_config  # noqa: E402
 from perfalign.perfdata.controlled import (  # noqa: E402
@@ -472,9 +473,7 @@ def record_timings(path: Path, **new: float) -> dict:
     timings = json.loads(path.read_text()) if path.exists() else {}
     if new:
         timings.update(new)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(timings))
-        tmp.replace(path)
+        atomic_write_json(path, timings)
     return timings
 
 
@@ -571,10 +570,7 @@ def save_records(w: Path, dest: Path, humaneval_problems: int) -> list[Path]:
     a machine's disk may not outlive its session), each file replaced atomically. The files copied."""
     files = record_files(w, humaneval_problems)
     for rel in files:
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        tmp = (dest / rel).with_name(f".{rel.name}.{os.getpid()}.tmp")
-        shutil.copyfile(w / rel, tmp)
-        tmp.replace(dest / rel)
+        atomic_write(dest / rel, functools.partial(shutil.copyfile, w / rel))
     return files
 
 
