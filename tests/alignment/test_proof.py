@@ -104,12 +104,25 @@ def test_interleaved_puts_one_prompt_per_family_first():
     assert [i.id for i in sampling.interleaved(insts)] == [0, 2, 4, 1, 3, 5]
 
 
+# a HumanEval sample's row (experiments/alignment_proof.py, sample_humaneval): the sampler's keys, then
+# score_humaneval's (flags, scale and function_share only where the harness ran), then the text
+HUMANEVAL_ROW_HEAD = ("problem_id", "sample", "seed", "temperature", "new_tokens", "prompt_generation", "verdict",
+                      "correct", "speedup", "cpu_time_s", "baseline_s")
+
+
 def test_the_recorded_sample_files_read_as_the_rows_written():
-    """The pilot gates' samples.jsonl kept in docs/measurements: every row has the keys the sampler
-    writes, in its order, and its label agrees with its CPU time and threshold."""
+    """The samples.jsonl kept in docs/measurements: every idiom-task row has the keys the sampler
+    writes, in its order, and its label agrees with its CPU time and threshold; every HumanEval row
+    (``eval_*_humaneval/``) has its scorer's keys, and a speedup only where it is correct."""
     files = sorted((Path(__file__).parents[2] / "docs" / "measurements").glob("**/samples.jsonl"))
-    assert files
-    for f in files:
+    humaneval = [f for f in files if f.parent.name.endswith("_humaneval")]
+    assert files and humaneval
+    for f in humaneval:
+        for r in sampling.read_samples(f):
+            assert tuple(r)[:len(HUMANEVAL_ROW_HEAD)] == HUMANEVAL_ROW_HEAD and tuple(r)[-1] == "text", f
+            assert r["correct"] == (r["verdict"] in ("OK", "OVER_BUDGET")), f  # measure.harness._fail
+            assert r["correct"] or r["speedup"] == 0.0, f
+    for f in sorted(set(files) - set(humaneval)):
         for r in sampling.read_samples(f):
             assert tuple(r) == sampling.ROW_KEYS, f
             if r["label"] in ("fast_correct", "slow_correct"):

@@ -84,6 +84,11 @@ def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
             tol = math.exp(SIGMAS * se)
             if o["expected_speedup"] != 1.0:
                 tol = max(tol, SLOW_MODEL_TOLERANCE)
+            if "driver_bound" in o["flags"]:  # held to the payoff ceiling, max(1, ...) (docs/evaluation.md): at most
+                # the truth. histogram-omp's driver fills 2^23 doubles per call, over half the function's work:
+                # its ceiling is 1, and its fast oracle (1.9x in-process on an idle CI machine) scores 1
+                assert 1.0 <= o["measured_speedup"] <= o["expected_speedup"] * tol, (o, tol)
+                continue
         assert o["expected_speedup"] / tol <= o["measured_speedup"] <= o["expected_speedup"] * tol, (o, tol)
     slow = report.score("oracle-slow", "polybench").speedup_at["1"]
     assert 0.5 / SLOW_MODEL_TOLERANCE <= slow <= 0.5 * SLOW_MODEL_TOLERANCE  # the baseline doing its work twice
