@@ -81,7 +81,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import hashlib
 import json
 import math
 import os
@@ -95,7 +94,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # pilot.py, arms.py beside it
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # pilot.py, arms.py, seed_records.py beside it
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from analysis import format_summary, summarize  # noqa: E402
@@ -113,8 +112,18 @@ from arms import (  # noqa: E402
     rft_rows,
     rows_report,
 )
+from seed_records import (  # noqa: E402
+    WEIGHTS_DIGEST_FILE,
+    bind_samples,
+    machine_lock,
+    read_json,
+    record_timings,
+    restore_records,
+    save_records,
+    weight_files,
+    weights_digest,
+)
 
-from perfalign.common.fileio import atomic_write, atomic_write_json  # noqa: E402
 from perfalign.config.fields import PROFILES_DIR  # noqa: E402
 from perfalign.config.tables import load_config  # noqa: E402
 from perfalign.perfdata.controlled import (  # noqa: E402
@@ -449,57 +458,7 @@ def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, s
 RLPF_LOCK = Path(tempfile.gettempdir()) / "perfalign-rlpf.lock"  # one real-model RLPF per machine
 
 
-@contextlib.contextmanager
-def machine_lock(path: Path, wait: bool = False):
-    """True while this process holds the lock file ``path`` (``flock``; released with the process,
-    however it ends); unless ``wait``, False at once when another process holds it."""
-    import fcntl
-
-    with open(path, "a") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def record_timings(path: Path, **new: float) -> dict:
-    """The seed's timings file with ``new`` merged in, read just before it is replaced (atomically), so
-    that two processes on one seed (e.g. ``--arms rlpf`` beside ``--arms dpa``) keep each other's."""
-    timings = json.loads(path.read_text()) if path.exists() else {}
-    if new:
-        timings.update(new)
-        atomic_write_json(path, timings)
-    return timings
-
-
-WEIGHTS_DIGEST_FILE = "weights.sha256"  # a trained model's weights' SHA-256 (and, trained again, whether equal)
 TRAINED_FROM_SFT = ("dpa", "dpo", "rlpf", "rft", "nll", "rm_margin", "rm_no_margin")
-
-
-def weight_files(run_dir: Path) -> list[Path]:
-    """A run directory's weight files (``save_pretrained``'s safetensors or pytorch_model bins; not
-    training_args.bin, which holds the run's paths)."""
-    return sorted(f for pattern in ("*.safetensors", "pytorch_model*.bin") for f in run_dir.glob(pattern))
-
-
-def weights_digest(run_dir: Path) -> str:
-    """SHA-256 over the run directory's weight files, names and bytes in order."""
-    h = hashlib.sha256()
-    for f in weight_files(run_dir):
-        h.update(f.name.encode() + b"\0")
-        with f.open("rb") as fh:
-            while chunk := fh.read(1 << 24):
-                h.update(chunk)
-    return h.hexdigest()
-
-
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def weights_needed(w: Path, name: str, cfg: ProofConfig) -> bool:
@@ -516,77 +475,6 @@ def weights_needed(w: Path, name: str, cfg: ProofConfig) -> bool:
     pending = [a for arm in cfg.arms for a in arms.get(arm, (arm,)) if a in TRAINED_FROM_SFT and (
         not (w / a / METRICS_FILE).is_file() or not weight_files(w / a) and weights_needed(w, a, cfg))]
     return bool(pending) or ("rft" in cfg.arms and not (w / "rft_samples" / "chosen.json").is_file())
-
-
-def record_files(w: Path, humaneval_problems: int) -> list[Path]:
-    """The records of the seed dir ``w`` that a new machine needs to resume, relative to ``w``: the
-    seed's timings, reports and result; each trained model's metrics, stage config and weights'
-    digest (not its weights, tokenizer or checkpoints); each model's evaluation samples and RFT's
-    once finished (its report, its chosen rows written), and a sample file cut short only with the
-    digest of the weights that drew it (``bind_samples``): a new machine continues it only with the
-    same weights, and draws it again otherwise."""
-    from perfalign.alignment.stage_config import METRICS_FILE
-
-    out = [Path(n) for n in ("result.json", "timings.json") if (w / n).is_file()]
-    out += [p.relative_to(w) for p in sorted(w.glob("samples_*.json"))]
-    for run in sorted(p for p in w.iterdir() if (p / METRICS_FILE).is_file()):
-        out += [p.relative_to(w) for n in (METRICS_FILE, "stage_config.json", WEIGHTS_DIGEST_FILE)
-                if (p := run / n).is_file()]
-    for d in sorted([*w.glob("eval_*_*"), w / "rft_samples"]):
-        if not (d / "samples.jsonl").is_file():
-            continue
-        if d.name == "rft_samples":
-            done = (d / "chosen.json").is_file()
-        else:
-            name, split = d.name.removeprefix("eval_").rsplit("_", 1)
-            report = read_json(w / f"samples_{name}.json")
-            done = split in report and (split != "humaneval" or report[split].get("problems") == humaneval_problems)
-        if done or (d / SAMPLES_DIGEST_FILE).is_file():
-            out += [p.relative_to(w) for n in ("samples.jsonl", "chosen.json", SAMPLES_DIGEST_FILE)
-                    if (p := d / n).is_file()]
-    return out
-
-
-SAMPLES_DIGEST_FILE = "model.sha256"  # a samples folder's: the digest of the weights that drew its samples
-
-
-def bind_samples(out: Path, model_dir: Path) -> None:
-    """Before sampling into ``out``: tie it to the weights of ``model_dir`` (their digest, when
-    known). Samples drawn by other weights (a model trained again on a new machine that did not come
-    out identical) are deleted, to be drawn again: a unit is never continued by other weights."""
-    digest = read_json(model_dir / WEIGHTS_DIGEST_FILE).get("sha256")
-    if digest is None:  # weights of unknown digest: only this machine's own resume
-        return
-    mine, samples = out / SAMPLES_DIGEST_FILE, out / "samples.jsonl"
-    if mine.is_file() and mine.read_text().strip() != digest and samples.is_file():
-        print(f"{out}: its samples were drawn by other weights than {model_dir}'s: drawn again", flush=True)
-        samples.unlink()
-    out.mkdir(parents=True, exist_ok=True)
-    mine.write_text(digest)
-
-
-def save_records(w: Path, dest: Path, humaneval_problems: int) -> list[Path]:
-    """Copy the seed dir's records (``record_files``) to ``dest`` (e.g. a folder of the repository:
-    a machine's disk may not outlive its session), each file replaced atomically. The files copied."""
-    files = record_files(w, humaneval_problems)
-    for rel in files:
-        atomic_write(dest / rel, functools.partial(shutil.copyfile, w / rel))
-    return files
-
-
-def restore_records(src: Path, w: Path) -> list[Path]:
-    """Copy the records saved in ``src`` into the seed dir ``w`` where it lacks them (what this
-    machine has is never replaced). The files copied."""
-    if not src.is_dir():
-        return []
-    copied = []
-    for f in sorted(p for p in src.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        target = w / f.relative_to(src)
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, target)
-            copied.append(f.relative_to(src))
-    return copied
 
 
 def run_seed(task: ControlledDataset, seed: int, cfg: ProofConfig, sandbox, sft_only: bool = False,

@@ -19,6 +19,7 @@ _spec.loader.exec_module(proof)
 import analysis  # noqa: E402  (experiments/, put on the path by alignment_proof)
 import arms  # noqa: E402
 import pilot  # noqa: E402
+import seed_records  # noqa: E402
 
 from perfalign.perfdata import idioms  # noqa: E402
 
@@ -324,20 +325,20 @@ def test_a_run_keeps_one_profile(tmp_path):
 
 def test_two_processes_on_one_seed_keep_each_others_timings(tmp_path):
     path = tmp_path / "timings.json"
-    first, second = proof.record_timings(path), proof.record_timings(path)  # both read an empty file
+    first, second = seed_records.record_timings(path), seed_records.record_timings(path)  # both read an empty file
     assert first == second == {} and not path.exists()
-    first.update(proof.record_timings(path, rlpf=10.0, rlpf_cpu=8.0))
-    second.update(proof.record_timings(path, dpa=5.0))
+    first.update(seed_records.record_timings(path, rlpf=10.0, rlpf_cpu=8.0))
+    second.update(seed_records.record_timings(path, dpa=5.0))
     assert json.loads(path.read_text()) == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0}
     assert second == {"rlpf": 10.0, "rlpf_cpu": 8.0, "dpa": 5.0} and not list(tmp_path.glob("*.tmp"))
 
 
 def test_one_rlpf_per_machine_and_a_deferred_arm_leaves_the_seed_unfinished(tmp_path):
     lock = tmp_path / "rlpf.lock"
-    with proof.machine_lock(lock) as first:
-        with proof.machine_lock(lock) as second:  # another open file: as another process would
+    with seed_records.machine_lock(lock) as first:
+        with seed_records.machine_lock(lock) as second:  # another open file: as another process would
             assert first and not second
-    with proof.machine_lock(lock) as again:  # released at the end of the first
+    with seed_records.machine_lock(lock) as again:  # released at the end of the first
         assert again
     # RLPF deferred: the seed's result lists the arms that ran; the seed is not finished for rlpf
     cfg = proof.ProofConfig(workdir=str(tmp_path), arms=("dpa", "rlpf", "rft"), humaneval_problems=0)

@@ -362,6 +362,8 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox, c
     import shutil
 
     proof = _proof()
+    import seed_records  # experiments/, put on the path by alignment_proof
+
     records, w1 = tmp_path / "records", tmp_path / "w1"
     cfg = proof.ProofConfig(workdir=str(w1), arms=("nll",), samples_per_prompt=1, pilot_max_new_tokens=16,
                             humaneval_problems=0)
@@ -388,8 +390,8 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox, c
     # every record kept: nothing trained or sampled again, no weights on the new machine
     w3 = tmp_path / "w3"
     third = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(w3)), sandbox, records=records)
-    assert third["samples"] == first["samples"] and not proof.weight_files(w3 / "seed0" / "sft")
-    assert not proof.weight_files(w3 / "seed0" / "nll")
+    assert third["samples"] == first["samples"] and not seed_records.weight_files(w3 / "seed0" / "sft")
+    assert not seed_records.weight_files(w3 / "seed0" / "nll")
 
     # the machine ended in NLL's evaluation: its samples cut after the first prompt, kept with the digest of
     # the weights that drew them; NLL trained again comes out identical, so the samples continue to the same
@@ -416,7 +418,7 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox, c
     shutil.rmtree(w4 / "seed0" / "eval_nll_heldout")
     (w4 / "seed0" / "samples_nll.json").unlink()
     shutil.copytree(w2 / "seed0" / "nll", w4 / "seed0" / "nll", dirs_exist_ok=True)
-    with proof.machine_lock(w4 / "seed0" / ".eval_nll.lock") as mine:
+    with seed_records.machine_lock(w4 / "seed0" / ".eval_nll.lock") as mine:
         assert mine
         fourth = proof.run_seed(run["task"], 0, proof.replace(cfg, workdir=str(w4)), sandbox)
     assert "nll" not in fourth["arms"] and "nll" not in fourth["samples"]
@@ -427,7 +429,9 @@ def test_a_new_machine_resumes_a_seed_from_its_records(run, tmp_path, sandbox, c
 def test_records_hold_only_finished_units(tmp_path):
     """A model's evaluation samples are records once its report is written (HumanEval's once
     complete), or cut short only with the digest of the weights that drew them."""
-    proof = _proof()
+    _proof()
+    import seed_records  # experiments/, put on the path by alignment_proof
+
     w = tmp_path / "seed1"
     for rel, text in {"sft/metrics.json": "{}", "sft/model.safetensors": "x", "sft/tokenizer.json": "{}",
                       "sft/checkpoint-3/trainer_state.json": "{}", "eval_sft_heldout/samples.jsonl": "{}\n",
@@ -437,14 +441,15 @@ def test_records_hold_only_finished_units(tmp_path):
                       "eval_rlpf_heldout/model.sha256": "ab"}.items():
         (w / rel).parent.mkdir(parents=True, exist_ok=True)
         (w / rel).write_text(text)
-    names = {p.as_posix() for p in proof.record_files(w, humaneval_problems=41)}
+    names = {p.as_posix() for p in seed_records.record_files(w, humaneval_problems=41)}
     assert names == {"sft/metrics.json", "samples_sft.json", "eval_sft_heldout/samples.jsonl",
                      "eval_rlpf_heldout/samples.jsonl", "eval_rlpf_heldout/model.sha256"}  # cut, with its digest
-    assert "eval_sft_humaneval/samples.jsonl" in {p.as_posix() for p in proof.record_files(w, humaneval_problems=2)}
-    copied = proof.save_records(w, tmp_path / "r", 41)
+    complete = seed_records.record_files(w, humaneval_problems=2)
+    assert "eval_sft_humaneval/samples.jsonl" in {p.as_posix() for p in complete}
+    copied = seed_records.save_records(w, tmp_path / "r", 41)
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "samples_sft.json").write_text("mine")
-    restored = proof.restore_records(tmp_path / "r", tmp_path / "new")
+    restored = seed_records.restore_records(tmp_path / "r", tmp_path / "new")
     assert set(restored) == {p for p in copied if p.name != "samples_sft.json"}
     assert (tmp_path / "new" / "samples_sft.json").read_text() == "mine"
 
