@@ -101,9 +101,12 @@ def contrasts(results: list[dict], split: str) -> dict:
 
 
 def noninferiority(results: list[dict], split: str, margin: float) -> dict:
-    """Per arm: the lower 95 % bound over seeds of arm - SFT correct share on ``split`` against ``margin``."""
+    """Per arm that a seed trained: the lower 95 % bound over seeds of arm - SFT correct share on ``split``
+    against ``margin``."""
     out = {}
     for name in MODELS[1:]:
+        if not any(name in r["samples"] for r in results):  # not among the run's --arms
+            continue
         d = [r["samples"][name][split]["correct_share"] - r["samples"]["sft"][split]["correct_share"]
              for r in results if counted(r, name) and split in r["samples"][name] and split in r["samples"]["sft"]]
         m, h = t_interval(d) if d else (float("nan"), float("nan"))

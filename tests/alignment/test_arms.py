@@ -124,6 +124,7 @@ def test_summary_contrasts_holm_noninferiority_and_movement():
     assert list(c) == ["rlpf-sft", "dpa-sft", "rlpf-rft", "dpa-rft"]
     assert c["dpa-sft"]["per_seed"] == [pytest.approx(0.2)] and c["dpa-sft"]["p"] is None
     assert c["dpa-sft"]["p_holm"] is None and one["noninferiority"]["dpa"]["non_inferior"] is None
+    assert list(one["noninferiority"]) == ["dpa", "rlpf", "rft"]  # the arms trained; DPO and NLL were not
     text = analysis.format_summary(one)
     assert "dpa-sft | fast_correct_share | [0] | 0.200 | n/a | n/a" in text and "best-of-k (k [4]" in text
 
