@@ -52,6 +52,7 @@ def record_timings(path: Path, **new: float) -> dict:
 
 
 WEIGHTS_DIGEST_FILE = "weights.sha256"  # a trained model's weights' SHA-256 (and, trained again, whether equal)
+SAMPLES_DIGEST_FILE = "model.sha256"  # a samples folder's: the digest of the weights that drew its samples
 
 
 def weight_files(run_dir: Path) -> list[Path]:
@@ -102,9 +103,6 @@ def record_files(w: Path, humaneval_problems: int) -> list[Path]:
             out += [p.relative_to(w) for n in ("samples.jsonl", "chosen.json", SAMPLES_DIGEST_FILE)
                     if (p := d / n).is_file()]
     return out
-
-
-SAMPLES_DIGEST_FILE = "model.sha256"  # a samples folder's: the digest of the weights that drew its samples
 
 
 def bind_samples(out: Path, model_dir: Path) -> None:
