@@ -64,6 +64,9 @@ the weights of the listed seeds' models that are trained and evaluated (SFT's on
 A real model's RLPF runs one per machine (``machine_lock``): a process that finds it taken runs the
 seed's other stages and leaves RLPF to a later run of the same command.
 
+``--rescore-withheld`` scores again, from their saved texts and without a model, the listed seeds'
+HumanEval samples withheld because their problem's canonical could not run (``rescore_withheld``).
+
 ``--records DIR`` keeps a seed's progress where a session's work outlives its machine (a folder of the
 repository): the task's measurements and, after every finished unit, the seed's metrics, weights'
 digests and evaluation samples, never weights; a new machine restores them and trains again only what
@@ -409,6 +412,10 @@ def pin_profile(w: Path, profile: str, text: str | None = None) -> None:
                          f"two schedules; use a new --workdir, or restore the profile")
 
 
+SCORE_KEYS = ("verdict", "correct", "speedup", "cpu_time_s", "baseline_s", "flags", "message", "scale",
+              "function_share", "rescored")  # a HumanEval row's keys set by its scoring (score_humaneval)
+
+
 def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
     """A HumanEval sample's verdict, speedup over the canonical solution and CPU time, scored by
     ``humaneval.score_problem`` (the path of ``perfalign eval score --suite humaneval``); a text
@@ -428,6 +435,42 @@ def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
     return {"verdict": sc.verdict, "correct": sc.correct, "speedup": sc.estimate() if sc.correct else 0.0,
             "cpu_time_s": sc.runtime_s, "baseline_s": sc.baseline_s, "flags": sc.flags, "message": sc.message,
             "scale": info.get("scale"), "function_share": info.get("function_share")}
+
+
+def rescore_withheld(w: Path, sandbox, probe) -> dict[str, int]:
+    """The seed dir ``w``'s withheld HumanEval samples (``NO_RESULT``: the problem's canonical could not
+    run on the drawn inputs) scored again from their saved texts, by ``score_humaneval`` as any sample
+    (e.g. once ``humaneval_inputs`` gave their problem a generator); no model is loaded. A row rescored
+    keeps its sampling keys and notes the old message (``rescored``); each model's HumanEval report in
+    ``samples_NAME.json`` and ``result.json`` is recomputed from its rows. Rows scored per model."""
+    from perfalign.alignment.proof import read_samples
+    from perfalign.common.fileio import atomic_write_text
+
+    done: dict[str, int] = {}
+    result = w / "result.json"
+    for f in sorted(w.glob("eval_*_humaneval/samples.jsonl")):
+        name = f.parent.name.removeprefix("eval_").removesuffix("_humaneval")
+        with machine_lock(w / f".eval_{name}.lock") as mine:  # not a file another process appends to
+            if not mine:
+                print(f"{f}: left alone, another process is evaluating {name}", flush=True)
+                continue
+            rows = read_samples(f)
+            for i, r in enumerate(rows):
+                if r["verdict"] == NO_RESULT:
+                    head = {k: v for k, v in r.items() if k != "text" and k not in SCORE_KEYS}
+                    rows[i] = {**head, **score_humaneval(sandbox, r["problem_id"], r["text"], probe),
+                               "rescored": f"{NO_RESULT}: {r.get('message', '')}", "text": r["text"]}
+                    done[name] = done.get(name, 0) + 1
+            if not done.get(name):
+                continue
+            atomic_write_text(f, "".join(json.dumps(r) + "\n" for r in rows))
+            for path in (w / f"samples_{name}.json", result):
+                data = json.loads(path.read_text()) if path.is_file() else {}
+                report = data.get("samples", {}).get(name) if path == result else data
+                if report:  # a result.json written before this model's evaluation has none
+                    report["humaneval"] = humaneval_report(rows)
+                    atomic_write_text(path, json.dumps(data, indent=2 if path == result else None, default=str))
+    return done
 
 
 def sample_humaneval(model_dir: str | Path, out: Path, ids: list[str], k: int, seed: int, cfg: ProofConfig,
@@ -868,6 +911,10 @@ def main() -> int:
     ap.add_argument("--prune-weights", action="store_true",
                     help="only delete the weights of the listed seeds' models that are trained and evaluated "
                          "(HumanEval's problems included; SFT's once every arm is), keeping metrics and samples")
+    ap.add_argument("--rescore-withheld", action="store_true",
+                    help="only score again, from their saved texts, the listed seeds' HumanEval samples withheld "
+                         "because their problem's canonical could not run (NO_RESULT), recompute the reports, and "
+                         "save the records to --records DIR when given")
     ap.add_argument("--records", default=None, metavar="DIR",
                     help="a folder that outlives this machine (e.g. docs/measurements/...): each seed's records are "
                          "restored from DIR/seedN first and saved there after each stage and each model's evaluation "
@@ -917,6 +964,14 @@ def main() -> int:
     t0 = time.time()
     if args.report_only:
         return report_only(w, args.seeds, cfg)
+    if args.rescore_withheld:
+        with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
+            for seed in args.seeds:
+                sd = w / f"seed{seed}"
+                print(f"seed {seed}: rescored {rescore_withheld(sd, sb, stage_config(cfg, 'eval').probe)}", flush=True)
+                if args.records and sd.is_dir():
+                    save_records(sd, Path(args.records) / f"seed{seed}", len(humaneval_ids(cfg)))
+        return 0
     if args.prune_weights:
         for seed in args.seeds:
             print(f"seed {seed}: pruned {prune_weights(w / f'seed{seed}', cfg.arms, len(humaneval_ids(cfg)))}")

@@ -8,7 +8,9 @@ How a problem becomes stdin/stdout tests the candidate cannot forge or predict:
   sandbox on a recorder that forwards to the canonical solution);
 - performance inputs are drawn per session with a secret seed: each argument of the recorded
   calls grown ``scale`` times (lists and strings lengthened with elements drawn from the
-  recorded ones, numbers drawn within their recorded range), ``scale`` calibrated in the sandbox
+  recorded ones, numbers drawn within their recorded range), or, for the 8 problems whose input
+  format that growth breaks, drawn by the problem's own generator (``humaneval_inputs``); ``scale``
+  calibrated in the sandbox
   so the canonical solution spends about ``target_s`` CPU seconds per test;
 - every test is one process: the official calls then the performance calls, the program's
   printed results compared token by token (floats within 1e-6) with the canonical's, which ran
@@ -50,6 +52,7 @@ from ..records import (
     new_sample,
 )
 from .base import EvalTask
+from .humaneval_inputs import GENERATORS, Draw
 
 if TYPE_CHECKING:
     from perfalign.measure.harness import ProbeScore, ProbeSettings
@@ -231,8 +234,11 @@ def _words(values: list[Any]) -> tuple[list[str], int]:
     return words, max(map(len, words))
 
 
-def perf_calls(recorded: list[tuple], k: int, n: int, rng: random.Random) -> list[tuple]:
-    """``n`` calls whose arguments grow the recorded ones ``k`` times (per argument position)."""
+def perf_calls(recorded: list[tuple], k: int, n: int, rng: random.Random, draw: Draw | None = None) -> list[tuple]:
+    """``n`` calls whose arguments grow the recorded ones ``k`` times (per argument position), or
+    drawn by the problem's own generator at scale ``k`` (``humaneval_inputs``)."""
+    if draw is not None:
+        return [draw(k, rng) for _ in range(n)]
     arity = {len(c) for c in recorded}
     if len(arity) != 1:
         return [rng.choice(recorded) for _ in range(n)]
@@ -263,8 +269,14 @@ def record_calls(sandbox: "Sandbox", p: HumanEvalProblem) -> list[tuple]:
 
 
 def _items(calls: list[tuple]) -> int:
-    """Size of a call list: its arguments' lengths (a number counts 1)."""
-    return sum(len(a) if isinstance(a, (str, list, tuple)) else 1 for c in calls for a in c)
+    """Size of a call list: its arguments' lengths (a number counts 1), a container's nested
+    containers counted by their own items (HumanEval/129's grid by its cells, not its rows)."""
+    def size(a: Any, top: bool) -> int:
+        if isinstance(a, (list, tuple)):
+            return sum(size(x, False) for x in a)
+        return len(a) if top and isinstance(a, str) else 1
+
+    return sum(size(a, True) for c in calls for a in c)
 
 
 def pick_scale(times: list[float | None], target_s: float) -> tuple[int, float, float] | None:
@@ -305,7 +317,7 @@ def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rn
     one where that share of the process is largest, its calls' work within ``target_s`` (a
     solution that stops early on grown inputs only reads them: no scale helps); then the calls
     that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
-    draws = [perf_calls(recorded, k, PERF_CALLS, rng) for k in SCALES]
+    draws = [perf_calls(recorded, k, PERF_CALLS, rng, GENERATORS.get(p.task_id)) for k in SCALES]
     tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", tests,
                                      Limits(time_s=max(1.0, 3 * target_s), memory_mb=1024)))
@@ -326,7 +338,8 @@ def perf_tests(sandbox: "Sandbox", p: HumanEvalProblem, target_s: float = TARGET
     rng = random.Random(secrets.randbits(64) if seed is None else seed)
     recorded = record_calls(sandbox, p)
     scale, calls, share = calibrate(sandbox, p, recorded, rng, target_s)
-    inputs = [encode_calls(recorded + perf_calls(recorded, scale, calls, rng)) for _ in range(TESTS)]
+    draw = GENERATORS.get(p.task_id)
+    inputs = [encode_calls(recorded + perf_calls(recorded, scale, calls, rng, draw)) for _ in range(TESTS)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", [TestCase(i, None) for i in inputs],
                                      Limits(time_s=max(2.0, 10 * target_s), memory_mb=1024), keep_output=True))
     if not r.ok:

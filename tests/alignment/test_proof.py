@@ -316,6 +316,41 @@ def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
     assert r["mean_speedup"] == pytest.approx(canon["speedup"] / 2, abs=1e-4)
 
 
+def test_withheld_humaneval_samples_are_rescored_from_their_texts(tmp_path, sandbox):
+    """``--rescore-withheld``: a sample withheld (NO_RESULT) before its problem had a generator is
+    scored from its saved text with no model, keeping its sampling keys in the recorded order and the
+    old message; the model's report in samples_NAME.json and result.json counts it; a scored row and
+    a second pass change nothing."""
+    proof = _proof()
+    from perfalign.evaluation.tasks import humaneval as he
+
+    probe = preset("eval", profile="qwen-0.5b").probe
+    w, p = tmp_path / "seed1", he.problem("HumanEval/144")
+    head = {"problem_id": p.task_id, "sample": 0, "seed": 7, "temperature": 1.0, "new_tokens": 50,
+            "prompt_generation": {"cpu_s": 1.0}}
+    withheld = {**head, "verdict": "NO_RESULT", "correct": False, "speedup": 0.0, "cpu_time_s": None,
+                "baseline_s": None, "message": "fails on drawn inputs",
+                "text": f"```python\n{p.prompt}{p.canonical_solution}```"}
+    scored = {**head, "sample": 1, "verdict": "NO_CODE", "correct": False, "speedup": 0.0, "cpu_time_s": None,
+              "baseline_s": None, "text": "no code"}
+    (w / "eval_sft_humaneval").mkdir(parents=True)
+    (w / "eval_sft_humaneval" / "samples.jsonl").write_text(json.dumps(withheld) + "\n" + json.dumps(scored) + "\n")
+    before = proof.humaneval_report([withheld, scored])
+    (w / "samples_sft.json").write_text(json.dumps({"heldout": {}, "humaneval": before}))
+    (w / "result.json").write_text(json.dumps({"samples": {"sft": {"humaneval": before}, "dpa": {"humaneval": 1}}}))
+    assert before["withheld"] == 1 and before["samples"] == 1
+    assert proof.rescore_withheld(w, sandbox, probe) == {"sft": 1}
+    rows = sampling.read_samples(w / "eval_sft_humaneval" / "samples.jsonl")
+    assert tuple(rows[0])[:len(HUMANEVAL_ROW_HEAD)] == HUMANEVAL_ROW_HEAD and tuple(rows[0])[-1] == "text"
+    assert rows[0]["verdict"] == "OK" and rows[0]["correct"] and rows[0]["rescored"].startswith("NO_RESULT: fails")
+    assert rows[1] == scored
+    after = json.loads((w / "samples_sft.json").read_text())["humaneval"]
+    assert after == json.loads((w / "result.json").read_text())["samples"]["sft"]["humaneval"]
+    assert (after["samples"], after["withheld"], after["correct"]) == (2, 0, 1)
+    assert json.loads((w / "result.json").read_text())["samples"]["dpa"] == {"humaneval": 1}
+    assert proof.rescore_withheld(w, sandbox, probe) == {}
+
+
 def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_path):
     """``sample_resumable`` with 2 prompts to a batch: the batches are fixed on the whole list
     (seeds ``seed + b·P``), each prompt's rows carry its share of the batch's cost, and a run killed

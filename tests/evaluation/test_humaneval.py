@@ -191,3 +191,64 @@ def test_hostile_state_kept_between_runs_buys_nothing(sandbox):
         "def fizz_buzz(n):\n    if not _seen:\n        _f(n); _f(n)\n    return _f(n)\n")
     score, _ = _score(sandbox, hostile)
     assert score.correct and score.speedup < 0.9 and max(score.round_speedups) < 1
+
+
+def _function(pid: str):
+    """The canonical solution of ``pid`` as a function of this process (the dataset's trusted code)."""
+    p = he.problem(pid)
+    scope: dict = {}
+    exec(compile(_canonical(p), pid, "exec"), scope)  # noqa: S102
+    return scope[p.entry_point]
+
+
+def test_the_problems_own_generators_keep_the_stated_contract():
+    """The 8 problems whose input format argument-wise growth breaks draw from their own generators
+    (humaneval_inputs): every draw at every scale meets the prompt's contract and the canonical
+    returns on it (here, in-process: it raised on every scale before); a draw is reproducible from
+    its seed and the session's secret seed decides it."""
+    from perfalign.evaluation.tasks.humaneval_inputs import GENERATORS
+
+    assert {"HumanEval/32", "HumanEval/144", "HumanEval/160"} <= set(GENERATORS) <= set(he.load_problems())
+    for pid, draw in GENERATORS.items():
+        f = _function(pid)
+        a = he.perf_calls([], 4, 6, random.Random(1), draw)
+        assert a == he.perf_calls([], 4, 6, random.Random(1), draw) != he.perf_calls([], 4, 6, random.Random(2), draw)
+        for k in (1, 4, 16, 64):
+            for call in he.perf_calls([], k, 8, random.Random(k), draw):
+                f(*call)  # raises if the draw breaks the contract
+    for (xs,) in he.perf_calls([], 16, 20, random.Random(0), GENERATORS["HumanEval/32"]):
+        assert len(xs) % 2 == 0 and 0 not in xs and len(xs) >= 32
+    for ops, operands in he.perf_calls([], 16, 20, random.Random(0), GENERATORS["HumanEval/160"]):
+        assert len(ops) == len(operands) - 1 >= 32 and min(operands) >= 0
+        assert all(b >= 1 for op, b in zip(ops, operands[1:]) if op == "//")
+    simplify = _function("HumanEval/144")
+    answers = [simplify(*c) for c in he.perf_calls([], 1, 200, random.Random(0), GENERATORS["HumanEval/144"])]
+    assert 50 < sum(answers) < 150  # both answers drawn, not only "False"
+    grid, k = GENERATORS["HumanEval/129"](16, random.Random(0))
+    assert sorted(v for row in grid for v in row) == list(range(1, len(grid) ** 2 + 1)) and k >= 16
+
+
+def test_nested_arguments_count_their_items():
+    """A grid's size is its cells, not its rows (the cap on items per test bounds what the candidate
+    and the canonical parse); flat arguments count as before."""
+    assert he._items([([1, 2, 3], "abcd", 7)]) == 3 + 4 + 1
+    assert he._items([(["ab", "c"], [])]) == 2
+    assert he._items([([[1, 2], [3, 4]], 2)]) == 4 + 1
+
+
+def test_the_generated_problems_score_their_controls(sandbox):
+    """The three held-out problems that used to be withheld (HumanEval/32, /144, /160) now score:
+    the canonical ~1; /144's exact-arithmetic rewrite (no float division) is correct, its numbers
+    drawn where the canonical's float test is exact; an answer wrong on some inputs is incorrect."""
+    probe = ProbeSettings(repeats=3)
+    for pid in ("HumanEval/32", "HumanEval/144", "HumanEval/160"):
+        score, info = he.score_problem(sandbox, pid, _canonical(he.problem(pid)), probe, target_s=0.05)
+        assert score.correct and 0.6 < score.speedup < 1.6 and info["tests"] == he.TESTS, pid
+    exact = ("def simplify(x, n):\n    a, b = map(int, x.split('/'))\n    c, d = map(int, n.split('/'))\n"
+             "    return (a * c) % (b * d) == 0\n")
+    score, _ = he.score_problem(sandbox, "HumanEval/144", exact, probe, target_s=0.05)
+    assert score.correct and score.speedup > 0
+    wrong = _canonical(he.problem("HumanEval/160")).replace("return eval(expression)",
+                                                            "return eval(expression.replace('//', '/'))")
+    score, _ = he.score_problem(sandbox, "HumanEval/160", wrong, probe, target_s=0.05)
+    assert not score.correct and score.speedup == 0
