@@ -64,8 +64,8 @@ the weights of the listed seeds' models that are trained and evaluated (SFT's on
 A real model's RLPF runs one per machine (``machine_lock``): a process that finds it taken runs the
 seed's other stages and leaves RLPF to a later run of the same command.
 
-``--rescore-withheld`` scores again, from their saved texts and without a model, the listed seeds'
-HumanEval samples withheld because their problem's canonical could not run (``rescore_withheld``).
+``--rescore-humaneval`` scores again, from their saved texts and without a model, the listed seeds'
+HumanEval samples scored by an older scoring or withheld (``rescore_humaneval``).
 
 ``--records DIR`` keeps a seed's progress where a session's work outlives its machine (a folder of the
 repository): the task's measurements and, after every finished unit, the seed's metrics, weights'
@@ -413,19 +413,21 @@ def pin_profile(w: Path, profile: str, text: str | None = None) -> None:
 
 
 SCORE_KEYS = ("verdict", "correct", "speedup", "cpu_time_s", "baseline_s", "flags", "message", "scale",
-              "function_share", "rescored")  # a HumanEval row's keys set by its scoring (score_humaneval)
+              "function_share", "scorer", "rescored")  # a HumanEval row's keys set by its scoring
 
 
 def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
     """A HumanEval sample's verdict, speedup over the canonical solution and CPU time, scored by
     ``humaneval.score_problem`` (the path of ``perfalign eval score --suite humaneval``); a text
-    without code is NO_CODE, a canonical solution that cannot run here NO_RESULT (withheld)."""
+    without code is NO_CODE, a canonical solution that cannot run here NO_RESULT (withheld). With the
+    scoring's version (``humaneval.SCORER``)."""
     from perfalign.evaluation.records import extract_candidate
     from perfalign.evaluation.tasks import humaneval as he
     from perfalign.measure.harness import ProblemUnusable
 
     code, _, _ = extract_candidate(text)
-    out = {"verdict": "NO_CODE", "correct": False, "speedup": 0.0, "cpu_time_s": None, "baseline_s": None}
+    out = {"verdict": "NO_CODE", "correct": False, "speedup": 0.0, "cpu_time_s": None, "baseline_s": None,
+           "scorer": he.SCORER}
     if code is None or not code.strip():
         return out
     try:
@@ -434,17 +436,19 @@ def score_humaneval(sandbox, pid: str, text: str, probe) -> dict:
         return {**out, "verdict": NO_RESULT, "message": str(e)}
     return {"verdict": sc.verdict, "correct": sc.correct, "speedup": sc.estimate() if sc.correct else 0.0,
             "cpu_time_s": sc.runtime_s, "baseline_s": sc.baseline_s, "flags": sc.flags, "message": sc.message,
-            "scale": info.get("scale"), "function_share": info.get("function_share")}
+            "scale": info.get("scale"), "function_share": info.get("function_share"), "scorer": he.SCORER}
 
 
-def rescore_withheld(w: Path, sandbox, probe) -> dict[str, int]:
-    """The seed dir ``w``'s withheld HumanEval samples (``NO_RESULT``: the problem's canonical could not
-    run on the drawn inputs) scored again from their saved texts, by ``score_humaneval`` as any sample
-    (e.g. once ``humaneval_inputs`` gave their problem a generator); no model is loaded. A row rescored
-    keeps its sampling keys and notes the old message (``rescored``); each model's HumanEval report in
-    ``samples_NAME.json`` and ``result.json`` is recomputed from its rows. Rows scored per model."""
+def rescore_humaneval(w: Path, sandbox, probe) -> dict[str, int]:
+    """The seed dir ``w``'s HumanEval samples scored by an older scoring (``scorer`` below
+    ``humaneval.SCORER``, none: 1) or withheld (``NO_RESULT``: the problem's canonical could not run on
+    the drawn inputs) scored again from their saved texts by ``score_humaneval``, as any sample; no
+    model is loaded. A row rescored keeps its sampling keys and notes its old verdict (``rescored``);
+    each model's HumanEval report in ``samples_NAME.json`` and ``result.json`` is recomputed from its
+    rows. Rows scored per model."""
     from perfalign.alignment.proof import read_samples
     from perfalign.common.fileio import atomic_write_text
+    from perfalign.evaluation.tasks import humaneval as he
 
     done: dict[str, int] = {}
     result = w / "result.json"
@@ -456,10 +460,11 @@ def rescore_withheld(w: Path, sandbox, probe) -> dict[str, int]:
                 continue
             rows = read_samples(f)
             for i, r in enumerate(rows):
-                if r["verdict"] == NO_RESULT:
+                if r["verdict"] == NO_RESULT or r.get("scorer", 1) < he.SCORER:
                     head = {k: v for k, v in r.items() if k != "text" and k not in SCORE_KEYS}
+                    old = f"scorer {r.get('scorer', 1)}: {r['verdict']} {r.get('message') or ''}".strip()
                     rows[i] = {**head, **score_humaneval(sandbox, r["problem_id"], r["text"], probe),
-                               "rescored": f"{NO_RESULT}: {r.get('message', '')}", "text": r["text"]}
+                               "rescored": old[:200], "text": r["text"]}
                     done[name] = done.get(name, 0) + 1
             if not done.get(name):
                 continue
@@ -911,10 +916,10 @@ def main() -> int:
     ap.add_argument("--prune-weights", action="store_true",
                     help="only delete the weights of the listed seeds' models that are trained and evaluated "
                          "(HumanEval's problems included; SFT's once every arm is), keeping metrics and samples")
-    ap.add_argument("--rescore-withheld", action="store_true",
-                    help="only score again, from their saved texts, the listed seeds' HumanEval samples withheld "
-                         "because their problem's canonical could not run (NO_RESULT), recompute the reports, and "
-                         "save the records to --records DIR when given")
+    ap.add_argument("--rescore-humaneval", action="store_true",
+                    help="only score again, from their saved texts, the listed seeds' HumanEval samples scored by an "
+                         "older scoring or withheld (NO_RESULT), recompute the reports, and save the records to "
+                         "--records DIR when given")
     ap.add_argument("--records", default=None, metavar="DIR",
                     help="a folder that outlives this machine (e.g. docs/measurements/...): each seed's records are "
                          "restored from DIR/seedN first and saved there after each stage and each model's evaluation "
@@ -964,11 +969,11 @@ def main() -> int:
     t0 = time.time()
     if args.report_only:
         return report_only(w, args.seeds, cfg)
-    if args.rescore_withheld:
+    if args.rescore_humaneval:
         with Sandbox.from_settings(stage_config(cfg, "sandbox"), workers=2) as sb:
             for seed in args.seeds:
                 sd = w / f"seed{seed}"
-                print(f"seed {seed}: rescored {rescore_withheld(sd, sb, stage_config(cfg, 'eval').probe)}", flush=True)
+                print(f"seed {seed}: rescored {rescore_humaneval(sd, sb, stage_config(cfg, 'eval').probe)}", flush=True)
                 if args.records and sd.is_dir():
                     save_records(sd, Path(args.records) / f"seed{seed}", len(humaneval_ids(cfg)))
         return 0

@@ -70,6 +70,8 @@ MAX_CALLS = 20_000
 MAX_ITEMS = 200_000          # input items per test: parsing them is timed too
 TESTS = 2                    # performance tests (processes), each with its own draw
 TARGET_S = 0.2               # canonical CPU seconds per test
+SCORER = 2                   # the scoring's version, kept with each scored sample: 2 = results on their
+                             # own channel (prints ignored) and the problems' own generators
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,18 @@ def model_prompt(p: HumanEvalProblem) -> str:
 
 
 # ------------------------------------------------------------------ programs (run in the sandbox)
-# Results printed one token stream per call: containers bracketed, strings JSON with spaces
+# The answer is the function's return values, as in HumanEval's own harness, which ignores what a
+# program prints: the preamble, before any of the program's code, keeps a duplicate of stdout for
+# the driver and points fd 1 at /dev/null, so that the program's own prints (a model's habit: tests
+# and examples at module level) are not read as its answer. With stdout as the channel (``SCORER``
+# 1), 12 of the 179 recorded samples that pass the official asserts were failed for their prints
+# alone (benchmarks/humaneval_agreement.py). A program that finds the duplicate and writes to it
+# gains nothing: it cannot know the drawn inputs' answers without computing them.
+_PREAMBLE = '''import os as _pa_os
+_pa_out = _pa_os.dup(1)
+_pa_os.dup2(_pa_os.open(_pa_os.devnull, _pa_os.O_WRONLY), 1)
+'''
+# Results written one token stream per call: containers bracketed, strings JSON with spaces
 # escaped (whitespace-exact), floats by repr (the checker compares them within 1e-6). Its names
 # are prefixed so that the candidate's own globals do not collide with them.
 _DRIVER = '''
@@ -144,7 +157,9 @@ _pa_calls = _pa_json.loads(_pa_data) if _pa_kind == "json" else _pa_ast.literal_
 _pa_f = globals()[%r]
 for _pa_i in range(int(_pa_reps) - 1):
     for _pa_a in _pa_calls: _pa_f(*_pa_a)
-_pa_sys.stdout.write("\\n".join(_pa_tok(_pa_f(*_pa_a)) for _pa_a in _pa_calls) + "\\n")
+_pa_res = "\\n".join(_pa_tok(_pa_f(*_pa_a)) for _pa_a in _pa_calls) + "\\n"
+with open(_pa_out, "w") as _pa_w:
+    _pa_w.write(_pa_res)
 '''
 _RECORDER = '''
 import copy as _copy, sys as _sys
@@ -158,13 +173,13 @@ _sys.stdout.write(repr(_calls))
 
 
 def canonical_program(p: HumanEvalProblem) -> str:
-    return p.prompt + p.canonical_solution + "\n" + _DRIVER % p.entry_point
+    return _PREAMBLE + p.prompt + p.canonical_solution + "\n" + _DRIVER % p.entry_point
 
 
 def candidate_program(p: HumanEvalProblem, code: str) -> str:
-    """The prompt (its imports and helpers; its function, a docstring alone, is redefined) then the
-    candidate's code, then the driver."""
-    return p.prompt + "\n" + code + "\n" + _DRIVER % p.entry_point
+    """The preamble, the prompt (its imports and helpers; its function, a docstring alone, is
+    redefined), the candidate's code, then the driver."""
+    return _PREAMBLE + p.prompt + "\n" + code + "\n" + _DRIVER % p.entry_point
 
 
 def encode_calls(calls: list[tuple], reps: int = 1) -> str:

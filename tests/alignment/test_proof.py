@@ -316,39 +316,44 @@ def test_a_canonical_humaneval_sample_is_correct_near_1x(sandbox):
     assert r["mean_speedup"] == pytest.approx(canon["speedup"] / 2, abs=1e-4)
 
 
-def test_withheld_humaneval_samples_are_rescored_from_their_texts(tmp_path, sandbox):
-    """``--rescore-withheld``: a sample withheld (NO_RESULT) before its problem had a generator is
-    scored from its saved text with no model, keeping its sampling keys in the recorded order and the
-    old message; the model's report in samples_NAME.json and result.json counts it; a scored row and
-    a second pass change nothing."""
+def test_older_or_withheld_humaneval_samples_are_rescored_from_their_texts(tmp_path, sandbox):
+    """``--rescore-humaneval``: a sample withheld (NO_RESULT) before its problem had a generator, and
+    one failed by the first scoring for what it printed (no ``scorer``: version 1), are scored from
+    their saved texts with no model, keeping their sampling keys in the recorded order and their old
+    verdicts; the model's report in samples_NAME.json and result.json counts them; a row of the
+    current scoring and a second pass change nothing."""
     proof = _proof()
     from perfalign.evaluation.tasks import humaneval as he
 
     probe = preset("eval", profile="qwen-0.5b").probe
-    w, p = tmp_path / "seed1", he.problem("HumanEval/144")
+    w, p, q = tmp_path / "seed1", he.problem("HumanEval/144"), he.problem("HumanEval/48")
     head = {"problem_id": p.task_id, "sample": 0, "seed": 7, "temperature": 1.0, "new_tokens": 50,
             "prompt_generation": {"cpu_s": 1.0}}
-    withheld = {**head, "verdict": "NO_RESULT", "correct": False, "speedup": 0.0, "cpu_time_s": None,
-                "baseline_s": None, "message": "fails on drawn inputs",
+    unscored = {"correct": False, "speedup": 0.0, "cpu_time_s": None, "baseline_s": None}
+    withheld = {**head, "verdict": "NO_RESULT", **unscored, "message": "fails on drawn inputs",
                 "text": f"```python\n{p.prompt}{p.canonical_solution}```"}
-    scored = {**head, "sample": 1, "verdict": "NO_CODE", "correct": False, "speedup": 0.0, "cpu_time_s": None,
-              "baseline_s": None, "text": "no code"}
+    current = {**head, "sample": 1, "verdict": "NO_CODE", **unscored, "scorer": he.SCORER, "text": "no code"}
+    printing = {**head, "problem_id": q.task_id, "verdict": "WRONG_ANSWER", **unscored,
+                "text": f"```python\n{q.prompt}{q.canonical_solution}\nprint(is_palindrome('aba'))\n```"}
+    rows = [withheld, current, printing]
     (w / "eval_sft_humaneval").mkdir(parents=True)
-    (w / "eval_sft_humaneval" / "samples.jsonl").write_text(json.dumps(withheld) + "\n" + json.dumps(scored) + "\n")
-    before = proof.humaneval_report([withheld, scored])
+    (w / "eval_sft_humaneval" / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = proof.humaneval_report(rows)
     (w / "samples_sft.json").write_text(json.dumps({"heldout": {}, "humaneval": before}))
     (w / "result.json").write_text(json.dumps({"samples": {"sft": {"humaneval": before}, "dpa": {"humaneval": 1}}}))
-    assert before["withheld"] == 1 and before["samples"] == 1
-    assert proof.rescore_withheld(w, sandbox, probe) == {"sft": 1}
-    rows = sampling.read_samples(w / "eval_sft_humaneval" / "samples.jsonl")
-    assert tuple(rows[0])[:len(HUMANEVAL_ROW_HEAD)] == HUMANEVAL_ROW_HEAD and tuple(rows[0])[-1] == "text"
-    assert rows[0]["verdict"] == "OK" and rows[0]["correct"] and rows[0]["rescored"].startswith("NO_RESULT: fails")
-    assert rows[1] == scored
+    assert (before["withheld"], before["samples"], before["correct"]) == (1, 2, 0)
+    assert proof.rescore_humaneval(w, sandbox, probe) == {"sft": 2}
+    new = sampling.read_samples(w / "eval_sft_humaneval" / "samples.jsonl")
+    for r in (new[0], new[2]):
+        assert tuple(r)[:len(HUMANEVAL_ROW_HEAD)] == HUMANEVAL_ROW_HEAD and tuple(r)[-1] == "text"
+        assert r["verdict"] == "OK" and r["correct"] and r["scorer"] == he.SCORER
+    assert new[0]["rescored"] == "scorer 1: NO_RESULT fails on drawn inputs"
+    assert new[2]["rescored"] == "scorer 1: WRONG_ANSWER" and new[1] == current
     after = json.loads((w / "samples_sft.json").read_text())["humaneval"]
     assert after == json.loads((w / "result.json").read_text())["samples"]["sft"]["humaneval"]
-    assert (after["samples"], after["withheld"], after["correct"]) == (2, 0, 1)
+    assert (after["samples"], after["withheld"], after["correct"]) == (3, 0, 2)
     assert json.loads((w / "result.json").read_text())["samples"]["dpa"] == {"humaneval": 1}
-    assert proof.rescore_withheld(w, sandbox, probe) == {}
+    assert proof.rescore_humaneval(w, sandbox, probe) == {}
 
 
 def test_batches_of_prompts_are_fixed_seeded_and_resume_to_the_same_draws(tmp_path):

@@ -252,3 +252,20 @@ def test_the_generated_problems_score_their_controls(sandbox):
                                                             "return eval(expression.replace('//', '/'))")
     score, _ = he.score_problem(sandbox, "HumanEval/160", wrong, probe, target_s=0.05)
     assert not score.correct and score.speedup == 0
+
+
+def test_what_a_candidate_prints_is_not_its_answer(sandbox):
+    """HumanEval's own harness ignores stdout; so does the task: a correct function whose module
+    prints its own examples and whose calls print too is correct and ~1x (stdout was the results'
+    channel once, and such samples failed). Its hostile twin writes plausible results to every
+    descriptor it may hold, the results' duplicate among them, then exits: incorrect, as it cannot
+    know the drawn inputs' answers."""
+    p = he.problem(PID)
+    chatty = _canonical(p) + ("\n_f = fizz_buzz\ndef fizz_buzz(n):\n    print('computing', n)\n    return _f(n)\n"
+                              "print(fizz_buzz(50), fizz_buzz(78))\nprint('All tests passed!')\n")
+    score, _ = _score(sandbox, chatty)
+    assert score.correct and score.verdict == "OK" and score.speedup > 0.5
+    forger = ("import os\nfor fd in range(1, 64):\n    try:\n        os.write(fd, b'0\\n' * 5000)\n"
+              "    except OSError:\n        pass\nos._exit(0)\n")
+    score, _ = _score(sandbox, forger)
+    assert not score.correct and score.speedup == 0
