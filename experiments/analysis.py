@@ -139,7 +139,10 @@ def summarize(results: list[dict], noninferiority_margin: float) -> dict:
         out["humaneval"] = {"fast_speedup": HUMANEVAL_FAST, "contrasts": contrasts(results, "humaneval"),
                             "noninferiority": noninferiority(results, "humaneval", noninferiority_margin),
                             "samples_per_model": [r["samples"]["sft"].get("humaneval", {}).get("samples")
-                                                  for r in results]}
+                                                  for r in results],
+                            # every sample's scoring version (humaneval.SCORER): one, or the reading mixes two
+                            "scorers": sorted({v for r in results for m in r["samples"].values()
+                                               for v in m.get("humaneval", {}).get("scorers", [1])})}
     for r in results:
         for arm, mv in r.get("movement", {}).items():
             out["movement"].setdefault(arm, []).append({"seed": r["seed"], **mv})
@@ -174,6 +177,9 @@ def format_summary(s: dict) -> str:
     lines = [f"seeds {s['seeds']}; families {s['families']}; mean ± 95 % t-interval over seeds; held-out samples "
              f"per model and seed {s['heldout_samples_per_model']}"
              + (f"; HumanEval {s['humaneval']['samples_per_model']}" if s.get("humaneval") else ""), ""]
+    if len(s.get("humaneval", {}).get("scorers", [])) > 1:
+        lines += [f"HumanEval's samples were scored by different scorings {s['humaneval']['scorers']}: not one "
+                  "measurement; score the older ones again (alignment_proof.py --rescore-humaneval)", ""]
     for split, models in s["models"].items():
         head = (f"HumanEval held-out (fast: >= {HUMANEVAL_FAST}x the canonical)"
                 if split == "humaneval" else f"{split} prompts")

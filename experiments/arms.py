@@ -87,7 +87,8 @@ def humaneval_report(rows: list[dict]) -> dict:
     """A model's shares over its HumanEval rows (``rows_report``'s keys): correct (the official and
     drawn inputs), fast & correct (``humaneval_fast``), mean speedup over the canonical solution
     (incorrect samples count 0); samples whose canonical could not run (``NO_RESULT``) are withheld
-    from every share and counted apart; per-problem counts."""
+    from every share and counted apart; per-problem counts; the scoring versions of its rows
+    (``scorer``; none: 1)."""
     kept = [r for r in rows if r["verdict"] != NO_RESULT]
     per = {pid: {"samples": len(rs), "correct": sum(bool(r["correct"]) for r in rs),
                  "fast_correct": sum(humaneval_fast(r) for r in rs),
@@ -98,7 +99,7 @@ def humaneval_report(rows: list[dict]) -> dict:
     return {"samples": n, "withheld": len(rows) - n, "problems": len(per), "fast_correct": fast, "correct": correct,
             "per_problem": per, "fast_correct_share": share(fast), "correct_share": share(correct),
             "mean_speedup": share(sum((r["speedup"] or 0.0) for r in kept if r["correct"])),
-            "fast_speedup": HUMANEVAL_FAST}
+            "fast_speedup": HUMANEVAL_FAST, "scorers": sorted({r.get("scorer", 1) for r in rows})}
 
 
 def fastest_correct(rows: list[dict]) -> dict | None:

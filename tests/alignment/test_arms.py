@@ -204,6 +204,7 @@ def test_humaneval_rows_report_fast_as_the_named_threshold_and_withhold_no_resul
     assert r["mean_speedup"] == pytest.approx((arms.HUMANEVAL_FAST + 1.02) / 5, abs=1e-4)
     assert r["per_problem"]["HumanEval/8"] == {"samples": 2, "correct": 1, "fast_correct": 0, "withheld": 1}
     assert arms.humaneval_report([])["fast_correct_share"] == 0.0
+    assert r["scorers"] == [1] and arms.humaneval_report([dict(rows[0], scorer=2)])["scorers"] == [2]
 
 
 def test_the_summary_carries_humaneval_contrasts_as_a_family_of_their_own():
@@ -233,6 +234,9 @@ def test_the_summary_carries_humaneval_contrasts_as_a_family_of_their_own():
     assert "pre-registered contrast (HumanEval held-out)" in text and "pre-registered contrast (held-out)" in text
     assert "; HumanEval [82, 82, 82]" in text
     assert "humaneval" not in analysis.summarize([_seed(0, {"sft": (0.1, 0.8)})], MARGIN)  # off: no table
+    assert s["humaneval"]["scorers"] == [1] and "different scorings" not in text
+    seeds[1]["samples"]["rft"]["humaneval"]["scorers"] = [2]  # one model scored again, the rest not
+    assert "different scorings [1, 2]" in analysis.format_summary(analysis.summarize(seeds, MARGIN))
 
 
 def test_the_plan_counts_humaneval_samples_left(tmp_path):
