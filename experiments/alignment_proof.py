@@ -445,7 +445,7 @@ def rescore_humaneval(w: Path, sandbox, probe) -> dict[str, int]:
     the drawn inputs) scored again from their saved texts by ``score_humaneval``, as any sample; no
     model is loaded. A row rescored keeps its sampling keys and notes its old verdict (``rescored``);
     each model's HumanEval report in ``samples_NAME.json`` and ``result.json`` is recomputed from its
-    rows. Rows scored per model."""
+    rows where it differs. Rows scored per model."""
     from perfalign.alignment.proof import read_samples
     from perfalign.common.fileio import atomic_write_text
     from perfalign.evaluation.tasks import humaneval as he
@@ -466,13 +466,12 @@ def rescore_humaneval(w: Path, sandbox, probe) -> dict[str, int]:
                     rows[i] = {**head, **score_humaneval(sandbox, r["problem_id"], r["text"], probe),
                                "rescored": old[:200], "text": r["text"]}
                     done[name] = done.get(name, 0) + 1
-            if not done.get(name):
-                continue
-            atomic_write_text(f, "".join(json.dumps(r) + "\n" for r in rows))
-            for path in (w / f"samples_{name}.json", result):
+            if done.get(name):
+                atomic_write_text(f, "".join(json.dumps(r) + "\n" for r in rows))
+            for path in (w / f"samples_{name}.json", result):  # the reports, where they differ from the rows'
                 data = json.loads(path.read_text()) if path.is_file() else {}
                 report = data.get("samples", {}).get(name) if path == result else data
-                if report:  # a result.json written before this model's evaluation has none
+                if report and report.get("humaneval") != humaneval_report(rows):  # none: not yet evaluated
                     report["humaneval"] = humaneval_report(rows)
                     atomic_write_text(path, json.dumps(data, indent=2 if path == result else None, default=str))
     return done
