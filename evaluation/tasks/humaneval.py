@@ -9,12 +9,12 @@ How a problem becomes stdin/stdout tests the candidate cannot forge or predict:
 - performance inputs are drawn per session with a secret seed: each argument of the recorded
   calls grown ``scale`` times (lists and strings lengthened with elements drawn from the
   recorded ones, numbers drawn within their recorded range), or, for the 8 problems whose input
-  format that growth breaks, drawn by the problem's own generator (``humaneval_inputs``); ``scale``
-  calibrated in the sandbox
-  so the canonical solution spends about ``target_s`` CPU seconds per test;
-- every test is one process: the official calls then the performance calls, the program's
-  printed results compared token by token (floats within 1e-6) with the canonical's, which ran
-  first in the same sandbox on the same inputs. Correctness is thus "same results as the
+  format that growth breaks, drawn by the problem's own generator (``humaneval_inputs``);
+  ``scale`` calibrated in the sandbox so the canonical spends about ``target_s`` CPU seconds per test;
+- every test is one process: the official calls then the performance calls, the function's
+  results written by the driver on a channel of their own (what the program prints is ignored, as
+  by HumanEval's harness) and compared token by token (floats within 1e-6) with the canonical's,
+  which ran first in the same sandbox on the same inputs. Correctness is thus "same results as the
   canonical solution on the official inputs and the performance inputs": stricter than the
   official asserts where several answers are valid (e.g. HumanEval/32's roots).
 
