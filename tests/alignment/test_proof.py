@@ -113,15 +113,20 @@ HUMANEVAL_ROW_HEAD = ("problem_id", "sample", "seed", "temperature", "new_tokens
 def test_the_recorded_sample_files_read_as_the_rows_written():
     """The samples.jsonl kept in docs/measurements: every idiom-task row has the keys the sampler
     writes, in its order, and its label agrees with its CPU time and threshold; every HumanEval row
-    (``eval_*_humaneval/``) has its scorer's keys, and a speedup only where it is correct."""
+    (``eval_*_humaneval/``) has its scorer's keys, and a speedup only where it is correct; the
+    confirmatory seeds' rows all carry the current scoring (``humaneval.SCORER``)."""
     files = sorted((Path(__file__).parents[2] / "docs" / "measurements").glob("**/samples.jsonl"))
     humaneval = [f for f in files if f.parent.name.endswith("_humaneval")]
     assert files and humaneval
+    from perfalign.evaluation.tasks.humaneval import SCORER
+
     for f in humaneval:
         for r in sampling.read_samples(f):
             assert tuple(r)[:len(HUMANEVAL_ROW_HEAD)] == HUMANEVAL_ROW_HEAD and tuple(r)[-1] == "text", f
             assert r["correct"] == (r["verdict"] in ("OK", "OVER_BUDGET")), f  # measure.harness._fail
             assert r["correct"] or r["speedup"] == 0.0, f
+            # the confirmatory seeds are read with one scoring: a newer one means --rescore-humaneval
+            assert "confirmatory" not in str(f) or r.get("scorer") == SCORER, (f, r["problem_id"])
     for f in sorted(set(files) - set(humaneval)):
         for r in sampling.read_samples(f):
             assert tuple(r) == sampling.ROW_KEYS, f
