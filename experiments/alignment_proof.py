@@ -468,11 +468,12 @@ def rescore_humaneval(w: Path, sandbox, probe) -> dict[str, int]:
                     done[name] = done.get(name, 0) + 1
             if done.get(name):
                 atomic_write_text(f, "".join(json.dumps(r) + "\n" for r in rows))
+            fresh = humaneval_report(rows)
             for path in (w / f"samples_{name}.json", result):  # the reports, where they differ from the rows'
                 data = json.loads(path.read_text()) if path.is_file() else {}
                 report = data.get("samples", {}).get(name) if path == result else data
-                if report and report.get("humaneval") != humaneval_report(rows):  # none: not yet evaluated
-                    report["humaneval"] = humaneval_report(rows)
+                if report and report.get("humaneval") != fresh:  # none: not yet evaluated
+                    report["humaneval"] = fresh
                     atomic_write_text(path, json.dumps(data, indent=2 if path == result else None, default=str))
     return done
 

@@ -324,7 +324,7 @@ def pick_scale(times: list[float | None], target_s: float) -> tuple[int, float, 
 
 
 def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rng: random.Random,
-              target_s: float) -> tuple[int, int, float]:
+              target_s: float, draw: Draw | None = None) -> tuple[int, int, float]:
     """(scale, calls per test, the function's share of the canonical's CPU at that scale).
 
     Each scale's PERF_CALLS calls run in the canonical once and three times: the difference is
@@ -332,7 +332,7 @@ def calibrate(sandbox: "Sandbox", p: HumanEvalProblem, recorded: list[tuple], rn
     one where that share of the process is largest, its calls' work within ``target_s`` (a
     solution that stops early on grown inputs only reads them: no scale helps); then the calls
     that fill ``target_s`` at that scale, at most MAX_ITEMS input items."""
-    draws = [perf_calls(recorded, k, PERF_CALLS, rng, GENERATORS.get(p.task_id)) for k in SCALES]
+    draws = [perf_calls(recorded, k, PERF_CALLS, rng, draw) for k in SCALES]
     tests = [TestCase(encode_calls(d, reps), None) for d in draws for reps in (1, 3)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", tests,
                                      Limits(time_s=max(1.0, 3 * target_s), memory_mb=1024)))
@@ -352,8 +352,8 @@ def perf_tests(sandbox: "Sandbox", p: HumanEvalProblem, target_s: float = TARGET
     canonical's outputs as the expected ones."""
     rng = random.Random(secrets.randbits(64) if seed is None else seed)
     recorded = record_calls(sandbox, p)
-    scale, calls, share = calibrate(sandbox, p, recorded, rng, target_s)
-    draw = GENERATORS.get(p.task_id)
+    draw = GENERATORS.get(p.task_id)  # the problem's own generator, if the growth breaks its inputs
+    scale, calls, share = calibrate(sandbox, p, recorded, rng, target_s, draw)
     inputs = [encode_calls(recorded + perf_calls(recorded, scale, calls, rng, draw)) for _ in range(TESTS)]
     r = sandbox.run_job_retrying(Job(canonical_program(p), "python3", [TestCase(i, None) for i in inputs],
                                      Limits(time_s=max(2.0, 10 * target_s), memory_mb=1024), keep_output=True))
