@@ -31,6 +31,8 @@
  *                      repbytes N repstarts N D1s N DLs N
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacehl.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -39,6 +41,7 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
+#include "pub_tool_oset.h"
 #include "pub_tool_vkiscnums.h"
 
 static ULong n_ir = 0, n_clreq = 0, n_kbytes = 0, n_weighted = 0;
@@ -573,6 +576,78 @@ static void faults_close(Bool count)
    if (count) n_faults += now - faults_mark;
    faults_mark = now;
 }
+
+/* File pages. A file page's fault costs what the page cache holds at that moment: the kernel maps
+   the cached neighbours of the page (fault-around) but skips any not cached, or held locked by
+   another process (reclaim scanning it, the writeback of a binary just written), so the program's
+   later reads of them fault again or not: a count that moved with the page cache is not a clock.
+   So the pages of every readable private file mapping (the executable, the loader, the libraries,
+   a file the program maps) are read in where the program cannot be timed (valgrind's start, the
+   mmap call), by MADV_POPULATE_READ, and priced at a fixed rate: each distinct page of a file
+   mapped, read or not, once however often it is mapped (the loader maps a library's whole extent,
+   then its segments over it), at one fault per FAULT_AROUND pages (the kernel's default
+   fault-around window, 64 KiB). A private page is mapped read-only, so its writes still fault
+   (copy-on-write), once a page, counted as above. Shared mappings are not read in (a shared page
+   read in could be written without a fault: memory zeroed outside the count), nor pages made
+   readable later by mprotect or mremap: their faults are counted as they come. The seccomp filter
+   passes MADV_POPULATE_READ for this (sandbox/seccomp.py). Not closed: a page read in and then
+   reclaimed by the host (mapped pages, under heavy memory pressure) faults again if read
+   (docs/limitations.md, "Deterministic clocks"). */
+#define PC_MADV_POPULATE_READ 22
+#define FAULT_AROUND 16
+static OSet* file_pages = NULL;  /* (file, page index) keys of the file pages priced */
+
+static void populate_files(Addr lo, Addr hi)
+{
+   Addr a = lo, p;
+   if (!file_pages) file_pages = VG_(OSetWord_Create)(VG_(malloc), "perfcount.file_pages", VG_(free));
+   while (a < hi) {
+      NSegment const* seg = VG_(am_find_nsegment)(a);
+      Addr end;
+      if (!seg || seg->end < a) break;
+      end = seg->end < hi - 1 ? seg->end + 1 : hi;
+      if (seg->kind == SkFileC && seg->hasR) {
+         VG_(do_syscall)(__NR_madvise, a, end - a, PC_MADV_POPULATE_READ, 0, 0, 0, 0, 0);
+         for (p = a & ~(Addr)4095; p < end; p += 4096) {
+            /* a key per (device, inode, page): a collision would price a page less, the same every run */
+            UWord key = (UWord)((seg->dev * 0x9E3779B97F4A7C15ULL) ^ (seg->ino * 0xC2B2AE3D27D4EB4FULL)
+                                ^ (ULong)((seg->offset + (Off64T)(p - seg->start)) >> 12));
+            if (!VG_(OSetWord_Contains)(file_pages, key)) VG_(OSetWord_Insert)(file_pages, key);
+         }
+      }
+      if (seg->end == ~(Addr)0) break;
+      a = seg->end + 1;
+   }
+   faults_close(False);  /* its faults are valgrind's work, priced above */
+}
+
+static ULong file_faults(void)
+{
+   ULong pages = file_pages ? (ULong)VG_(OSetWord_Size)(file_pages) : 0;
+   return (pages + FAULT_AROUND - 1) / FAULT_AROUND;
+}
+
+/* at the first call: the files valgrind mapped for the program (its executable, the loader), priced
+   as above; and valgrind's own (this tool's code, which runs between the program's instructions: a
+   page of it evicted since the last run would fault inside the count), read in and not priced */
+static void populate_start(void)
+{
+   Int i, n = 0;
+   Addr* starts = VG_(get_segment_starts)(SkFileC, &n);
+   for (i = 0; i < n; i++) {
+      NSegment const* seg = VG_(am_find_nsegment)(starts[i]);
+      if (seg) populate_files(seg->start, seg->end + 1);
+   }
+   if (starts) VG_(free)(starts);
+   starts = VG_(get_segment_starts)(SkFileV, &n);
+   for (i = 0; i < n; i++) {
+      NSegment const* seg = VG_(am_find_nsegment)(starts[i]);
+      if (seg && seg->kind == SkFileV && seg->hasR)
+         VG_(do_syscall)(__NR_madvise, seg->start, seg->end + 1 - seg->start, PC_MADV_POPULATE_READ, 0, 0, 0, 0, 0);
+   }
+   if (starts) VG_(free)(starts);
+}
+
 static ULong ir_at_call[1024];  /* per thread: the instruction count when its call began */
 
 /* the kernel has just filled the program's memory (a read into a fresh buffer faults there): the
@@ -590,7 +665,10 @@ static void pc_pre_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArgs
 {
    seal_check(syscallno, args);
    faults_close(!tc_pending);
-   if (!started) faults_mark = fault_count();
+   if (!started) {
+      populate_start();
+      faults_mark = fault_count();
+   }
    started = True;
    ir_at_call[tid % 1024] = n_ir;
    /* valgrind reads the symbols of a file once its segments are mapped (or made executable):
@@ -606,6 +684,9 @@ static void pc_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt nArg
       another thread ran program code meanwhile */
    faults_close((!maps_code[tid % 1024] || n_ir != ir_at_call[tid % 1024]) && !tc_pending);
    if (sr_isError(res)) return;
+   /* a private file mapping's pages: read in now, outside the count (see "File pages") */
+   if (syscallno == __NR_mmap && !(args[3] & (VKI_MAP_ANONYMOUS | VKI_MAP_SHARED)))
+      populate_files(sr_Res(res), sr_Res(res) + args[1]);
    switch (syscallno) {
    case __NR_splice: case __NR_tee: case __NR_sendfile: case __NR_copy_file_range:
       n_kbytes += (ULong)sr_Res(res);
@@ -635,7 +716,7 @@ static void pc_fini(Int exitcode)
       zero-fill's write misses too, a stream) */
    ULong faults;
    faults_close(!tc_pending);
-   faults = n_faults;
+   faults = n_faults + file_faults();
    ULong fault_bytes = faults * (ULong)clo_fault_pages * 4096;
    ULong copies = n_repbytes / (ULong)clo_copy_bytes + n_repstarts * (ULong)clo_rep_start
                   + n_kbytes / (ULong)clo_kernel_bytes;

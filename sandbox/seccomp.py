@@ -24,7 +24,7 @@ Families that must never be allowed fail with EPERM
   cache: a program could keep answer bits in the cache state of a read-only system file (read a
   page to set, evict to clear, probe without reading): fadvise64, readahead, mincore,
   cachestat, preadv2/pwritev2 with RWF_NOWAIT, and madvise advice that evicts (MADV_PAGEOUT,
-  MADV_COLD) or pre-faults file pages are refused;
+  MADV_COLD) or reads ahead (MADV_WILLNEED) are refused;
 - host settings: clocks, hostname, swap, reboot, acct, quotactl, syslog, ioperm/iopl;
 - foreign system-call ABIs (i386 ``int 0x80``, x32): the process is killed (SIGSYS).
 """
@@ -101,10 +101,13 @@ ALLOWED = {
 # madvise: advice on the process's own memory only. Observed: MADV_DONTNEED (glibc malloc, the
 # JVM, g++); the allocators' and runtimes' other own-memory advice kept: NORMAL 0, RANDOM 1,
 # SEQUENTIAL 2, FREE 8, DONTFORK 10, DOFORK 11, HUGEPAGE 14, NOHUGEPAGE 15, DONTDUMP 16, DODUMP 17,
-# WIPEONFORK 18, KEEPONFORK 19. Never: WILLNEED 3 (readahead of file pages), REMOVE 9,
+# WIPEONFORK 18, KEEPONFORK 19; and POPULATE_READ 22, which the deterministic clock's valgrind tool
+# makes (sandbox/perfcount.c, "File pages") under this same filter: it reads the range in, as
+# touching each page would (reading sets a page cache bit, which pread does too; the probes and the
+# evictions are what the filter refuses). Never: WILLNEED 3 (readahead of file pages), REMOVE 9,
 # MERGEABLE/UNMERGEABLE 12/13 (KSM: merged pages are a cross-process channel), COLD 20 and
-# PAGEOUT 21 (evict file pages), POPULATE_READ/WRITE 22/23, COLLAPSE 25 and whatever comes later.
-MADV_OK = (0, 1, 2, 4, 8, 10, 11, 14, 15, 16, 17, 18, 19)
+# PAGEOUT 21 (evict file pages), POPULATE_WRITE 23, COLLAPSE 25 and whatever comes later.
+MADV_OK = (0, 1, 2, 4, 8, 10, 11, 14, 15, 16, 17, 18, 19, 22)
 RWF_NOWAIT = 0x8  # preadv2/pwritev2: "fail with EAGAIN rather than wait" = "is this page cached?"
 # clone: no new namespaces (bwrap also has --disable-userns); clone3 passes its flags in memory
 # a filter cannot read: ENOSYS makes libc fall back to clone.

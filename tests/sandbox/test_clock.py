@@ -5,6 +5,10 @@ checked on the run that is counted) or be counted at least like its twin. Its tr
 shown to work where it is not caught (the cpu clock), so a pass here is not a broken cheat.
 valgrind must be installed (scripts/setup.sh): these tests fail, never skip, without it.
 """
+import os
+import time
+from pathlib import Path
+
 import pytest
 
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict
@@ -115,6 +119,22 @@ def test_instructions_are_exact_over_repeats_and_runs(sb, honest):
 def test_python_instructions_are_exact(sb, honest_py):
     r = run(sb, HONEST_PY, "python3", inp=PY_INPUT, expected=PY_ANSWER, repeats=3)
     assert r.ok and r.tests[0].instructions_runs == [honest_py] * 3
+
+
+def test_counts_do_not_move_with_the_page_cache(sb, honest):
+    """A file page's fault costs what the page cache holds: the kernel's fault-around maps a page's
+    cached neighbours but skips any another process holds locked (reclaim, the writeback of a freshly
+    written binary), so the program faults on them later or not. perfcount reads the program's file
+    pages in itself, outside the count, at a fixed price (perfcount.c, "File pages"): a fresh build
+    each run, its libraries' unmapped pages dropped from the page cache before it, counts the same."""
+    libs = [p for p in Path("/lib/x86_64-linux-gnu").glob("lib*.so.*")
+            if p.name.split(".so")[0] in ("libstdc++", "libm", "libgcc_s", "libc")]
+    for i in range(2):
+        for lib in libs:
+            with open(lib, "rb") as f:
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        r = run(sb, f"{HONEST_CPP}\n// a fresh build: {i} {time.time_ns()}\n", repeats=2)
+        assert r.ok and r.tests[0].instructions_runs == [honest] * 2, r.tests[0].instructions_runs
 
 
 def test_cycles_add_cache_misses(sb, honest):

@@ -78,6 +78,19 @@ int main(void){
         if(honest) __asm__ volatile("mov (%1),%%rax\n\tmov %%rax,(%0)"::"r"(d),"r"(f):"rax","memory");
         else __asm__ volatile("rep movsb":"+D"(d),"+S"(f),"+c"(c)::"memory"); }
       s+=b[(r*131)%(n/8)]; }
+  } else if(mode>=9 && mode<=11){  /* a fresh table each repeat: anonymous / a memfd's pages, which the
+                                       tool reads in itself where a file is mapped (perfcount.c, "File
+                                       pages"): 9 shared, 10 shared read-only then made writable, 11 private */
+    for(long r=0;r<reps;r++){
+      unsigned char* t;
+      if(honest) t=(unsigned char*)mmap(0,n,PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,0);
+      else { int fd=memfd_create("t",0); if(ftruncate(fd,n)) return 6;
+        t=(unsigned char*)mmap(0,n,mode==10?PROT_READ:PROT_READ|PROT_WRITE,mode==11?MAP_PRIVATE:MAP_SHARED,fd,0);
+        if(mode==10 && mprotect(t,n,PROT_READ|PROT_WRITE)) return 7;
+        close(fd); }
+      for(long i=r%4096;i<n;i+=4096){ t[i]=(unsigned char)(i+r); s+=t[i]; }
+      munmap(t,n);
+    }
   }
   printf("%lu\n",s); return 0; }
 """
@@ -92,6 +105,9 @@ ATTACKS = {
     "rep_movsq": (4, 1 << 20, 20),
     "pipe": (5, 16 << 20, 2),
     "tiny_fast_strings": (8, 1 << 16, 20),
+    "shared_file_pages": (9, 1 << 20, 20),
+    "shared_file_pages_made_writable": (10, 1 << 20, 20),
+    "private_file_pages": (11, 1 << 20, 20),
 }
 
 

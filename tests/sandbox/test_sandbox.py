@@ -41,7 +41,10 @@ def test_languages_ok_with_repeats(sandbox, lang, src):
     assert len(r.tests) == 3
     for t in r.tests:
         assert len(t.cpu_times_s) == 3 and len(t.wall_times_s) == 3
-        assert t.cpu_time_s == sorted(t.cpu_times_s)[1]  # median of three
+        # the median of three, or (a repeat more than FAST_REPEAT_RATIO faster than another: a busy
+        # host can do that to a 2 ms run) the slowest, flagged (common.plausibility.repeats_as_set)
+        expected = max(t.cpu_times_s) if "fast_repeat" in t.flags else sorted(t.cpu_times_s)[1]
+        assert t.cpu_time_s == expected, (t.cpu_times_s, t.flags)
         assert t.max_rss_kb > 0
     assert r.calibration["reference_cpu_s"] > 0
 
