@@ -6,7 +6,7 @@ valgrind must be installed (scripts/setup.sh)."""
 from __future__ import annotations
 
 import pytest
-from clock_programs import ANSWER, FAST, INPUT, SLOW
+from clock_programs import ANSWER, FAST, INPUT, RECLAIM_SHARE, SLOW, counts_agree
 
 from perfalign.alignment.data import RewardProblem
 from perfalign.alignment.performance_reward import ClockMismatch, PerformanceReward, PromptInfo
@@ -43,9 +43,11 @@ def test_the_same_program_earns_the_same_reward_in_counts(sb):
     again = reward([info, info], [response(FAST), response(SLOW)])
     for a, b in zip(first, again):
         assert a.kind == "execution" and a.verdict == "OK", a
-        assert a.runtime_s == b.runtime_s and a.reward == b.reward  # exact, not close
+        # equal but for the host's reclaim (clock_programs.counts_agree): not a timing test
+        assert counts_agree(a.runtime_s, b.runtime_s) and a.reward == pytest.approx(b.reward, abs=RECLAIM_SHARE), (a, b)
     fast, slow = first
-    assert fast.runtime_s == base and fast.speedup == 1.0 and fast.reward == 0.0
+    assert counts_agree(fast.runtime_s, base) and fast.speedup == pytest.approx(1.0, abs=RECLAIM_SHARE), fast
+    assert fast.reward == pytest.approx(0.0, abs=RECLAIM_SHARE), fast
     assert 0.4 < slow.speedup < 0.6 and slow.reward < -0.4, slow  # twice the instructions
     assert reward.counts["sandbox_runs"] == 4  # a count is never re-measured (it would repeat itself)
 

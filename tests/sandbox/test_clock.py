@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from clock_programs import counts_agree
 
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict
 from perfalign.sandbox import clock as clk
@@ -94,6 +95,13 @@ def honest_py(sb):
     return r.tests[0].instructions
 
 
+def faults_apart(runs, reference):
+    """The runs' distances from the reference count, in priced page faults (docs/limitations.md,
+    "Deterministic clocks"): a failed exactness test says whether faults moved."""
+    return {"runs": runs, "reference": reference,
+            "faults_apart": [(r - reference) / (clk.FAULT_PAGES * 4096) for r in runs]}
+
+
 def assert_no_gain(r, honest_count):
     """Failed, or counted at least like the honest twin (a few % of set-up noise)."""
     t = r.tests[0] if r.tests else None
@@ -111,14 +119,17 @@ def test_instructions_are_exact_over_repeats_and_runs(sb, honest):
     a = run(sb, HONEST_CPP, repeats=3)
     b = run(sb, HONEST_CPP, repeats=1)
     assert a.ok and b.ok and "clock:instructions" in a.flags and a.clock == "instructions"
-    assert a.tests[0].instructions_runs == [honest] * 3  # exact equality: not a timing test
-    assert b.tests[0].instructions == honest
+    # equal but for the host's reclaim (clock_programs.counts_agree): not a timing test
+    assert all(counts_agree(c, honest) for c in a.tests[0].instructions_runs), \
+        faults_apart(a.tests[0].instructions_runs, honest)
+    assert counts_agree(b.tests[0].instructions, honest), faults_apart([b.tests[0].instructions], honest)
     assert honest > 10 * N  # the loop is really counted (about 10+ instructions per iteration)
 
 
 def test_python_instructions_are_exact(sb, honest_py):
     r = run(sb, HONEST_PY, "python3", inp=PY_INPUT, expected=PY_ANSWER, repeats=3)
-    assert r.ok and r.tests[0].instructions_runs == [honest_py] * 3
+    assert r.ok and all(counts_agree(c, honest_py) for c in r.tests[0].instructions_runs), \
+        faults_apart(r.tests[0].instructions_runs, honest_py)
 
 
 def test_counts_do_not_move_with_the_page_cache(sb, honest):
@@ -134,14 +145,16 @@ def test_counts_do_not_move_with_the_page_cache(sb, honest):
             with open(lib, "rb") as f:
                 os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
         r = run(sb, f"{HONEST_CPP}\n// a fresh build: {i} {time.time_ns()}\n", repeats=2)
-        assert r.ok and r.tests[0].instructions_runs == [honest] * 2, r.tests[0].instructions_runs
+        assert r.ok and all(counts_agree(c, honest) for c in r.tests[0].instructions_runs), \
+            faults_apart(r.tests[0].instructions_runs, honest)
 
 
 def test_cycles_add_cache_misses(sb, honest):
     r = run(sb, HONEST_CPP, clock="cycles", repeats=2)
     assert r.ok and "clock:cycles" in r.flags
     t = r.tests[0]
-    assert len(set(t.instructions_runs)) == 1 and len(set(t.cycles_runs)) == 1
+    assert counts_agree(*t.instructions_runs) and counts_agree(*t.cycles_runs, whole=False), \
+        (t.instructions_runs, t.cycles_runs)
     # the same instructions; the priced page faults differ by a few (the cache simulation's
     # larger translations move what valgrind's code cache shares a page with)
     assert abs(t.instructions - honest) < 0.02 * honest
