@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from clock_programs import counts_agree
+from clock_programs import counts_agree, faults_apart
 
 from perfalign.sandbox import Job, Limits, Sandbox, TestCase, Verdict
 from perfalign.sandbox import clock as clk
@@ -95,13 +95,6 @@ def honest_py(sb):
     return r.tests[0].instructions
 
 
-def faults_apart(runs, reference):
-    """The runs' distances from the reference count, in priced page faults (docs/limitations.md,
-    "Deterministic clocks"): a failed exactness test says whether faults moved."""
-    return {"runs": runs, "reference": reference,
-            "faults_apart": [(r - reference) / (clk.FAULT_PAGES * 4096) for r in runs]}
-
-
 def assert_no_gain(r, honest_count):
     """Failed, or counted at least like the honest twin (a few % of set-up noise)."""
     t = r.tests[0] if r.tests else None
@@ -137,7 +130,8 @@ def test_counts_do_not_move_with_the_page_cache(sb, honest):
     cached neighbours but skips any another process holds locked (reclaim, the writeback of a freshly
     written binary), so the program faults on them later or not. perfcount reads the program's file
     pages in itself, outside the count, at a fixed price (perfcount.c, "File pages"): a fresh build
-    each run, its libraries' unmapped pages dropped from the page cache before it, counts the same."""
+    each run, its libraries' unmapped pages dropped from the page cache before it, counts the same
+    (but for the host's reclaim: clock_programs.counts_agree)."""
     libs = [p for p in Path("/lib/x86_64-linux-gnu").glob("lib*.so.*")
             if p.name.split(".so")[0] in ("libstdc++", "libm", "libgcc_s", "libc")]
     for i in range(2):
