@@ -32,20 +32,19 @@ HUMANEVAL_FAST = 1.5
 NO_RESULT = "NO_RESULT"  # a HumanEval sample whose canonical solution could not run here: withheld
 
 # CPU-s on 2 shared cores, one torch thread, Qwen2.5-Coder-0.5B with LoRA r 16 (docs/alignment.md):
-# measured: SFT 1,103 CPU-s for 72 steps x 4 rows; sampling 41 CPU-s per prompt of 8 at T 1.0, rows
-# cut at the closing fence; a DPA pair read, its reference log-probs included, 1,281 CPU-s for 48
-# steps x 2 pairs (seed 0, the second schedule; the first: 5,923 for 192 x 2, 15.4 per pair).
-# An RLPF episode, measured on seed 0 (2026-11-29): 3,944 CPU-s for the 46 PPO steps x 4 episodes after
-# a resume at step 2 (this process's CPU, its final KL evaluation included; the sandbox's 209 reward
-# runs apart), against the ~20 estimated. Estimated: a reward-model pair ~ 2 SFT rows.
-# A HumanEval held-out sample, both parts measured: generation in batches of 16 rows (8 problems x
-# 2 samples, the base model, T 1.0), 134.4 and 228.2 CPU-s for two draws of 16 samples
-# (benchmarks/sampling_batch.py, 2026-11-29; 17.6-19.4 per sample at the former 2 rows; an idiom
-# sample's unit above is still the 8-row one, an upper bound) plus scoring, 6.3 CPU-s for a correct
-# sample (the canonical; 2.5 for a wrong one), this process and the sandbox's slots, the first 12
-# held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
-UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 41 / 8, "pair": 1281 / 96, "rm_pair": 2 * 1103 / 288,
-              "rlpf_episode": 3944.3 / 184, "humaneval_sample": (134.4 + 228.2) / 32 + 6.3}
+# measured: SFT 1,103 CPU-s for 72 steps x 4 rows; a DPA pair read, its reference log-probs included,
+# 1,281 CPU-s for 48 steps x 2 pairs (seed 0, the second schedule; the first: 5,923 for 192 x 2, 15.4
+# per pair). An RLPF episode, measured on seed 0 (2026-11-29): 3,944 CPU-s for the 46 PPO steps x 4
+# episodes after a resume at step 2 (this process's CPU, its final KL evaluation included; the
+# sandbox's 209 reward runs apart), against the ~20 estimated. Estimated: a reward-model pair ~ 2 SFT
+# rows. Sampling, from the confirmatory seeds 1-3's records (each prompt's share of its batch's CPU, 2026-11-30): an
+# idiom sample (T 1.0, 4 prompts x 4 samples a batch, rows cut at the closing fence) 11,905 CPU-s for
+# 3,528 samples (the held-out evaluations' and RFT's; the 8-row unit before: 41 / 8); a HumanEval
+# held-out sample (8 problems x 2 samples a batch) 13,780 CPU-s for 984 samples, plus its scoring, 6.3
+# CPU-s for a correct sample (the canonical; 2.5 for a wrong one), this process and the sandbox's
+# slots, the first 12 held-out problems (benchmarks/humaneval_score_cost.py, docs/alignment.md).
+UNIT_CPU_S = {"sft_row": 1103 / 288, "sample": 11905 / 3528, "pair": 1281 / 96, "rm_pair": 2 * 1103 / 288,
+              "rlpf_episode": 3944.3 / 184, "humaneval_sample": 13780 / 984 + 6.3}
 UNIT_MEASURED = ("sft_row", "sample", "pair", "rlpf_episode", "humaneval_sample")
 
 
