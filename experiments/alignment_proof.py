@@ -688,14 +688,17 @@ def run_rft(kept: ControlledDataset, seed: int, cfg: ProofConfig, w: Path, sandb
     """RFT: k samples of the SFT model per training prompt at the arms' temperature, each executed
     in the sandbox (``w/rft_samples/samples.jsonl``: texts, labels, CPU times), the fastest correct
     one per prompt kept (``rft_rows``; ``chosen.json``), then SFT from the SFT model on those rows
-    (the profile's LoRA, ``cfg.rft_epochs``). No correct sample anywhere: no training."""
+    (the profile's LoRA, ``cfg.rft_epochs``). No correct sample anywhere: no training. The samples are
+    drawn by one process of the machine at a time (``.rft_samples.lock``): another waits, then finds
+    them drawn (two processes appending to one file measured 104 samples twice, 2026-11-30)."""
     k = rft_k(cfg, len(kept.train))
     out = w / "rft_samples"
-    if not (out / "chosen.json").is_file():
-        bind_samples(out, w / "sft")
-    rows = sample_model(kept, w / "sft", out, kept.train, k, seed, cfg, sandbox)
-    chosen = rft_rows(rows, kept.train)
-    (out / "chosen.json").write_text(json.dumps(chosen, indent=1))
+    with machine_lock(w / ".rft_samples.lock", wait=True):
+        if not (out / "chosen.json").is_file():
+            bind_samples(out, w / "sft")
+        rows = sample_model(kept, w / "sft", out, kept.train, k, seed, cfg, sandbox)
+        chosen = rft_rows(rows, kept.train)
+        (out / "chosen.json").write_text(json.dumps(chosen, indent=1))
     best = [fastest_correct(rs) for rs in by_prompt(rows).values()]
     info = {"samples_per_prompt": k, "prompts": len(kept.train), "executed_samples": len(rows),
             "rlpf_episodes": rlpf_episodes(cfg), "rows": len(chosen),

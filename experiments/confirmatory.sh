@@ -31,10 +31,13 @@ chain() {  # NAME ARM... : per seed, one process per arm, then the seed's last p
   for SEED in "${SEEDS[@]}"; do
     for arm in "$@"; do
       echo "== $(date -u +%FT%TZ) seed $SEED --arms $arm"; run "$arm"
+      # the weights (and checkpoints) of the seed's models already trained and evaluated go, SFT's
+      # last: ~10 GB a seed, and this host's disk filled at the fifth (2026-11-30)
+      run dpa rft rlpf --prune-weights
     done
   done
   for SEED in "${SEEDS[@]}"; do
-    echo "== $(date -u +%FT%TZ) seed $SEED, the last pass"; run dpa rft rlpf
+    echo "== $(date -u +%FT%TZ) seed $SEED, the last pass"; run dpa rft rlpf; run dpa rft rlpf --prune-weights
   done
 }
 SEEDS=("$@")

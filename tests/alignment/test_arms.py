@@ -381,3 +381,23 @@ def test_weights_go_once_a_model_is_trained_and_evaluated_and_sfts_last(tmp_path
     assert proof.prune_weights(w, ("dpa", "rlpf", "rft"), 2) == ["rlpf", "rft", "sft"]  # SFT once every arm is
     assert not list(w.glob("*/model.safetensors"))
     assert proof.prune_weights(w, ("dpa", "rlpf", "rft"), 2) == []  # nothing left: a no-op
+
+
+def test_rfts_samples_are_drawn_by_one_process_at_a_time(tmp_path, monkeypatch):
+    """Two processes of a machine on one seed (an arm's, and a last pass that finds RFT unfinished)
+    once both appended to RFT's sample file: 104 samples measured twice, and the fastest of two
+    measurements chose 3 of the 126 rows. The sampling now holds a lock that another process waits on."""
+    held = []
+
+    def sample_model(kept, model_dir, out, instances, k, seed, cfg, sandbox):
+        with seed_records.machine_lock(tmp_path / ".rft_samples.lock") as free:  # as another process would
+            held.append(not free)
+        return []
+
+    monkeypatch.setattr(proof, "sample_model", sample_model)
+    monkeypatch.setattr(proof, "bind_samples", lambda out, model_dir: None)
+    (tmp_path / "rft_samples").mkdir()
+    info = proof.run_rft(SimpleNamespace(train=[]), 1, proof.ProofConfig(), tmp_path, None, stage=None)
+    assert held == [True] and info["rows"] == 0 and (tmp_path / "rft_samples" / "chosen.json").is_file()
+    with seed_records.machine_lock(tmp_path / ".rft_samples.lock") as free:  # released afterwards
+        assert free
