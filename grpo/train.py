@@ -199,6 +199,85 @@ def warm_start(cfg: GrpoRunConfig, out_dir: str | Path) -> str:
     return str(out)
 
 
+class _StepRewards:
+    """GRPO's reward function, called once a step with the step's completions: measures each new
+    program on the cluster (a program's measurement reused within the run when
+    ``cfg.reuse_measurements``), offers the correct ones to their task's QD archive, writes every
+    rollout and logs the step. One instance serves every stage; ``stage`` and ``trainer`` follow
+    the stage being trained."""
+
+    __name__ = "reward_fn"  # TRL names the reward's logged metrics after it
+
+    def __init__(self, cfg: GrpoRunConfig, tasks: dict, cluster, archives: dict, writer, total_steps: int,
+                 progress=None):
+        self.cfg, self.tasks, self.cluster, self.archives, self.writer = cfg, tasks, cluster, archives, writer
+        self.total_steps, self.progress = total_steps, progress
+        self.step = 0                                 # GRPO steps so far, over the stages
+        self.cache: dict[tuple[str, str], dict] = {}  # (task, code's sha256) -> its measurement
+        self.steps_log: list[dict] = []
+        self.latencies: list[float] = []
+        self.stage: Stage | None = None
+        self.trainer = None  # the stage's trainer, once built (its log carries the withheld share)
+
+    def __call__(self, prompts, completions, task, stage_name, permitted, **_):
+        cfg, t0 = self.cfg, time.perf_counter()
+        self.step += 1
+        step = self.step
+        rollouts, keys, records, todo = [], [], [None] * len(completions), []
+        stage_of = stage_name[0] if stage_name else self.stage.name
+        for k, (comp, tname, perm, sname) in enumerate(zip(completions, task, permitted, stage_name)):
+            text = comp if isinstance(comp, str) else comp[-1]["content"]
+            rid = hashlib.sha256(f"{cfg.arm}|{cfg.seed}|{step}|{k}".encode()).hexdigest()[:16]
+            r = Rollout(rid, tname, text, tuple(p for p in perm.split("+") if p), sname, step, cfg.mode,
+                        cfg.arm, cfg.seed)
+            rollouts.append(r)
+            tier, _, code, _ = static_verdict(r)
+            key = (tname, hashlib.sha256(code.encode()).hexdigest())
+            keys.append(key)
+            if tier is None and cfg.reuse_measurements and key in self.cache:
+                records[k] = {**asdict(r), "permitted": list(r.permitted), "cached": True, "attempts": 0,
+                              **{f: copy.deepcopy(self.cache[key].get(f)) for f in _MEASURED}}
+            else:
+                todo.append(k)
+        fresh = self.cluster.evaluate([rollouts[k] for k in todo], self.tasks) if todo else []
+        for k, rec in zip(todo, fresh):
+            rec["cached"] = False
+            records[k] = rec
+            # a lost worker's penalty is judged again on the next sample of the same code
+            if rec.get("tier") not in (None, "format", "library", "infrastructure") and cfg.reuse_measurements \
+                    and rec.get("cause") not in ("worker_lost", "measurement_raised"):
+                self.cache[keys[k]] = rec
+        for rec in records:
+            if rec.get("tier") == "ok":
+                self.archives[rec["task"]].offer(rec["niche"], rec.get("gflops"), rec["completion"].strip(), step,
+                                                 rec["stage"])
+        self.writer.write(records)
+        latency = time.perf_counter() - t0
+        self.latencies.append(latency)
+        self.steps_log.append(self._step_row(step, stage_of, records, len(todo), latency))
+        if self.trainer is not None:
+            self.trainer.record_metric("withheld_share", self.steps_log[-1]["withheld_share"])
+        report_progress(f"grpo {cfg.arm} seed {cfg.seed}: steps", step, self.total_steps)
+        if self.progress:
+            self.progress(self.steps_log[-1])
+        return [r.get("reward") for r in records]
+
+    def _step_row(self, step: int, stage_of: str, records: list[dict], measured: int, latency: float) -> dict:
+        ok = [r["gflops"] for r in records if r.get("tier") == "ok" and r.get("gflops") is not None]
+        rewards = [r["reward"] for r in records if r.get("reward") is not None]
+        withheld = [r for r in records if r.get("reward") is None]  # what TRL skips
+        return {
+            "step": step, "stage": stage_of, "mean_reward": statistics.fmean(rewards) if rewards else None,
+            "mean_gflops_ok": statistics.fmean(ok) if ok else None, "best_gflops": max(ok) if ok else None,
+            # failures count 0 GFLOPS: the expected performance of a sample
+            "mean_gflops_all": sum(ok) / len(records),
+            "ok_fraction": len(ok) / len(records), "tiers": dict(Counter(r.get("tier") for r in records)),
+            "reward_latency_s": latency, "measured": measured, "rollouts": len(records),
+            "withheld_share": withheld_share(len(withheld), len(records)),
+            "withheld_causes": dict(Counter(r.get("cause") or "unknown" for r in withheld)),
+            "niches_filled": {n: a.niches_filled for n, a in self.archives.items()}}
+
+
 def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     """One arm x seed end to end; returns the summary (also written to ``out_dir/summary.json``).
     ``cluster``: a started ``workers.BenchmarkCluster`` to share (else one is started here)."""
@@ -218,77 +297,17 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
     if cfg.mode == "spec" and cfg.warmup_steps and not cfg.init_model_dir:
         model, warm_losses = format_warmup(model, tokenizer, tasks, cfg)
     archives = {name: QDArchive(name) for name in tasks}
-    writer = RolloutWriter(out)
-    cache: dict[tuple[str, str], dict] = {}
-    steps_log: list[dict] = []
-    latencies: list[float] = []
     gen_seconds: list[float] = []
     own_cluster = cluster is None
     if own_cluster:
         cluster = BenchmarkCluster(cfg.n_workers, cfg.cpus_per_worker, cfg.dask_address, cfg.measure, cfg.tiers,
                                    sandbox=cfg.sandbox).start()
-    state = {"step": 0}  # GRPO steps so far, over the stages
-    total_steps = sum(st.steps for st in stages)
+    rewards = _StepRewards(cfg, tasks, cluster, archives, RolloutWriter(out), sum(st.steps for st in stages),
+                           progress)
     TimedGRPOTrainer = _timed_trainer_class()
     try:
         for stage in stages:
-            live: dict = {}  # the stage's trainer, once built (its log carries the withheld share)
-
-            def reward_fn(prompts, completions, task, stage_name, permitted, **_):
-                t0 = time.perf_counter()
-                state["step"] += 1
-                step = state["step"]
-                rollouts, keys, records, todo = [], [], [None] * len(completions), []
-                stage_of = stage_name[0] if stage_name else stage.name
-                for k, (comp, tname, perm, sname) in enumerate(zip(completions, task, permitted, stage_name)):
-                    text = comp if isinstance(comp, str) else comp[-1]["content"]
-                    rid = hashlib.sha256(f"{cfg.arm}|{cfg.seed}|{step}|{k}".encode()).hexdigest()[:16]
-                    r = Rollout(rid, tname, text, tuple(p for p in perm.split("+") if p), sname, step, cfg.mode,
-                                cfg.arm, cfg.seed)
-                    rollouts.append(r)
-                    tier, _, code, _ = static_verdict(r)
-                    key = (tname, hashlib.sha256(code.encode()).hexdigest())
-                    keys.append(key)
-                    if tier is None and cfg.reuse_measurements and key in cache:
-                        records[k] = {**asdict(r), "permitted": list(r.permitted), "cached": True, "attempts": 0,
-                                      **{f: copy.deepcopy(cache[key].get(f)) for f in _MEASURED}}
-                    else:
-                        todo.append(k)
-                fresh = cluster.evaluate([rollouts[k] for k in todo], tasks) if todo else []
-                for k, rec in zip(todo, fresh):
-                    rec["cached"] = False
-                    records[k] = rec
-                    # a lost worker's penalty is judged again on the next sample of the same code
-                    if rec.get("tier") not in (None, "format", "library", "infrastructure") and cfg.reuse_measurements \
-                            and rec.get("cause") not in ("worker_lost", "measurement_raised"):
-                        cache[keys[k]] = rec
-                for rec in records:
-                    if rec.get("tier") == "ok":
-                        archives[rec["task"]].offer(rec["niche"], rec.get("gflops"), rec["completion"].strip(), step,
-                                                    rec["stage"])
-                writer.write(records)
-                latency = time.perf_counter() - t0
-                latencies.append(latency)
-                ok = [r["gflops"] for r in records if r.get("tier") == "ok" and r.get("gflops") is not None]
-                rewards = [r["reward"] for r in records if r.get("reward") is not None]
-                withheld = [r for r in records if r.get("reward") is None]  # what TRL skips
-                steps_log.append({
-                    "step": step, "stage": stage_of, "mean_reward": statistics.fmean(rewards) if rewards else None,
-                    "mean_gflops_ok": statistics.fmean(ok) if ok else None, "best_gflops": max(ok) if ok else None,
-                    # failures count 0 GFLOPS: the expected performance of a sample
-                    "mean_gflops_all": sum(ok) / len(records),
-                    "ok_fraction": len(ok) / len(records), "tiers": dict(Counter(r.get("tier") for r in records)),
-                    "reward_latency_s": latency, "measured": len(todo), "rollouts": len(records),
-                    "withheld_share": withheld_share(len(withheld), len(records)),
-                    "withheld_causes": dict(Counter(r.get("cause") or "unknown" for r in withheld)),
-                    "niches_filled": {n: a.niches_filled for n, a in archives.items()}})
-                if "trainer" in live:
-                    live["trainer"].record_metric("withheld_share", steps_log[-1]["withheld_share"])
-                report_progress(f"grpo {cfg.arm} seed {cfg.seed}: steps", step, total_steps)
-                if progress:
-                    progress(steps_log[-1])
-                return [r.get("reward") for r in records]
-
+            rewards.stage, rewards.trainer = stage, None
             write_prompt = spec_prompt if cfg.mode == "spec" else code_prompt
             rows = [{"prompt": write_prompt(t, stage, archives[name], cfg.elite_seeds), "task": name,
                      "stage_name": stage.name, "permitted": "+".join(sorted(stage.permitted))}
@@ -302,16 +321,17 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
                 use_cpu=on_cpu(cfg.use_cpu), bf16=use_bf16(cfg.bf16, cfg.use_cpu), seed=cfg.seed,
                 gradient_checkpointing=False,
                 shuffle_dataset=False, disable_tqdm=True, lr_scheduler_type="constant")
-            trainer = TimedGRPOTrainer(model=model, reward_funcs=[reward_fn], args=args,
+            trainer = TimedGRPOTrainer(model=model, reward_funcs=[rewards], args=args,
                                        train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
             trainer.generation_seconds = []
-            live["trainer"] = trainer
+            rewards.trainer = trainer
             trainer.train()
             gen_seconds += trainer.generation_seconds
             model = trainer.model
     finally:
         if own_cluster:
             cluster.close()
+    steps_log = rewards.steps_log
     write_archive([row for a in archives.values() for row in a.rows()], out)
     summary = {
         "config": {k: v for k, v in asdict(cfg).items() if k not in ("tiers", "measure")},
@@ -320,7 +340,7 @@ def run_grpo(cfg: GrpoRunConfig, cluster=None, progress=None) -> dict:
         "warmup_losses": warm_losses, "steps": steps_log,
         "niches_filled": {n: a.niches_filled for n, a in archives.items()},
         "best_per_niche": {n: {k: round(e.gflops, 3) for k, e in a.elites.items()} for n, a in archives.items()},
-        "reward_latency_s": latencies, "generation_s": gen_seconds,
+        "reward_latency_s": rewards.latencies, "generation_s": gen_seconds,
         "withheld_share": withheld_share(sum(sum(s["withheld_causes"].values()) for s in steps_log),
                                          sum(s["rollouts"] for s in steps_log)),
         "resubmitted": cluster.resubmitted if cluster else 0, "torch_threads": torch.get_num_threads(),
