@@ -187,7 +187,13 @@ def test_cli_eval_writes_the_report(tmp_path, prefect_server):
                                    "--no-compile-baseline", "--json"])
     assert res.exit_code == 0, res.output
     metrics = json.loads(res.output.strip().splitlines()[-1])
-    assert metrics["n"] == 2 and metrics["correct_pct"] == 100.0 and metrics["geomean_speedup_eager"] > 0
+    assert metrics["n"] == 2 and metrics["correct_pct"] == 100.0
+    scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    # under load a speedup may be withheld (the reference alone too noisy), never silently: it says why
+    assert all("unmeasurable" in s["flags"] if s["speedup_eager"] is None else s["speedup_eager"] > 0
+               for s in scores), [(s["speedup_eager"], s["flags"]) for s in scores]
+    measured = [s for s in scores if s["speedup_eager"] is not None]
+    assert (metrics["geomean_speedup_eager"] is None) == (not measured)
     report = json.loads((out / "report.json").read_text())
     assert [p["problem"] for p in report["problems"]] == ["level1/94_MSELoss", "level1/100_HingeLoss"]
     assert any("notes.py" in e["path"] for e in report["errors"])
