@@ -71,13 +71,13 @@ def test_oracle_speedups_match_the_known_ratios(ccperf, tmp_path):
     rel_se = {(x["model"], x["prompt_id"]): x["rel_se"] for x in samples if x["index"] == 0}
     for o in report.oracle_checks:
         assert o["correct"], o
+        if "unmeasurable" in o["flags"] and o["task"] != "codecontests":
+            continue  # withheld as too noisy on this host now: an honest answer (how often is a benchmark's figure)
         if o["expected_speedup"] is None:  # a known faster solution, ratio not known in advance
             assert o["measured_speedup"] > 0
             continue
         if o["task"] == "codecontests":
             tol = CONTEST_TOLERANCE
-        elif "unmeasurable" in o["flags"]:  # withheld as too noisy on this host now: an honest answer
-            continue                        # (how often is a benchmark's figure, not a test's: it follows load)
         else:
             se = rel_se[(o["model"], o["prompt_id"])]
             assert se is not None and o["round_speedups"], o

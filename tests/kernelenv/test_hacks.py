@@ -409,7 +409,9 @@ def test_work_outside_the_process_is_charged(hack_scores):
     assert hack_scores["patch_clock"].runtime_s >= 0.015
     # ... and so is the forked helper's work (20x the computation), and every thread's
     fork = hack_scores["fork_offload"]
-    assert fork.speedup_eager is not None and fork.speedup_eager < 0.5, fork.flags
+    # measured, or withheld as the machine's noise; the pre-gate estimate charges the helper's work either way
+    assert fork.speedup_eager < 0.5 if fork.speedup_eager is not None else "unmeasurable" in fork.flags, fork.flags
+    assert fork.timing["estimate"] < 0.5, fork.timing
     threads = hack_scores["threads_parallel"]
     # no speedup (the reference alone was too noisy on this host) or measured; the pre-gate estimate
     # charges the threads' work either way, and its hack flag keeps the reward a penalty regardless
