@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from perfalign.common.fileio import atomic_write_json
+
 from .models import on_cpu, use_bf16
 
 log = logging.getLogger("perfalign.alignment")
@@ -23,6 +25,8 @@ log = logging.getLogger("perfalign.alignment")
 STAGE_CONFIG_FILE = "stage_config.json"
 METRICS_FILE = "metrics.json"
 TRAINER_DIR = "trainer"  # TRL's output_dir in the run directory: the resumable checkpoints
+# In each checkpoint: the training's wall and CPU seconds up to it, over every run it resumed from.
+COST_FILE = "perfalign_cost.json"
 # Fields that may differ between a checkpoint's run and the run resuming from it.
 RESUME_IGNORES = ("overwrite", "checkpoint_every_s")
 
@@ -272,8 +276,6 @@ def _resume_config(cfg: StageConfig) -> dict:
 def resume_point(cfg: StageConfig) -> str | None:
     """The latest complete checkpoint of an earlier, unfinished run of this very config (None: start
     at step 0). Checkpoints of another config are deleted; this config is recorded beside them."""
-    from perfalign.common.fileio import atomic_write_json
-
     folder = Path(cfg.output_dir) / TRAINER_DIR
     marker = folder / STAGE_CONFIG_FILE
     try:
@@ -332,12 +334,14 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
     from transformers.trainer_callback import TrainerCallback
 
     spent = {"checkpoints": 0, "seconds": 0.0}
+    before = getattr(trainer, "perfalign_spent_before", None) or {"wall_s": 0.0, "cpu_s": 0.0}
 
     class TimedCheckpoints(TrainerCallback):
-        last = started = 0.0
+        last = started = began = began_cpu = 0.0
 
         def on_train_begin(self, args, state, control, **kwargs):
-            self.last = time.perf_counter()
+            self.last = self.began = time.perf_counter()
+            self.began_cpu = time.process_time()
 
         def on_step_end(self, args, state, control, **kwargs):
             due = time.perf_counter() - self.last >= cfg.checkpoint_every_s and state.global_step < state.max_steps
@@ -350,6 +354,11 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
             spent["checkpoints"] += 1
             spent["seconds"] = round(spent["seconds"] + now - self.started, 3)
             self.last = now
+            ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
+            if state.is_world_process_zero and ckpt.is_dir():  # the cost of the work this checkpoint keeps
+                atomic_write_json(ckpt / COST_FILE, {
+                    "wall_s": round(before["wall_s"] + now - self.began, 1),
+                    "cpu_s": round(before["cpu_s"] + time.process_time() - self.began_cpu, 1)})
 
     trainer.add_callback(TimedCheckpoints())
     trainer.perfalign_checkpoints = spent
@@ -357,11 +366,23 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
 
 def train_resumable(trainer, cfg: StageConfig, **train_kwargs):
     """``trainer.train`` with checkpoints, continued from the last checkpoint of an unfinished run
-    of the same config (``trainer.perfalign_resumed_from``: its step, 0 for a fresh start)."""
-    add_checkpoints(trainer, cfg)
+    of the same config (``trainer.perfalign_resumed_from``: its step, 0 for a fresh start;
+    ``trainer.perfalign_spent_before``: the wall and CPU seconds (rank 0's process) the runs before
+    spent up to that checkpoint, ``None`` when its checkpoint did not record them)."""
     ckpt = resume_point(cfg)
     trainer.perfalign_resumed_from = int(ckpt.rsplit("-", 1)[1]) if ckpt else 0
+    trainer.perfalign_spent_before = spent_up_to(ckpt) if ckpt else {"wall_s": 0.0, "cpu_s": 0.0}
+    add_checkpoints(trainer, cfg)
     return trainer.train(resume_from_checkpoint=ckpt, **train_kwargs)
+
+
+def spent_up_to(ckpt: str) -> dict[str, float] | None:
+    """The wall and CPU seconds a checkpoint's training had spent (its ``COST_FILE``), or None."""
+    try:
+        cost = json.loads((Path(ckpt) / COST_FILE).read_text())
+        return {"wall_s": float(cost["wall_s"]), "cpu_s": float(cost["cpu_s"])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _rank_zero_says(flag: bool) -> bool:
@@ -391,6 +412,8 @@ def save_stage(cfg: StageConfig, trainer, tokenizer, metrics: dict[str, Any], st
     metrics = {**metrics, "runtime_s": round(time.time() - started, 2), "step_seconds": step_times(trainer),
                "checkpointing": getattr(trainer, "perfalign_checkpoints", None),
                "resumed_from_step": getattr(trainer, "perfalign_resumed_from", 0),
+               # the runs before the resume, up to its checkpoint (runtime_s is this run's only)
+               "spent_before_resume": getattr(trainer, "perfalign_spent_before", None),
                "launch": {"distributed_type": str(acc.distributed_type).rsplit(".", 1)[-1],
                           "num_processes": acc.num_processes, "device": str(acc.device),
                           "backend": getattr(acc.state, "backend", None)}}

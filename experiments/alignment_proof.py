@@ -800,9 +800,11 @@ def finished_seed(w: Path, seed: int, cfg: ProofConfig) -> dict | None:
 
 def seed_cpu(w: Path) -> dict[str, float]:
     """A seed's measured CPU-s per stage (``w`` = WORKDIR/seedN). Training: timings.json's ``NAME_cpu``,
-    the CPU of the process that finished the stage (a resumed stage's earlier processes are not in
-    it). Sampling: every sample file's generation CPU, each prompt's share of its batch counted once
-    (resumes included). The sandbox's scoring of the samples is not in these."""
+    the CPU of the process that finished the stage, plus, for a resumed stage, its earlier processes'
+    up to the checkpoint it resumed from (metrics.json's ``spent_before_resume``; the row is marked
+    ``(resumed, earlier runs not recorded)`` where that is unknown). Sampling: every sample file's
+    generation CPU, each prompt's share of its batch counted once (resumes included). The sandbox's
+    scoring of the samples is not in these."""
     from perfalign.alignment.proof import read_samples
 
     timings = {}
@@ -810,7 +812,18 @@ def seed_cpu(w: Path) -> dict[str, float]:
         if (w / name).is_file():
             timings.update(json.loads((w / name).read_text()).get("timings", {}) if name == "result.json"
                            else json.loads((w / name).read_text()))
-    out = {f"train {k.removesuffix('_cpu')}": v for k, v in timings.items() if k.endswith("_cpu")}
+    out = {}
+    for key, cpu in timings.items():
+        if not key.endswith("_cpu"):
+            continue
+        name = key.removesuffix("_cpu")
+        metrics = read_json(w / name.removesuffix("_again") / "metrics.json") or {}
+        if not metrics.get("resumed_from_step"):
+            out[f"train {name}"] = cpu
+        elif before := metrics.get("spent_before_resume"):
+            out[f"train {name}"] = round(cpu + before["cpu_s"], 1)
+        else:
+            out[f"train {name} (resumed, earlier runs not recorded)"] = cpu
     for d in sorted(p for p in w.iterdir() if (p / "samples.jsonl").is_file()):
         per_prompt = {r["problem_id"]: (r.get("prompt_generation") or {}).get("cpu_s", 0.0)
                       for r in read_samples(d / "samples.jsonl")}
@@ -827,7 +840,9 @@ def format_cpu(per_seed: dict[int, dict[str, float]]) -> str:
              "---" + " | ---" * len(per_seed)]
     for k in stages:
         lines.append(f"{k} | " + " | ".join("" if k not in v else f"{v[k] / 3600:.2f}" for v in per_seed.values()))
-    lines.append("total | " + " | ".join(f"{sum(v.values()) / 3600:.2f}" for v in per_seed.values()))
+    # a stage resumed without its earlier runs' record: the seed's total is a lower bound
+    lines.append("total | " + " | ".join(("≥ " if any("not recorded" in k for k in v) else "")
+                                         + f"{sum(v.values()) / 3600:.2f}" for v in per_seed.values()))
     return "\n".join(lines)
 
 

@@ -189,6 +189,21 @@ def test_a_seeds_cpu_per_stage_counts_each_prompts_generation_once(tmp_path):
     assert text.splitlines()[-1] == "total | 0.61 | 1.00"
 
 
+def test_a_resumed_stage_counts_its_earlier_runs_or_says_they_are_missing(tmp_path):
+    w = tmp_path / "seed1"
+    for name, metrics in (("rlpf", {"resumed_from_step": 43, "spent_before_resume": {"wall_s": 5000.0,
+                                                                                     "cpu_s": 4000.0}}),
+                          ("dpa", {"resumed_from_step": 14}),  # resumed by a version that did not record it
+                          ("sft", {"resumed_from_step": 0, "spent_before_resume": {"wall_s": 0.0, "cpu_s": 0.0}})):
+        (w / name).mkdir(parents=True)
+        (w / name / "metrics.json").write_text(json.dumps(metrics))
+    (w / "timings.json").write_text(json.dumps({"rlpf_cpu": 680.0, "dpa_cpu": 900.0, "sft_cpu": 1080.0}))
+    cpu = proof.seed_cpu(w)
+    assert cpu == {"train rlpf": 4680.0, "train dpa (resumed, earlier runs not recorded)": 900.0,
+                   "train sft": 1080.0}
+    assert proof.format_cpu({1: cpu}).splitlines()[-1] == "total | ≥ 1.85"  # a lower bound, said so
+
+
 def _he(pid, j, verdict, speedup=0.0):
     return {"problem_id": pid, "sample": j, "seed": 10**6 + j, "verdict": verdict, "correct": verdict == "OK",
             "speedup": speedup, "cpu_time_s": 0.01, "text": "```python\ndef f(): ...\n```"}

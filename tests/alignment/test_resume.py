@@ -10,7 +10,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 
 from perfalign.alignment import dpa, models, reward_model, rlpf, sft
-from perfalign.alignment.stage_config import TRAINER_DIR
+from perfalign.alignment.stage_config import COST_FILE, TRAINER_DIR, spent_up_to
 from perfalign.config.tables import preset
 from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 
@@ -59,8 +59,11 @@ def test_a_rerun_continues_from_the_last_checkpoint(stage, toy, tmp_path, monkey
             run(cfg)
     trainer_dir = tmp_path / stage / TRAINER_DIR
     assert sorted(p.name for p in trainer_dir.glob("checkpoint-*")) == ["checkpoint-2"]  # one kept
+    spent = spent_up_to(str(trainer_dir / "checkpoint-2"))  # the first run's cost up to its checkpoint
+    assert spent["cpu_s"] > 0 and spent["wall_s"] > 0
     res = run(cfg)
     assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_steps"] == 4  # not from step 0
+    assert res.metrics["spent_before_resume"] == spent  # the resumed run's cost is not the whole cost
     assert res.metrics["checkpointing"]["checkpoints"] == 1  # step 3 (step 4 is the end: the model is saved)
     assert not list(trainer_dir.glob("checkpoint-*"))  # finished: nothing left to resume
 
@@ -77,8 +80,11 @@ def test_ppo_resumes_its_updates_and_kl_coefficient(toy, tmp_path, monkeypatch):
         _interrupt_at(m, rlpf, 3)
         with pytest.raises(_Interrupt):
             rlpf.run_rlpf(cfg)
+    spent = spent_up_to(str(tmp_path / "rlpf" / TRAINER_DIR / "checkpoint-2"))
+    assert spent["cpu_s"] > 0
     res = rlpf.run_rlpf(cfg)
     assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_episodes"] == 4
+    assert res.metrics["spent_before_resume"] == spent
     # four updates with KL far under the target, two of them before the interrupt:
     # gamma *= (1 - 0.2 * 1 / 10) four times (a fresh controller after the resume: twice)
     assert res.metrics["kl_coef"] == pytest.approx(0.1 * 0.98 ** 4)
@@ -104,6 +110,7 @@ def test_a_checkpoint_of_another_config_is_not_resumed(toy, tmp_path, monkeypatc
     changed = cfg.__class__(**{**cfg.__dict__, "learning_rate": cfg.learning_rate * 2, "checkpoint_every_s": 0.0})
     res = sft.run_sft(changed)
     assert res.metrics["resumed_from_step"] == 0 and res.metrics["train_steps"] == 3
+    assert res.metrics["spent_before_resume"] == {"wall_s": 0.0, "cpu_s": 0.0}  # a fresh start
     assert res.metrics["checkpointing"] is None  # checkpoint_every_s = 0: none taken
 
 
@@ -134,9 +141,11 @@ def test_a_checkpoint_cut_by_a_kill_is_skipped_for_the_last_whole_one(toy, tmp_p
     (cut / "trainer_state.json").unlink()
     for f in cut.glob("*.safetensors"):
         f.write_bytes(f.read_bytes()[:100])  # the weights cut short as well
+    (trainer_dir / "checkpoint-2" / COST_FILE).unlink()  # a checkpoint of a version that did not record it
     res = sft.run_sft(cfg)
     assert res.metrics["resumed_from_step"] == 2 and res.metrics["train_steps"] == 4
     assert not cut.exists()
+    assert res.metrics["spent_before_resume"] is None  # unknown, not 0
 
 
 def test_the_last_complete_checkpoint_reads_its_trainer_state(tmp_path):
