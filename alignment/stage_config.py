@@ -334,7 +334,8 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
     from transformers.trainer_callback import TrainerCallback
 
     spent = {"checkpoints": 0, "seconds": 0.0}
-    before = getattr(trainer, "perfalign_spent_before", None) or {"wall_s": 0.0, "cpu_s": 0.0}
+    # None: resumed from a checkpoint that did not record it, so no later checkpoint can either
+    before = getattr(trainer, "perfalign_spent_before", {"wall_s": 0.0, "cpu_s": 0.0})
 
     class TimedCheckpoints(TrainerCallback):
         last = started = began = began_cpu = 0.0
@@ -355,7 +356,7 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
             spent["seconds"] = round(spent["seconds"] + now - self.started, 3)
             self.last = now
             ckpt = Path(args.output_dir) / f"checkpoint-{state.global_step}"
-            if state.is_world_process_zero and ckpt.is_dir():  # the cost of the work this checkpoint keeps
+            if before is not None and state.is_world_process_zero and ckpt.is_dir():  # the work it keeps
                 atomic_write_json(ckpt / COST_FILE, {
                     "wall_s": round(before["wall_s"] + now - self.began, 1),
                     "cpu_s": round(before["cpu_s"] + time.process_time() - self.began_cpu, 1)})

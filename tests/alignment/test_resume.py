@@ -148,6 +148,21 @@ def test_a_checkpoint_cut_by_a_kill_is_skipped_for_the_last_whole_one(toy, tmp_p
     assert res.metrics["spent_before_resume"] is None  # unknown, not 0
 
 
+def test_a_cost_unknown_at_a_resume_stays_unknown(toy, tmp_path, monkeypatch):
+    """Resumed from a checkpoint without its cost, a run's own checkpoints cannot know the whole cost
+    either: they record none, rather than the part after the resume as if it were all."""
+    cfg = _interrupted_sft(toy, tmp_path, monkeypatch, 4, 2)
+    trainer_dir = tmp_path / "sft" / TRAINER_DIR
+    (trainer_dir / "checkpoint-1" / COST_FILE).unlink()
+    with monkeypatch.context() as m:  # resumed at 1, interrupted again at 3 with checkpoint-2 written
+        _interrupt_at(m, sft, 3)
+        with pytest.raises(_Interrupt):
+            sft.run_sft(cfg)
+    assert (trainer_dir / "checkpoint-2").is_dir() and not (trainer_dir / "checkpoint-2" / COST_FILE).exists()
+    res = sft.run_sft(cfg)
+    assert res.metrics["resumed_from_step"] == 2 and res.metrics["spent_before_resume"] is None
+
+
 def test_the_last_complete_checkpoint_reads_its_trainer_state(tmp_path):
     from perfalign.alignment.stage_config import last_complete_checkpoint
 
