@@ -27,6 +27,7 @@ METRICS_FILE = "metrics.json"
 TRAINER_DIR = "trainer"  # TRL's output_dir in the run directory: the resumable checkpoints
 # In each checkpoint: the training's wall and CPU seconds up to it, over every run it resumed from.
 COST_FILE = "perfalign_cost.json"
+NOTHING_SPENT = {"wall_s": 0.0, "cpu_s": 0.0}  # a fresh start's cost before it
 # Fields that may differ between a checkpoint's run and the run resuming from it.
 RESUME_IGNORES = ("overwrite", "checkpoint_every_s")
 
@@ -335,7 +336,7 @@ def add_checkpoints(trainer, cfg: StageConfig) -> None:
 
     spent = {"checkpoints": 0, "seconds": 0.0}
     # None: resumed from a checkpoint that did not record it, so no later checkpoint can either
-    before = getattr(trainer, "perfalign_spent_before", {"wall_s": 0.0, "cpu_s": 0.0})
+    before = getattr(trainer, "perfalign_spent_before", NOTHING_SPENT)
 
     class TimedCheckpoints(TrainerCallback):
         last = started = began = began_cpu = 0.0
@@ -372,7 +373,7 @@ def train_resumable(trainer, cfg: StageConfig, **train_kwargs):
     spent up to that checkpoint, ``None`` when its checkpoint did not record them)."""
     ckpt = resume_point(cfg)
     trainer.perfalign_resumed_from = int(ckpt.rsplit("-", 1)[1]) if ckpt else 0
-    trainer.perfalign_spent_before = spent_up_to(ckpt) if ckpt else {"wall_s": 0.0, "cpu_s": 0.0}
+    trainer.perfalign_spent_before = spent_up_to(ckpt) if ckpt else dict(NOTHING_SPENT)
     add_checkpoints(trainer, cfg)
     return trainer.train(resume_from_checkpoint=ckpt, **train_kwargs)
 

@@ -798,6 +798,9 @@ def finished_seed(w: Path, seed: int, cfg: ProofConfig) -> dict | None:
     return None
 
 
+UNRECORDED = " (resumed, earlier runs not recorded)"  # a CPU row that lacks a resumed stage's earlier runs
+
+
 def seed_cpu(w: Path) -> dict[str, float]:
     """A seed's measured CPU-s per stage (``w`` = WORKDIR/seedN). Training: timings.json's ``NAME_cpu``,
     the CPU of the process that finished the stage, plus, for a resumed stage, its earlier processes'
@@ -806,6 +809,7 @@ def seed_cpu(w: Path) -> dict[str, float]:
     generation CPU, each prompt's share of its batch counted once (resumes included). The sandbox's
     scoring of the samples is not in these."""
     from perfalign.alignment.proof import read_samples
+    from perfalign.alignment.stage_config import METRICS_FILE
 
     timings = {}
     for name in ("result.json", "timings.json"):  # both: before record_timings, one process could drop another's
@@ -817,13 +821,13 @@ def seed_cpu(w: Path) -> dict[str, float]:
         if not key.endswith("_cpu"):
             continue
         name = key.removesuffix("_cpu")
-        metrics = read_json(w / name.removesuffix("_again") / "metrics.json") or {}
+        metrics = read_json(w / name.removesuffix("_again") / METRICS_FILE)
         if not metrics.get("resumed_from_step"):
             out[f"train {name}"] = cpu
         elif before := metrics.get("spent_before_resume"):
             out[f"train {name}"] = round(cpu + before["cpu_s"], 1)
         else:
-            out[f"train {name} (resumed, earlier runs not recorded)"] = cpu
+            out[f"train {name}{UNRECORDED}"] = cpu
     for d in sorted(p for p in w.iterdir() if (p / "samples.jsonl").is_file()):
         per_prompt = {r["problem_id"]: (r.get("prompt_generation") or {}).get("cpu_s", 0.0)
                       for r in read_samples(d / "samples.jsonl")}
@@ -841,7 +845,7 @@ def format_cpu(per_seed: dict[int, dict[str, float]]) -> str:
     for k in stages:
         lines.append(f"{k} | " + " | ".join("" if k not in v else f"{v[k] / 3600:.2f}" for v in per_seed.values()))
     # a stage resumed without its earlier runs' record: the seed's total is a lower bound
-    lines.append("total | " + " | ".join(("≥ " if any("not recorded" in k for k in v) else "")
+    lines.append("total | " + " | ".join(("≥ " if any(k.endswith(UNRECORDED) for k in v) else "")
                                          + f"{sum(v.values()) / 3600:.2f}" for v in per_seed.values()))
     return "\n".join(lines)
 
