@@ -49,6 +49,7 @@ from perfalign.perfdata.perf import BuildSettings
 from perfalign.perfdata.schema import card_schema
 from perfalign.perfdata.shards import card_written, load_table, prepare_folder, read_schema, table_dir, write_parquet
 from perfalign.perfdata.triplets import COLUMN_DOCS, SFT_SCHEMA, TRIPLET_SCHEMA
+from perfalign.sandbox.calibration import calibration_host, host_id, host_scale
 
 from . import idioms
 
@@ -196,16 +197,21 @@ class ControlledDataset:
     train: list[Instance]
     heldout: list[Instance]
     runtimes: dict[str, dict[str, float]] = field(default_factory=dict)  # problem_id -> kind -> CPU s
+    # this host's CPU time per the measuring host's (sandbox.calibration.host_scale): 1.0 where the
+    # references were measured here; a task rebuilt on another CPU converts its thresholds and baselines
+    scale: float = 1.0
 
     def threshold_s(self, problem_id: str) -> float:
         """Below this CPU time a correct sample counts as fast: the geometric mean of the two
-        fastest references (the closed form and, measured, usually the medium one; 1.3x-5x apart)."""
+        fastest references (the closed form and, measured, usually the medium one; 1.3x-5x apart),
+        in this host's seconds."""
         a, b = sorted(self.runtimes[problem_id].values())[:2]
-        return math.sqrt(a * b)
+        return math.sqrt(a * b) * self.scale
 
     def baseline_s(self, problem_id: str) -> float:
-        """The median runtime of the correct references (Eq. 4's / speedup_n@k's baseline)."""
-        return statistics.median(self.runtimes[problem_id].values())
+        """The median runtime of the correct references (Eq. 4's / speedup_n@k's baseline), in this
+        host's seconds."""
+        return statistics.median(self.runtimes[problem_id].values()) * self.scale
 
 
 MEASURING = "controlled: reference programs measured"  # common.progress's name for it
@@ -264,11 +270,13 @@ def _write_card(out: Path, title: str, files: dict[str, Path], docs: dict[str, d
 
 def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: dict[str, dict[str, float]],
                        heldout_ids: set[str] = frozenset(), repeats: int = BuildSettings.repeats,
-                       calibration: dict | None = None) -> Path:
+                       calibration: dict | None = None, host: str | None = None) -> Path:
     """The instances as a CodeContests-Perf folder (problems + measured submissions), readable by
-    perfdata.triplets and alignment.data like the real dataset."""
-    import platform
+    perfdata.triplets and alignment.data like the real dataset. ``host``: where ``runtimes`` were
+    measured (default: here), so that a reward on another host converts them."""
+    from perfalign.sandbox.calibration import host_id
 
+    host = host or host_id()
     out = Path(out)
     prepare_folder(out)
     problems, subs = [], []
@@ -284,7 +292,7 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
             subs.append(dict(submission_id=f"{pid}-{kind}", problem_id=pid, language=LANG, solution=inst.program(kind),
                              is_correct=correct, runtime_s=runtimes[pid][kind] if correct else None,
                              verdict="OK" if correct else "NOT_RUN", status="measured" if correct else "not_run",
-                             repeats=repeats, host=platform.node(), calibration_cpu_s=cal))
+                             repeats=repeats, host=host, calibration_cpu_s=cal))
     files = {"submissions": _write(table_dir(out, "submissions") / "controlled-00000.parquet", subs),
              "problems": _write(table_dir(out, "problems") / "controlled-00000.parquet", problems)}
     _write_card(out, "perfalign controlled task: CodeContests-Perf form", files,
@@ -355,21 +363,28 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     ``rl_train`` (its RL prompt); the held-out instances' pairs in ``reward_eval`` and their prompts
     in ``rl_eval``, so every stage's eval metric is measured on unseen instances. ``measured``: an
     earlier build's ``controlled_task.json`` (its runtimes and host calibration) instead of measuring
-    again, so that a task rebuilt on another machine keeps its thresholds and baselines."""
+    again: a task rebuilt on another machine keeps its references, and converts its thresholds and
+    baselines to this host's seconds by the two calibrations (``host_scale``; 1.0 on the host that
+    measured them, where the calibration is not measured again)."""
     root = Path(root)
     default_train, default_held = all_instances(family_set)
     train = default_train if train is None else train
     heldout = default_held if heldout is None else heldout
     mix = {k: sft_rows_per_kind(k, copies, sft_fast_share) for k in {i.kinds for i in train}}
+    host, scale = None, 1.0
     if measured is not None:
         runtimes, calibration = measured["runtimes"], measured.get("calibration")
         if missing := sorted({i.problem_id for i in train + heldout} - set(runtimes)):
             raise ValueError(f"the measured runtimes lack {len(missing)} instances, e.g. {missing[0]}")
+        host = calibration_host(calibration)
+        if host is not None and host != host_id():
+            scale = host_scale({host}, calibration.get("reference_cpu_s"),
+                               (sandbox or _default_sandbox()).calibration())
     else:
         sb = sandbox or _default_sandbox()
         runtimes, calibration = measure_references(train + heldout, sb, repeats), sb.calibration()
     cc = write_codecontests(root / "codecontests", train + heldout, runtimes, {i.problem_id for i in heldout}, repeats,
-                            calibration)
+                            calibration, host)
     sft, triplets = [], []
     for split, group in (("train", train), ("eval", heldout)):
         for inst in group:
@@ -386,10 +401,11 @@ def build_controlled_task(root: str | Path, sandbox=None, copies: int = 2, repea
     files = {"triplets": _write(table_dir(data, "triplets") / "00000-of-00001.parquet", triplets, TRIPLET_SCHEMA),
              "sft_prompts": _write(table_dir(data, "sft_prompts") / "00000-of-00001.parquet", sft, SFT_SCHEMA)}
     _write_card(data, "perfalign controlled task: triplets and SFT prompts", files, COLUMN_DOCS)
-    task = ControlledDataset(root, cc, data, train, heldout, runtimes)
+    task = ControlledDataset(root, cc, data, train, heldout, runtimes, scale)
     (root / "controlled_task.json").write_text(json.dumps(
         {"family_set": family_set, "sft_fast_share": sft_fast_share, "train": [i.problem_id for i in train],
-         "heldout": [i.problem_id for i in heldout], "runtimes": runtimes, "calibration": calibration}, indent=2))
+         "heldout": [i.problem_id for i in heldout], "runtimes": runtimes, "calibration": calibration,
+         "scale": scale}, indent=2))
     return task
 
 
@@ -440,7 +456,7 @@ def restrict_task(task: ControlledDataset, families: tuple[str, ...], out: str |
     kept = {i.problem_id for i in train + heldout}
     out = Path(out)
     if card_written(out):
-        return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes)
+        return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes, task.scale)
     prepare_folder(out)
     files = {}
     for name, schema in (("triplets", TRIPLET_SCHEMA), ("sft_prompts", SFT_SCHEMA)):
@@ -449,7 +465,7 @@ def restrict_task(task: ControlledDataset, families: tuple[str, ...], out: str |
             rows = sft_train + [r for r in rows if r["split"] != "train"]
         files[name] = _write(table_dir(out, name) / "00000-of-00001.parquet", rows, schema)
     _write_card(out, f"perfalign controlled task, families {', '.join(families)}", files, COLUMN_DOCS)
-    return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes)
+    return ControlledDataset(task.root, task.codecontests_dir, out, train, heldout, task.runtimes, task.scale)
 
 
 def load_controlled_task(root: str | Path) -> ControlledDataset:
@@ -459,7 +475,7 @@ def load_controlled_task(root: str | Path) -> ControlledDataset:
     train, held = all_instances(meta.get("family_set", "computations"))
     by_id = {i.problem_id: i for i in train + held}
     return ControlledDataset(root, root / "codecontests", root / "triplets", [by_id[i] for i in meta["train"]],
-                          [by_id[i] for i in meta["heldout"]], meta["runtimes"])
+                          [by_id[i] for i in meta["heldout"]], meta["runtimes"], meta.get("scale", 1.0))
 
 
 def execute_samples(task: ControlledDataset, samples: dict[str, list[str]], sandbox=None,

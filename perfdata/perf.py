@@ -20,12 +20,12 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import platform
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from perfalign.sandbox import Limits, TestCase, Verdict
+from perfalign.sandbox.calibration import host_id
 from perfalign.sandbox.clock import CACHE_GEOMETRY, CYCLE_WEIGHTS, DEFAULT_CLOCK, check_clock
 
 from . import shards
@@ -146,7 +146,7 @@ def base_row(sub: Submission, split: str, key: str, settings: BuildSettings) -> 
         "language_id": sub.language_id, **solution_columns(sub), "is_correct": sub.is_correct,
         "repeats": settings.repeats, "settings_hash": settings.settings_hash, "clock": settings.clock,
         "measured_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(),
+        "host": host_id(),
     }
 
 

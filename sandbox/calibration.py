@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import json
 import platform
 import statistics
@@ -38,12 +39,26 @@ def boot_id() -> str:
         return "unknown"
 
 
+@functools.cache
 def cpu_model() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
+
+
+def host_id(node: str | None = None, model: str | None = None) -> str:
+    """The name measured data gives its host: the node's name and its CPU model. A node name alone
+    repeats across machines (every VM of this workplace is ``vm``: an Intel Xeon one day, an AMD EPYC
+    the next, measuring the same Python 8-20 % apart), so "measured here" needs both to match."""
+    return f"{node or platform.node()} [{model or cpu_model()}]"
+
+
+def calibration_host(calibration: dict | None) -> str | None:
+    """The ``host_id`` of the machine a calibration was measured on (None where it is not recorded)."""
+    cal = calibration or {}
+    return host_id(cal["host"], cal["cpu_model"]) if cal.get("host") and cal.get("cpu_model") else None
 
 
 def reference_job() -> Job:
@@ -75,9 +90,10 @@ def measure_calibration(backend: str, run_reference: Callable[[], RunResult]) ->
 def host_scale(dataset_hosts, dataset_reference_cpu_s: float | None, calibration: dict | None,
                host: str | None = None) -> float:
     """Factor that converts CPU times measured on the dataset's host(s) to this host: this host's
-    reference CPU time / the dataset's. 1.0 when the dataset was measured on this host, or when
-    either figure is missing (nothing to convert with)."""
-    here = host or platform.node()
+    reference CPU time / the dataset's. 1.0 when the dataset was measured on this host (``host_id``:
+    a bare node name from data written before it never matches, and is converted), or when either
+    figure is missing (nothing to convert with)."""
+    here = host or host_id()
     now = (calibration or {}).get("reference_cpu_s")
     if not dataset_hosts or here in dataset_hosts or not now or not dataset_reference_cpu_s:
         return 1.0

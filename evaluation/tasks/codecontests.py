@@ -13,7 +13,6 @@ protocol of measure/contest.py (its baseline re-run in the same rounds).
 """
 from __future__ import annotations
 
-import platform
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from perfalign.measure.contest import ContestProblem, ContestSettings, score_con
 from perfalign.perfdata.shards import dataset_files, read_rows
 from perfalign.perfdata.submissions import MEASURED_COLUMNS, language_medians, measured_by_problem
 from perfalign.sandbox import Job, Language, Limits, RunResult, TestCase, Verdict
+from perfalign.sandbox.calibration import host_id
 from perfalign.sandbox.clock import DEFAULT_CLOCK, DETERMINISTIC
 
 from ..records import CandidateRequest, EvalPrompt, Responses, Scored, ScoreInputError, ScoreRun, Skipped
@@ -137,7 +137,7 @@ class CodeContestsTask(EvalTask[ContestSpec]):
 def rescale_baselines(prompts: list[EvalPrompt[ContestSpec]], calibration: dict) -> dict:
     """Baselines measured on another host are scaled by (this host's / the dataset's) calibration
     CPU time; on the same host they are used as stored. Returns what was done, for the report."""
-    here, now = platform.node(), calibration.get("reference_cpu_s")
+    here, now = host_id(), calibration.get("reference_cpu_s")
     info = {"host": here, "calibration_cpu_s": now, "rescaled": []}
     for p in prompts:
         spec = p.spec

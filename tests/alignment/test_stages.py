@@ -33,6 +33,7 @@ from perfalign.config.tables import load_config, preset
 from perfalign.perfdata.controlled import build_controlled_task, quick_instances
 from perfalign.perfdata.triplets import TRIPLET_SCHEMA
 from perfalign.sandbox import SandboxSettings, Verdict
+from perfalign.sandbox.calibration import host_id
 
 
 @pytest.fixture(scope="module")
@@ -327,9 +328,13 @@ def test_eq4_is_measured_like_the_labels():
     other = _problem(hosts=frozenset({"another-host"}), calibration_cpu_s=0.1)
     d = PerformanceReward({"p": other}, sandbox=StubSandbox(reference_cpu_s=0.2))([c], [fence("# x 0.05")])[0]
     assert d.reward == pytest.approx(0.2 / 0.05 - 1) and d.speedup == pytest.approx(4.0)
-    here = _problem(hosts=frozenset({platform.node()}), calibration_cpu_s=0.1)
+    here = _problem(hosts=frozenset({host_id()}), calibration_cpu_s=0.1)
     assert PerformanceReward({"p": here}, sandbox=StubSandbox(reference_cpu_s=0.2))([c], [fence("# x 0.05")])[0] \
         .reward == pytest.approx(1.0)  # measured on this host: as stored
+    # a node name alone (data from before host_id; every VM here is "vm") is not taken for this host
+    named = _problem(hosts=frozenset({platform.node()}), calibration_cpu_s=0.1)
+    assert PerformanceReward({"p": named}, sandbox=StubSandbox(reference_cpu_s=0.2))([c], [fence("# x 0.05")])[0] \
+        .reward == pytest.approx(0.2 / 0.05 - 1)
     # plausibility: capped; NaN rejected (never a reward); implausible -> re-measured once, slower run kept
     sb = StubSandbox()
     reward = PerformanceReward({"p": _problem()}, sandbox=sb, policy=SpeedupPolicy(cap=20.0, remeasure_above=10.0))

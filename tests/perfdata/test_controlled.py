@@ -204,3 +204,28 @@ def test_a_task_rebuilt_from_its_measurements_is_the_same_task(task, tmp_path, m
     with pytest.raises(ValueError, match="lack 1 instances"):
         build_controlled_task(tmp_path / "short", copies=1, repeats=1, train=task.train, heldout=task.heldout,
                               measured={**meta, "runtimes": dict(list(meta["runtimes"].items())[1:])})
+
+
+def test_a_task_rebuilt_on_another_cpu_converts_its_thresholds_to_this_hosts_seconds(task, tmp_path):
+    """Node names repeat across machines (every VM here is "vm"), CPU speeds do not: references measured
+    on another CPU model (calibration 0.1 s) are read on this one (0.2 s) at twice their seconds, the
+    contest table names the host that measured them (so the RL reward converts them too), and the
+    factor is kept in controlled_task.json."""
+    from types import SimpleNamespace
+
+    from perfalign.perfdata.controlled import load_controlled_task
+    from perfalign.sandbox.calibration import host_id
+
+    meta = json.loads((task.root / "controlled_task.json").read_text())
+    assert meta["scale"] == 1.0  # measured here
+    elsewhere = {**meta, "calibration": {**meta["calibration"], "cpu_model": "Another CPU", "reference_cpu_s": 0.1}}
+    here = SimpleNamespace(calibration=lambda: {"reference_cpu_s": 0.2})
+    again = build_controlled_task(tmp_path / "again", sandbox=here, copies=1, repeats=1, train=task.train,
+                                  heldout=task.heldout, measured=elsewhere)
+    pid = task.heldout[0].problem_id
+    assert again.scale == pytest.approx(2.0)
+    assert again.threshold_s(pid) == pytest.approx(2 * task.threshold_s(pid))
+    assert again.baseline_s(pid) == pytest.approx(2 * task.baseline_s(pid))
+    hosts = set(load_table(again.codecontests_dir, "submissions").column("host").to_pylist())
+    assert hosts == {host_id(meta["calibration"]["host"], "Another CPU")} and host_id() not in hosts
+    assert load_controlled_task(again.root).scale == pytest.approx(2.0)

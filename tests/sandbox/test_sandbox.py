@@ -252,3 +252,19 @@ def test_build_many_compiles_without_running_and_its_run_finds_the_build(sandbox
     assert res[1].verdict is Verdict.COMPILE_ERROR and res[1].tests == []
     run = sandbox.run_job(ok)
     assert run.compile.cached and run.tests[0].output.strip() == f"built {tmp_path.name}"
+
+
+def test_a_host_is_named_by_its_node_and_cpu_model_and_only_another_one_is_converted():
+    """Every VM here is named "vm" whatever its CPU: a node name alone never counts as this host."""
+    import platform
+
+    from perfalign.sandbox.calibration import calibration_host, cpu_model, host_id, host_scale
+
+    here = {"reference_cpu_s": 0.2}
+    assert host_id() == f"{platform.node()} [{cpu_model()}]"
+    assert host_scale({host_id()}, 0.1, here) == 1.0
+    assert host_scale({platform.node()}, 0.1, here) == pytest.approx(2.0)
+    assert host_scale({host_id(model="Another CPU")}, 0.1, here) == pytest.approx(2.0)
+    assert host_scale({host_id(model="Another CPU")}, None, here) == 1.0  # nothing to convert with
+    assert calibration_host({"host": "vm", "cpu_model": "AMD EPYC"}) == "vm [AMD EPYC]"
+    assert calibration_host({"host": "vm"}) is None
