@@ -75,7 +75,7 @@ SUBMISSIONS = [
     ("sandbox_flags", pa.list_(pa.string()),
      "what the sandbox noted about the run (e.g. retried:N after SANDBOX_ERROR)"),
     ("calibration_cpu_s", pa.float64(), "CPU time of the sandbox's reference program on this host"),
-    ("host", pa.string(), "host name"),
+    ("host", pa.string(), "the measuring host: node name and CPU model (sandbox.calibration.host_id)"),
     ("settings_hash", pa.string(), "hash of the measurement settings"),
     ("measured_at", pa.string(), "UTC time"),
 ]
