@@ -274,8 +274,6 @@ def write_codecontests(out: str | Path, instances_: list[Instance], runtimes: di
     """The instances as a CodeContests-Perf folder (problems + measured submissions), readable by
     perfdata.triplets and alignment.data like the real dataset. ``host``: where ``runtimes`` were
     measured (default: here), so that a reward on another host converts them."""
-    from perfalign.sandbox.calibration import host_id
-
     host = host or host_id()
     out = Path(out)
     prepare_folder(out)
