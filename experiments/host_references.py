@@ -17,42 +17,30 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import math
 import shutil
 import statistics
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 IDIOM_SPLITS = ("heldout", "train")  # a result's idiom-task shares (HumanEval's speedups need no host figure)
-
-
-def threshold_s(runtimes: dict[str, float]) -> float:
-    """``ControlledDataset.threshold_s`` of one instance's reference runtimes."""
-    a, b = sorted(runtimes.values())[:2]
-    return math.sqrt(a * b)
 
 
 def relabel(rows: list[dict], runtimes: dict[str, dict[str, float]]) -> list[dict]:
     """The rows with ``label`` and ``threshold_s`` judged against ``runtimes`` (problem id -> kind -> CPU s):
     a correct row is fast below the new threshold; other labels are kept."""
+    from arms import CORRECT
+
+    from perfalign.perfdata.controlled import fast_threshold_s
+
     out = []
     for r in rows:
         r = dict(r)
-        if r["label"] in ("fast_correct", "slow_correct"):
-            r["threshold_s"] = threshold_s(runtimes[r["problem_id"]])
+        if r["label"] in CORRECT:
+            r["threshold_s"] = fast_threshold_s(runtimes[r["problem_id"]])
             r["label"] = "fast_correct" if r["cpu_time_s"] < r["threshold_s"] else "slow_correct"
         out.append(r)
     return out
-
-
-class References:
-    """``rows_report``'s view of a task (its speedup baseline) from a references file's runtimes."""
-
-    def __init__(self, runtimes: dict[str, dict[str, float]]):
-        self.runtimes = runtimes
-
-    def baseline_s(self, problem_id: str) -> float:
-        return statistics.median(self.runtimes[problem_id].values())
 
 
 def relabelled_records(records: Path, seed: int, references: Path, out: Path) -> dict:
@@ -63,6 +51,7 @@ def relabelled_records(records: Path, seed: int, references: Path, out: Path) ->
     from arms import rows_report
 
     from perfalign.alignment.proof import read_samples
+    from perfalign.perfdata.controlled import reference_baseline_s
 
     runtimes = json.loads(references.read_text())["runtimes"]
     shutil.copytree(records, out)
@@ -75,7 +64,8 @@ def relabelled_records(records: Path, seed: int, references: Path, out: Path) ->
             if len(rows) != splits[split]["samples"]:
                 raise SystemExit(f"seed {seed} {model} {split}: {len(rows)} rows recorded, the result counts "
                                  f"{splits[split]['samples']}")
-            new = rows_report(References(runtimes), relabel(rows, runtimes))
+            task = SimpleNamespace(baseline_s=lambda pid: reference_baseline_s(runtimes[pid]))  # rows_report's view
+            new = rows_report(task, relabel(rows, runtimes))
             changed.setdefault(model, {})[split] = (splits[split]["fast_correct_share"], new["fast_correct_share"])
             splits[split] = new
     result["relabelled"] = {"references": str(references), "splits": list(IDIOM_SPLITS)}
@@ -85,8 +75,10 @@ def relabelled_records(records: Path, seed: int, references: Path, out: Path) ->
 
 def ratios(here: dict[str, dict[str, float]], recorded: dict[str, dict[str, float]], ids: list[str]) -> dict:
     """Median (and quartiles) of here / recorded: per program, and of the thresholds of ``ids``."""
+    from perfalign.perfdata.controlled import fast_threshold_s
+
     per = [here[p][k] / recorded[p][k] for p in here for k in here[p]]
-    thr = [threshold_s(here[p]) / threshold_s(recorded[p]) for p in ids]
+    thr = [fast_threshold_s(here[p]) / fast_threshold_s(recorded[p]) for p in ids]
     q = lambda xs: [round(x, 3) for x in statistics.quantiles(xs, n=4)]  # noqa: E731
     return {"program": q(per), "heldout_threshold": q(thr)}
 

@@ -189,6 +189,19 @@ def quick_instances(n_train: int = 6, n_heldout: int = 2) -> tuple[list[Instance
     return pick(train, n_train), pick(held, n_heldout)
 
 
+def fast_threshold_s(runtimes: dict[str, float]) -> float:
+    """Below this CPU time a correct sample of an instance counts as fast, from its references'
+    runtimes (kind -> CPU s): the geometric mean of the two fastest (the closed form and, measured,
+    usually the medium one; 1.3x-5x apart)."""
+    a, b = sorted(runtimes.values())[:2]
+    return math.sqrt(a * b)
+
+
+def reference_baseline_s(runtimes: dict[str, float]) -> float:
+    """An instance's speedup baseline (Eq. 4's / speedup_n@k's): the median of its references' runtimes."""
+    return statistics.median(runtimes.values())
+
+
 @dataclass
 class ControlledDataset:
     root: Path
@@ -202,16 +215,12 @@ class ControlledDataset:
     scale: float = 1.0
 
     def threshold_s(self, problem_id: str) -> float:
-        """Below this CPU time a correct sample counts as fast: the geometric mean of the two
-        fastest references (the closed form and, measured, usually the medium one; 1.3x-5x apart),
-        in this host's seconds."""
-        a, b = sorted(self.runtimes[problem_id].values())[:2]
-        return math.sqrt(a * b) * self.scale
+        """``fast_threshold_s`` of the instance, in this host's seconds."""
+        return fast_threshold_s(self.runtimes[problem_id]) * self.scale
 
     def baseline_s(self, problem_id: str) -> float:
-        """The median runtime of the correct references (Eq. 4's / speedup_n@k's baseline), in this
-        host's seconds."""
-        return statistics.median(self.runtimes[problem_id].values()) * self.scale
+        """``reference_baseline_s`` of the instance, in this host's seconds."""
+        return reference_baseline_s(self.runtimes[problem_id]) * self.scale
 
 
 MEASURING = "controlled: reference programs measured"  # common.progress's name for it
