@@ -53,9 +53,16 @@ def bars(per_seed: dict[int, dict[str, dict]]) -> dict:
 
 
 def read_seeds(workdir: Path, seeds: list[int]) -> dict[int, dict[str, dict]]:
+    """Each seed's models' reports; a model whose stage did not move (``movement`` in the seed's
+    ``result.json``: the pre-registered check) is left out, as the analysis leaves it out of its arm."""
     per_seed = {}
     for seed in seeds:
-        paths = {m: workdir / f"seed{seed}" / f"samples_{m}.json" for m in ORDER}
+        result = workdir / f"seed{seed}" / "result.json"
+        movement = json.loads(result.read_text()).get("movement", {}) if result.is_file() else {}
+        still = {m for m, v in movement.items() if not v.get("moved", True)}
+        if still:
+            print(f"seed {seed}: {', '.join(sorted(still))} did not move, not counted", flush=True)
+        paths = {m: workdir / f"seed{seed}" / f"samples_{m}.json" for m in ORDER if m not in still}
         found = {m: json.loads(p.read_text()) for m, p in paths.items() if p.is_file()}
         if found:
             per_seed[seed] = found

@@ -50,6 +50,9 @@ def test_one_seed_is_read_over_its_prompts_and_several_over_seeds(tmp_path):
         (tmp_path / f"seed{seed}" / f"samples_{model}.json").write_text(json.dumps({"heldout": sft}))
     per_seed = figure.read_seeds(tmp_path, [0, 1, 3])
     assert sorted(per_seed) == [0, 3] and sorted(per_seed[0]) == ["dpa", "sft"]
+    (tmp_path / "seed0" / "result.json").write_text(json.dumps(  # a stage that did not move: not counted
+        {"movement": {"dpa": {"value": 0.5, "threshold": 2.0, "moved": False}}}))
+    assert sorted(figure.read_seeds(tmp_path, [0])[0]) == ["sft"]
     out = tmp_path / "fig" / "arms.png"
     figure.plot(figure.bars(per_seed), sorted(per_seed), out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
