@@ -71,7 +71,8 @@ def read_seeds(workdir: Path, seeds: list[int]) -> dict[int, dict[str, dict]]:
     return per_seed
 
 
-def plot(values: dict, seeds: list[int], out: Path) -> None:
+def plot(values: dict, seeds: list[int], out: Path, counted: dict[str, int] | None = None) -> None:
+    """``counted``: per model, the seeds it counts in, named under its bar where fewer than ``seeds``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,7 +90,8 @@ def plot(values: dict, seeds: list[int], out: Path) -> None:
             b = ax.bar(xs, ms, 0.38, yerr=hs, capsize=2, label=label, hatch=hatch, edgecolor="black", linewidth=0.5,
                        color="white" if j else "lightgrey", error_kw={"linewidth": 0.7})
             ax.bar_label(b, labels=[f"{m:.2f}" for m in ms], fontsize=6, padding=1)
-        ax.set_xticks(range(len(models)), [m.upper() for m in models])
+        ax.set_xticks(range(len(models)), [m.upper() + (f"\n({counted[m]} seeds)" if counted and counted.get(m, len(seeds))
+                                                         < len(seeds) else "") for m in models])
         ax.set_ylim(0, 1.05)
         ax.set_title(TASKS[task], fontsize=9)
         ax.set_ylabel("share of samples")
@@ -111,7 +113,8 @@ def main() -> int:
     args = ap.parse_args()
     per_seed = read_seeds(Path(args.workdir), args.seeds)
     values = bars(per_seed)
-    plot(values, sorted(per_seed), Path(args.out))
+    counted = {m: sum(m in models for models in per_seed.values()) for m in ORDER}
+    plot(values, sorted(per_seed), Path(args.out), counted)
     for task, models in values.items():
         print(task + ": " + "; ".join(f"{m} " + ", ".join(f"{k} {v[0]:.3f} ± {v[1]:.3f}" for k, v in row.items())
                                       for m, row in models.items()))

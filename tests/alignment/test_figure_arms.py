@@ -54,7 +54,7 @@ def test_one_seed_is_read_over_its_prompts_and_several_over_seeds(tmp_path):
         {"movement": {"dpa": {"value": 0.5, "threshold": 2.0, "moved": False}}}))
     assert sorted(figure.read_seeds(tmp_path, [0])[0]) == ["sft"]
     out = tmp_path / "fig" / "arms.png"
-    figure.plot(figure.bars(per_seed), sorted(per_seed), out)
+    figure.plot(figure.bars(per_seed), sorted(per_seed), out, {"sft": 2, "dpa": 1})
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(SystemExit, match="no samples_MODEL.json"):
         figure.read_seeds(tmp_path, [7])
