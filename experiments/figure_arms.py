@@ -90,8 +90,8 @@ def plot(values: dict, seeds: list[int], out: Path, counted: dict[str, int] | No
             b = ax.bar(xs, ms, 0.38, yerr=hs, capsize=2, label=label, hatch=hatch, edgecolor="black", linewidth=0.5,
                        color="white" if j else "lightgrey", error_kw={"linewidth": 0.7})
             ax.bar_label(b, labels=[f"{m:.2f}" for m in ms], fontsize=6, padding=1)
-        ax.set_xticks(range(len(models)), [m.upper() + (f"\n({counted[m]} seeds)" if counted and counted.get(m, len(seeds))
-                                                         < len(seeds) else "") for m in models])
+        fewer = {m: n for m, n in (counted or {}).items() if n < len(seeds)}
+        ax.set_xticks(range(len(models)), [m.upper() + (f"\n({fewer[m]} seeds)" if m in fewer else "") for m in models])
         ax.set_ylim(0, 1.05)
         ax.set_title(TASKS[task], fontsize=9)
         ax.set_ylabel("share of samples")

@@ -1,13 +1,15 @@
 """Seed 0 (the pilot): per-prompt paired differences between models over the 42 held-out prompts (4 samples each,
 the same seeds for every model), mean and 95 % t-interval over prompts. Within-seed only: the seed-to-seed spread
-is not in these intervals (that needs the confirmatory seeds). Output: paired_prompts.txt."""
+is not in these intervals (that needs the confirmatory seeds). Output: paired_prompts.txt. Another folder of
+eval_MODEL_heldout.jsonl files (one seed's) as the argument: the same table for it."""
 import collections
 import json
 import pathlib
+import sys
 
 from scipy import stats
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).parent
 share = {}
 for path in HERE.glob("eval_*_heldout.jsonl"):
     per = collections.defaultdict(lambda: [0, 0, 0])

@@ -1,10 +1,12 @@
 """Per-family counts of seed 0's held-out samples in this folder (eval_MODEL_heldout.jsonl; per_family.txt):
-SFT, and the models of DPA's second schedule (pre-registered, docs/alignment.md) and the controls present."""
+SFT, and the models of DPA's second schedule (pre-registered, docs/alignment.md) and the controls present. Another
+folder of eval_MODEL_heldout.jsonl files (one seed's) as the argument: the same counts for it."""
 import collections
 import json
 import pathlib
+import sys
 
-HERE = pathlib.Path(__file__).parent
+HERE = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).parent
 for path in sorted(HERE.glob("eval_*_heldout.jsonl"), key=lambda p: (p.stem != "eval_sft_heldout", p.stem)):
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     fams: dict = collections.defaultdict(collections.Counter)
